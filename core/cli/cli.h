@@ -1,0 +1,50 @@
+/* crfpipe CLI — shared declarations of the subcommands. */
+#ifndef CRFP_CLI_H
+#define CRFP_CLI_H
+
+#include <stdio.h>
+#include "crfpipe/crfpipe.h"
+
+/* Exit codes: 0 success, 1 failure (error printed), 2 usage error. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Each subcommand gets argv without the global options (--plugin-path,
+ * --quiet) and argv[0] = the subcommand name. */
+int cmd_plugins(crfp_host *host, int argc, char **argv);
+int cmd_validate(crfp_host *host, int argc, char **argv);
+int cmd_convert(crfp_host *host, int argc, char **argv);
+int cmd_run(crfp_host *host, int argc, char **argv);
+int cmd_train(crfp_host *host, int argc, char **argv);
+int cmd_tag(crfp_host *host, int argc, char **argv);
+int cmd_eval(crfp_host *host, int argc, char **argv);
+int cmd_model(crfp_host *host, int argc, char **argv);
+
+/* Print "crfpipe: <message of the host's last error>" to stderr and return
+ * CLI_FAIL. */
+int cli_fail(crfp_host *host);
+/* Print "crfpipe CMD: fmt..." and a usage hint, return CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Output that appears only when complete: writes go to a temporary file
+ * next to `path`, renamed over it by cli_output_commit().  path NULL or "-"
+ * means stdout (no temporary).  On failure call cli_output_abort(), which
+ * removes the temporary file. */
+typedef struct cli_output {
+    crfp_stream stream;
+    char *path;
+    char *tmp;
+} cli_output;
+crfp_status cli_output_open(crfp_host *host, cli_output *o, const char *path);
+crfp_status cli_output_commit(crfp_host *host, cli_output *o);
+void cli_output_abort(cli_output *o);
+
+/* Input: path NULL or "-" is stdin. */
+crfp_status cli_input_open(crfp_host *host, crfp_stream *s, const char *path);
+void cli_input_close(crfp_stream *s);
+
+/* Option parsing helper: if argv[*i] is `--name VALUE` or `--name=VALUE`,
+ * store VALUE, advance *i and return 1; 0 if it is another option; -1 when
+ * the value is missing (usage message printed). */
+int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+
+#endif

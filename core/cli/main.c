@@ -1,0 +1,125 @@
+/* crfpipe — command-line entry point: global options and dispatch. */
+#include "config.h"
+#include "cli.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The one piece of process state the CLI keeps: the host the SIGINT handler
+ * must reach.  The handler only sets a sig_atomic_t inside it. */
+static crfp_host *sigint_host;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    if (sigint_host)
+        crfp_host_interrupt(sigint_host);
+    /* A second Ctrl-C kills the process the ordinary way. */
+    signal(SIGINT, SIG_DFL);
+}
+
+static void log_stderr(void *ud, crfp_log_level level, const char *msg)
+{
+    (void)ud;
+    if (level == CRFP_LOG_ERROR)
+        fprintf(stderr, "crfpipe: error: %s\n", msg);
+    else if (level == CRFP_LOG_WARN)
+        fprintf(stderr, "crfpipe: warning: %s\n", msg);
+    else
+        fprintf(stderr, "%s\n", msg);
+}
+
+static const struct command {
+    const char *name;
+    int (*fn)(crfp_host *, int, char **);
+    const char *synopsis;
+} commands[] = {
+    {"plugins", cmd_plugins, "plugins [NAME]            list plugins, or one plugin's parameters"},
+    {"validate", cmd_validate, "validate [--schema document|pipeline] FILE...  check XML against the schema"},
+    {"convert", cmd_convert, "convert --from F --to F [--columns a,b,c] [IN [OUT]]  conll|conllu|xml"},
+    {"run", cmd_run, "run PIPELINE.xml [-i IN] [-o OUT]  stream documents through a pipeline"},
+    {"train", cmd_train, "train [--trainer lbfgs] --template T [--rho1 X] [--rho2 Y] [--threads N]\n"
+                         "        [--max-iter N] [--dev DEV] --model OUT TRAIN"},
+    {"tag", cmd_tag, "tag --model M [--threads N] [--nbest K] [--posteriors] [-o OUT] IN"},
+    {"eval", cmd_eval, "eval [--model M] [--label L] [--format F] FILE  accuracy, P/R/F1, chunk F1"},
+    {"model", cmd_model, "model dump MODEL          print labels, features and weights"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet] COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %s\n", commands[i].synopsis);
+    fprintf(f, "\nPlugins are searched in --plugin-path, $CRFPIPE_PLUGIN_PATH, the build tree\n"
+               "(when run uninstalled) and the installed plugin directory.\n");
+}
+
+int main(int argc, char **argv)
+{
+    crfp_host *host = crfp_host_new();
+    if (!host) {
+        fprintf(stderr, "crfpipe: error: cannot initialise (out of memory or libltdl)\n");
+        return CLI_FAIL;
+    }
+    crfp_host_set_log(host, log_stderr, NULL);
+
+    /* Global options may appear anywhere; strip them before dispatch. */
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args) {
+        crfp_host_free(host);
+        return CLI_FAIL;
+    }
+    int n = 0, rc = CLI_OK;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r = cli_opt("", argc, argv, &i, "plugin-path", &v);
+        if (r < 0) {
+            rc = CLI_USAGE;
+            goto out;
+        }
+        if (r > 0) {
+            if (crfp_host_add_plugin_dir(host, v) != CRFP_OK) {
+                rc = cli_fail(host);
+                goto out;
+            }
+            continue;
+        }
+        if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            crfp_host_set_verbosity(host, CRFP_LOG_WARN);
+            continue;
+        }
+        args[n++] = argv[i];
+    }
+    if (n == 0) {
+        usage(stderr);
+        rc = CLI_USAGE;
+        goto out;
+    }
+    if (strcmp(args[0], "help") == 0 || strcmp(args[0], "--help") == 0 ||
+        strcmp(args[0], "-h") == 0) {
+        usage(stdout);
+        goto out;
+    }
+    if (strcmp(args[0], "--version") == 0) {
+        printf("crfpipe %s (plugin ABI %u)\n", PACKAGE_VERSION, CRFP_ABI_VERSION);
+        goto out;
+    }
+    for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {
+        if (strcmp(args[0], commands[c].name) == 0) {
+            sigint_host = host;
+            signal(SIGINT, on_sigint);
+            rc = commands[c].fn(host, n, args);
+            signal(SIGINT, SIG_DFL);
+            sigint_host = NULL;
+            goto out;
+        }
+    }
+    fprintf(stderr, "crfpipe: unknown command '%s'\n", args[0]);
+    usage(stderr);
+    rc = CLI_USAGE;
+out:
+    free(args);
+    crfp_host_free(host);
+    return rc;
+}

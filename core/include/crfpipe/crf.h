@@ -1,0 +1,181 @@
+/* crfpipe — the linear-chain CRF engine shared by every trainer and tagger.
+ *
+ * Model (after Lavergne, Cappé & Yvon 2010):
+ *   p(y|x) ∝ exp Σ_t [ Σ_{o∈U_t} μ(y_t, o) + Σ_{o∈B_t} λ(y_{t-1}, y_t, o) ]
+ * with U_t / B_t the unigram / bigram observations at position t (strings
+ * produced by a features plugin, interned here as ids) and y_{-1} the
+ * start-of-sequence label, index nlabels.  An observation flagged UNIGRAM
+ * owns a block of nlabels weights μ(·,o); one flagged BIGRAM owns a block of
+ * (nlabels+1)·nlabels weights λ(y',y,o), row y' (start label last).
+ *
+ * Threading: a crfp_crf is built single-threaded, then shared read-only by
+ * any number of decoders / objective threads.
+ */
+#ifndef CRFPIPE_CRF_H
+#define CRFPIPE_CRF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "crfpipe/status.h"
+#include "crfpipe/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CRFP_NO_BLOCK UINT64_MAX
+
+typedef struct crfp_crf crfp_crf;
+
+/* --- building a model ---------------------------------------------------- */
+
+crfp_crf *crfp_crf_new(void);          /* NULL on allocation failure */
+void crfp_crf_free(crfp_crf *crf);     /* NULL accepted */
+
+/* Intern a label; *id receives its index.  Only before finalize. */
+crfp_status crfp_crf_add_label(crfp_crf *crf, const char *name, uint32_t *id);
+/* Index of a label, or -1. */
+int64_t crfp_crf_label_id(const crfp_crf *crf, const char *name);
+uint32_t crfp_crf_nlabels(const crfp_crf *crf);
+const char *crfp_crf_label(const crfp_crf *crf, uint32_t id);
+
+/* Intern an observation string with flags CRFP_OBS_UNIGRAM/BIGRAM (ORed
+ * into those it already has).  Only before finalize. */
+crfp_status crfp_crf_add_obs(crfp_crf *crf, const char *s, size_t len, unsigned flags,
+                             uint32_t *id);
+/* Id of an observation, or -1 when unknown.  Thread-safe after finalize. */
+int64_t crfp_crf_obs_id(const crfp_crf *crf, const char *s, size_t len);
+uint32_t crfp_crf_nobs(const crfp_crf *crf);
+const char *crfp_crf_obs(const crfp_crf *crf, uint32_t id, size_t *len);
+
+/* Lay out the parameter vector (one block per observation and flag) and
+ * allocate it, zeroed.  Labels and observations are frozen afterwards. */
+crfp_status crfp_crf_finalize(crfp_crf *crf);
+
+size_t crfp_crf_nparams(const crfp_crf *crf);
+/* The weights, owned by the model (nparams doubles). */
+double *crfp_crf_weights(crfp_crf *crf);
+const double *crfp_crf_weights_const(const crfp_crf *crf);
+/* First weight of an observation's unigram / bigram block, or CRFP_NO_BLOCK. */
+uint64_t crfp_crf_ublock(const crfp_crf *crf, uint32_t obs);
+uint64_t crfp_crf_bblock(const crfp_crf *crf, uint32_t obs);
+
+/* The features plugin that produced the observations, and its saved
+ * configuration (e.g. the template text), kept in the model so that
+ * tagging extracts exactly what training saw.  Strings are copied. */
+crfp_status crfp_crf_set_features(crfp_crf *crf, const char *plugin, const char *config,
+                                  size_t len);
+const char *crfp_crf_features_plugin(const crfp_crf *crf);
+const char *crfp_crf_features_config(const crfp_crf *crf, size_t *len);
+
+/* Free-form key/value metadata saved with the model (label feature name,
+ * trainer, rho1...). */
+crfp_status crfp_crf_set_meta(crfp_crf *crf, const char *key, const char *value);
+const char *crfp_crf_meta(const crfp_crf *crf, const char *key);
+
+/* Number of non-zero weights. */
+size_t crfp_crf_active(const crfp_crf *crf);
+
+/* --- model files ----------------------------------------------------------
+ * Binary, versioned, little-endian, checksummed.  Only observations with a
+ * non-zero weight are stored, with their non-zero weights bit-exact.  Saving
+ * writes `path.tmp.XXXXXX` and renames it into place. */
+crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path);
+/* Errors: CRFP_EIO, CRFP_EFORMAT (not a model, wrong version, truncated,
+ * checksum mismatch), each naming the file.  *out owned by the caller. */
+crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out);
+/* Human-readable dump: labels, features config, then one line per non-zero
+ * weight ("U obs label weight" / "B obs prev label weight"). */
+crfp_status crfp_crf_dump(crfp_host *host, const crfp_crf *crf, FILE *out);
+
+/* --- sequences ------------------------------------------------------------
+ * A sentence as ids: T positions; for position t its unigram observation
+ * ids are uobs[uoff[t] .. uoff[t+1]) and bigram ones bobs[boff[t] ..
+ * boff[t+1]).  y (may be NULL when unlabelled) holds label ids. */
+typedef struct crfp_seq {
+    uint32_t T;
+    uint32_t *y;
+    uint32_t *uoff, *uobs;
+    uint32_t *boff, *bobs;
+} crfp_seq;
+
+/* A set of sequences in one arena. */
+typedef struct crfp_dataset crfp_dataset;
+crfp_dataset *crfp_dataset_new(void);
+void crfp_dataset_free(crfp_dataset *ds);
+size_t crfp_dataset_size(const crfp_dataset *ds);
+size_t crfp_dataset_tokens(const crfp_dataset *ds);
+const crfp_seq *crfp_dataset_get(const crfp_dataset *ds, size_t i);
+
+/* Append a sentence.  With `grow` (training) unknown observations and labels
+ * are interned into crf (not yet finalized); otherwise (dev/test, or after
+ * finalize) unknown observations are dropped and an unknown label is mapped
+ * to... nothing: CRFP_ENOTFOUND is returned unless labels is NULL.
+ * `labels` (may be NULL) has obs->ntok strings. */
+crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
+                             const crfp_obsseq *obs, const char *const *labels, int grow);
+
+/* Fill a caller-owned crfp_seq for tagging one sentence (no label).  The
+ * seq's arrays are (re)allocated in `buf`, reused across calls. */
+typedef struct crfp_seqbuf crfp_seqbuf;
+crfp_seqbuf *crfp_seqbuf_new(void);
+void crfp_seqbuf_free(crfp_seqbuf *b);
+crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obsseq *obs,
+                             const crfp_seq **seq);
+
+/* --- inference --------------------------------------------------------------
+ * A crfp_infer is a per-thread workspace (grown to the longest sequence
+ * seen, on the heap).  The crf is only read. */
+typedef struct crfp_infer crfp_infer;
+crfp_infer *crfp_infer_new(const crfp_crf *crf);
+void crfp_infer_free(crfp_infer *w);
+
+/* Force the forward-backward path: 0 = automatic (sparse where M=exp(λ)-1
+ * is sparse enough, dense otherwise), 1 = always sparse, 2 = always dense.
+ * For tests and benchmarks. */
+void crfp_infer_set_mode(crfp_infer *w, int mode);
+
+/* Best labelling (sparse Viterbi).  out_y has seq->T entries; *score (may be
+ * NULL) its unnormalised log score. */
+crfp_status crfp_viterbi(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                         uint32_t *out_y, double *score);
+
+/* The k best labellings, best first: out_y is k*T, scores k entries; *found
+ * receives how many exist (< k for short sequences with few labels). */
+crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, size_t k,
+                       uint32_t *out_y, double *scores, size_t *found);
+
+/* Forward-backward: log Z, and (when not NULL) token marginals
+ * marg[t*Y + y] = P(y_t = y | x). */
+crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                                  double *logz, double *marg);
+
+/* Pairwise marginals P(y_{t-1}=y', y_t=y | x) as pair[(t*(Y+1) + y')*Y + y]
+ * (y' = Y at t = 0, the start label) — for tests. */
+crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                                double *pair);
+
+/* Unnormalised log score of a labelling. */
+double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
+                       const uint32_t *y);
+
+/* --- training objective -----------------------------------------------------
+ * f(θ) = Σ_i [log Z(x_i) - score(x_i, y_i)] + rho2/2‖θ‖², and ∇f, computed
+ * over `nthreads` pthreads (0 = all cores); sequences are distributed over
+ * threads, each thread accumulating into its own gradient buffer. */
+typedef struct crfp_crfobj crfp_crfobj;
+crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dataset *ds,
+                            int nthreads, double rho2, crfp_crfobj **out);
+void crfp_crfobj_free(crfp_crfobj *o);
+crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, double *g);
+/* Force sparse/dense forward-backward inside eval (see crfp_infer_set_mode). */
+void crfp_crfobj_set_mode(crfp_crfobj *o, int mode);
+
+/* Token and sequence errors of Viterbi on a labelled dataset. */
+crfp_status crfp_crf_errors(const crfp_crf *crf, const crfp_dataset *ds, const double *theta,
+                            int nthreads, size_t *tok_err, size_t *seq_err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,12 @@
+/* crfpipe — umbrella header for applications and plugins. */
+#ifndef CRFPIPE_H
+#define CRFPIPE_H
+#include "crfpipe/status.h"
+#include "crfpipe/params.h"
+#include "crfpipe/document.h"
+#include "crfpipe/plugin.h"
+#include "crfpipe/host.h"
+#include "crfpipe/corpus.h"
+#include "crfpipe/pipeline.h"
+#include "crfpipe/crf.h"
+#endif

@@ -1,0 +1,177 @@
+/* crfpipe — the annotated document model.
+ *
+ * A document is UTF-8 text plus named annotation sets.  An annotation has an
+ * id (unique in the document), a type ("Token", "Sentence", "Chunk"...),
+ * half-open [start, end) offsets in the document's declared offset unit,
+ * and typed features.  Offsets default to UTF-16 code units, as in GATE,
+ * UIMA and ICU, so corpora exchange with those tools without remapping.
+ *
+ * Ownership: a crfp_doc owns everything reachable from it (sets, annotations,
+ * feature names and values).  Pointers returned by getters stay valid until
+ * the document is freed; annotation pointers are stable across additions.
+ */
+#ifndef CRFPIPE_DOCUMENT_H
+#define CRFPIPE_DOCUMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "crfpipe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum crfp_offset_unit {
+    CRFP_OFFSET_UTF16 = 0,  /* default */
+    CRFP_OFFSET_CODEPOINT,
+    CRFP_OFFSET_BYTE        /* UTF-8 bytes */
+} crfp_offset_unit;
+
+/* "utf16", "codepoint", "byte"; parse returns -1 for an unknown name. */
+const char *crfp_offset_unit_name(crfp_offset_unit u);
+int crfp_offset_unit_parse(const char *name);
+
+typedef enum crfp_vtype {
+    CRFP_V_STRING = 0,
+    CRFP_V_INT,
+    CRFP_V_FLOAT,
+    CRFP_V_BOOL,
+    CRFP_V_REF,   /* id of another annotation of the same document */
+    CRFP_V_LIST   /* list of values (any type, nesting allowed) */
+} crfp_vtype;
+
+typedef struct crfp_value {
+    crfp_vtype type;
+    union {
+        const char *s;                                 /* STRING, NUL-terminated UTF-8 */
+        int64_t i;                                     /* INT */
+        double f;                                      /* FLOAT */
+        int b;                                         /* BOOL: 0 or 1 */
+        uint64_t ref;                                  /* REF */
+        struct { struct crfp_value *items; size_t n; } list; /* LIST */
+    } u;
+} crfp_value;
+
+typedef struct crfp_feature {
+    const char *name;
+    crfp_value value;
+} crfp_feature;
+
+/* Read-only view; mutate only through the functions below. */
+typedef struct crfp_ann {
+    uint64_t id;
+    const char *type;
+    size_t start, end;        /* in the document's offset unit */
+    crfp_feature *feats;      /* in insertion order */
+    size_t nfeats;
+} crfp_ann;
+
+/* Which processor produced (part of) an annotation set. */
+typedef struct crfp_processor {
+    const char *plugin;
+    const char *version;
+    const char **param_names;   /* nparams */
+    const char **param_values;  /* nparams */
+    size_t nparams;
+} crfp_processor;
+
+typedef struct crfp_annset crfp_annset;
+typedef struct crfp_doc crfp_doc;
+
+/* --- documents ---------------------------------------------------------- */
+
+/* New empty document (id may be NULL).  NULL on allocation failure. */
+crfp_doc *crfp_doc_new(const char *id);
+void crfp_doc_free(crfp_doc *doc);   /* NULL accepted */
+
+const char *crfp_doc_id(const crfp_doc *doc);            /* may be NULL */
+crfp_status crfp_doc_set_id(crfp_doc *doc, const char *id);
+
+/* Set the text (copied).  Fails with CRFP_EUTF8 on invalid UTF-8, the
+ * message giving the byte offset.  Must be called before annotations are
+ * added (changing the text would invalidate offsets): CRFP_EINVAL otherwise. */
+crfp_status crfp_doc_set_text(crfp_host *host, crfp_doc *doc, const char *text, size_t len);
+const char *crfp_doc_text(const crfp_doc *doc, size_t *len_bytes);
+
+crfp_offset_unit crfp_doc_offset_unit(const crfp_doc *doc);
+/* Only allowed while the document has no annotations (CRFP_EINVAL). */
+crfp_status crfp_doc_set_offset_unit(crfp_doc *doc, crfp_offset_unit u);
+
+/* Length of the text in the document's offset unit. */
+size_t crfp_doc_length(const crfp_doc *doc);
+
+/* Convert an offset in the document's unit to a UTF-8 byte offset.
+ * CRFP_EUTF8 when `off` falls inside a character (e.g. between the two
+ * halves of a surrogate pair), CRFP_EINVAL when beyond the end. */
+crfp_status crfp_doc_to_byte(const crfp_doc *doc, size_t off, size_t *byte);
+/* Inverse: byte offset (must be on a character boundary) to document unit. */
+crfp_status crfp_doc_from_byte(const crfp_doc *doc, size_t byte, size_t *off);
+
+/* Document-level features (metadata such as a source format's column names,
+ * kept so writers can reproduce their input exactly). */
+crfp_status crfp_doc_meta_set(crfp_doc *doc, const char *name, const crfp_value *v);
+crfp_status crfp_doc_meta_set_str(crfp_doc *doc, const char *name, const char *s);
+const crfp_value *crfp_doc_meta_get(const crfp_doc *doc, const char *name);
+const char *crfp_doc_meta_str(const crfp_doc *doc, const char *name); /* NULL unless STRING */
+const crfp_feature *crfp_doc_meta(const crfp_doc *doc, size_t *n);
+
+/* --- annotation sets ---------------------------------------------------- */
+
+/* The set called `name` ("" is the default set).  With `create`, make it if
+ * missing; otherwise NULL when missing (and NULL on allocation failure). */
+crfp_annset *crfp_doc_annset(crfp_doc *doc, const char *name, int create);
+size_t crfp_doc_annset_count(const crfp_doc *doc);
+crfp_annset *crfp_doc_annset_at(const crfp_doc *doc, size_t i);
+
+const char *crfp_annset_name(const crfp_annset *set);
+
+/* Record that `plugin` (version, parameters) produced annotations in `set`.
+ * Strings are copied. */
+crfp_status crfp_annset_add_processor(crfp_doc *doc, crfp_annset *set, const char *plugin,
+                                      const char *version, const char *const *names,
+                                      const char *const *values, size_t n);
+const crfp_processor *crfp_annset_processors(const crfp_annset *set, size_t *n);
+
+/* Add an annotation with a fresh id.  Checks 0 <= start <= end <= length
+ * and that both offsets are on character boundaries; errors are recorded in
+ * `host` (CRFP_EINVAL / CRFP_EUTF8).  *out (may be NULL) receives the new
+ * annotation. */
+crfp_status crfp_annset_add(crfp_host *host, crfp_doc *doc, crfp_annset *set, const char *type,
+                            size_t start, size_t end, crfp_ann **out);
+/* Same with an explicit id (from a file); CRFP_EINVAL if the id is taken. */
+crfp_status crfp_annset_add_with_id(crfp_host *host, crfp_doc *doc, crfp_annset *set,
+                                    uint64_t id, const char *type, size_t start, size_t end,
+                                    crfp_ann **out);
+
+/* Annotations of the set in insertion order. */
+size_t crfp_annset_size(const crfp_annset *set);
+crfp_ann *crfp_annset_get(const crfp_annset *set, size_t i);
+
+/* The annotations of `type` (NULL = any) inside [start, end), sorted by
+ * (start, -end, id).  *out is a malloc'd array the caller frees (free());
+ * it is NULL when *n == 0. */
+crfp_status crfp_annset_select(const crfp_annset *set, const char *type, size_t start,
+                               size_t end, crfp_ann ***out, size_t *n);
+
+/* Look up an annotation by id in any set of the document; NULL if absent. */
+crfp_ann *crfp_doc_find_ann(const crfp_doc *doc, uint64_t id);
+
+/* --- features ----------------------------------------------------------- */
+
+/* Set (replace) a feature.  Values are deep-copied. */
+crfp_status crfp_ann_set(crfp_doc *doc, crfp_ann *ann, const char *name, const crfp_value *v);
+crfp_status crfp_ann_set_str(crfp_doc *doc, crfp_ann *ann, const char *name, const char *s);
+crfp_status crfp_ann_set_int(crfp_doc *doc, crfp_ann *ann, const char *name, int64_t i);
+crfp_status crfp_ann_set_float(crfp_doc *doc, crfp_ann *ann, const char *name, double f);
+crfp_status crfp_ann_set_bool(crfp_doc *doc, crfp_ann *ann, const char *name, int b);
+crfp_status crfp_ann_set_ref(crfp_doc *doc, crfp_ann *ann, const char *name, uint64_t id);
+
+/* NULL when absent. */
+const crfp_value *crfp_ann_get(const crfp_ann *ann, const char *name);
+/* The string value of `name`, NULL when absent or not a STRING. */
+const char *crfp_ann_str(const crfp_ann *ann, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,78 @@
+/* crfpipe — the host: creation, plugin search path and registry.
+ *
+ * The application creates one crfp_host, configures its search path and log
+ * sink, and asks it for plugins by name.  Modules are opened with libltdl
+ * (lt_dlopenext), so `.la` files are optional; the search order is:
+ *   1. directories added with crfp_host_add_plugin_dir() (--plugin-path),
+ *   2. the CRFPIPE_PLUGIN_PATH environment variable (':'-separated),
+ *   3. the build tree, when the program runs uninstalled,
+ *   4. $(pkglibdir).
+ */
+#ifndef CRFPIPE_HOST_H
+#define CRFPIPE_HOST_H
+
+#include "crfpipe/status.h"
+#include "crfpipe/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Create a host.  Returns NULL only when out of memory or when libltdl
+ * cannot initialise.  The caller owns it; free with crfp_host_free(). */
+crfp_host *crfp_host_new(void);
+
+/* Unload every module and free the host.  NULL is accepted. */
+void crfp_host_free(crfp_host *host);
+
+/* Replace the log sink (default: stderr, level <= INFO, PROGRESS shown). */
+void crfp_host_set_log(crfp_host *host, crfp_log_fn fn, void *userdata);
+
+/* Messages above `max_level` are dropped (e.g. CRFP_LOG_INFO hides PROGRESS
+ * lines, which is what --quiet does). */
+void crfp_host_set_verbosity(crfp_host *host, crfp_log_level max_level);
+
+/* Append a directory to the search path, ahead of the environment and
+ * installed locations.  The string is copied. */
+crfp_status crfp_host_add_plugin_dir(crfp_host *host, const char *dir);
+
+/* Number of threads that engine work may use (0 = all online cores). */
+void crfp_host_set_threads(crfp_host *host, int nthreads);
+int crfp_host_threads(const crfp_host *host);
+
+/* Ask long-running work to stop (called from a SIGINT handler: it only
+ * stores to a sig_atomic_t). */
+void crfp_host_interrupt(crfp_host *host);
+
+/* A loaded plugin.  Owned by the host; valid until crfp_host_free(). */
+typedef struct crfp_plugin {
+    const crfp_plugin_descriptor *desc;
+    char *file;   /* path of the module that was opened */
+} crfp_plugin;
+
+/* Find and load the plugin `name` (a C identifier, the module file name).
+ * Errors: CRFP_ENOTFOUND (no module of that name on the search path),
+ * CRFP_EABI (module without descriptor, or ABI version mismatch),
+ * CRFP_EPLUGIN (its init hook failed).  The message names the file. */
+crfp_status crfp_host_load(crfp_host *host, const char *name, const crfp_plugin **out);
+
+/* Like crfp_host_load, but also fails with CRFP_EINVAL unless the plugin is of
+ * kind `kind`. */
+crfp_status crfp_host_load_kind(crfp_host *host, const char *name, crfp_kind kind,
+                                const crfp_plugin **out);
+
+/* Scan the whole search path and load every module found (for `crfpipe
+ * plugins`).  A module that fails to load is reported through `on_error` (may
+ * be NULL) and skipped; the first occurrence of a name on the path wins.
+ * On success *list is an array of *n pointers owned by the host. */
+typedef void (*crfp_scan_error_fn)(void *ud, const char *file, const char *msg);
+crfp_status crfp_host_scan(crfp_host *host, const crfp_plugin ***list, size_t *n,
+                           crfp_scan_error_fn on_error, void *ud);
+
+/* The effective search path, for diagnostics: *dirs owned by the host. */
+void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

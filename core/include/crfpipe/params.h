@@ -1,0 +1,72 @@
+/* crfpipe — typed plugin parameters.
+ *
+ * A plugin declares the parameters it accepts (crfp_param_spec).  The host
+ * parses the user's name=value strings (pipeline XML or CLI flags) against
+ * that declaration and hands the plugin a validated crfp_params: unknown
+ * names and values of the wrong type are rejected before the plugin runs,
+ * with an error naming the stage.
+ */
+#ifndef CRFPIPE_PARAMS_H
+#define CRFPIPE_PARAMS_H
+
+#include <stdint.h>
+#include "crfpipe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum crfp_param_type {
+    CRFP_PARAM_STRING = 0,
+    CRFP_PARAM_INT,    /* 64-bit signed, decimal */
+    CRFP_PARAM_FLOAT,  /* double; strtod syntax */
+    CRFP_PARAM_BOOL,   /* true/false, yes/no, 1/0, on/off */
+    CRFP_PARAM_PATH    /* string naming a file; relative to the pipeline file */
+} crfp_param_type;
+
+typedef struct crfp_param_spec {
+    const char *name;      /* [a-z][a-z0-9-]* */
+    crfp_param_type type;
+    const char *defval;    /* textual default; NULL = no default (unset) */
+    const char *help;      /* one line */
+} crfp_param_spec;
+
+/* A validated parameter set.  Opaque. */
+typedef struct crfp_params crfp_params;
+
+/* Create an empty set bound to `specs` (an array of `n`, not copied: it must
+ * outlive the set, which it does for descriptors in loaded modules).
+ * NULL on allocation failure.  The caller owns the set. */
+crfp_params *crfp_params_new(const crfp_param_spec *specs, size_t n);
+void crfp_params_free(crfp_params *p);
+
+/* Set `name` from text.  Errors (message recorded in host, naming `where`,
+ * e.g. "pipeline.xml:12: stage 'lbfgs'"): CRFP_EINVAL for an unknown name
+ * or a value that does not parse as the declared type.  For PATH values a
+ * relative path is resolved against `basedir` when it is not NULL. */
+crfp_status crfp_params_set(crfp_host *host, crfp_params *p, const char *where,
+                            const char *name, const char *value, const char *basedir);
+
+/* Whether the user set `name` explicitly (not from the default). */
+int crfp_params_isset(const crfp_params *p, const char *name);
+
+/* Typed getters.  They return the user value, else the declared default.
+ * Asking for an undeclared name or the wrong type is a programming error:
+ * the getters then return "" / 0 (and the string getter NULL when the
+ * parameter has no value and no default).  Strings are owned by the set. */
+const char *crfp_params_str(const crfp_params *p, const char *name);
+int64_t crfp_params_int(const crfp_params *p, const char *name);
+double crfp_params_float(const crfp_params *p, const char *name);
+int crfp_params_bool(const crfp_params *p, const char *name);
+
+/* Iterate the parameters that have a value (set or default), in declaration
+ * order, for provenance records: returns 0 past the end. */
+int crfp_params_iter(const crfp_params *p, size_t i, const char **name, const char **value);
+
+/* The declaration behind the set. */
+const crfp_param_spec *crfp_params_specs(const crfp_params *p, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

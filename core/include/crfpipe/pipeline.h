@@ -1,0 +1,49 @@
+/* crfpipe — pipelines: a reader, document stages and a writer or trainer.
+ *
+ * A pipeline (schemas/pipeline.rng) lists stages, each a plugin name plus
+ * parameters.  The role of a stage follows from its plugin's kind:
+ *   reader?  tokenizer*  features?  (tagger* writer? | trainer)
+ * A missing reader/writer defaults to xml_reader/xml_writer.  Documents
+ * stream one at a time from the reader through the stages to the writer;
+ * a trainer collects them and trains at the end of the stream.
+ */
+#ifndef CRFPIPE_PIPELINE_H
+#define CRFPIPE_PIPELINE_H
+
+#include "crfpipe/status.h"
+#include "crfpipe/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct crfp_pipeline crfp_pipeline;
+
+/* Empty pipeline bound to `host` (which must outlive it). NULL on ENOMEM. */
+crfp_pipeline *crfp_pipeline_new(crfp_host *host);
+void crfp_pipeline_free(crfp_pipeline *p);
+
+/* Append a stage: load plugin `plugin` and validate the n name/value
+ * parameters against its declaration.  `where` names the stage in messages
+ * (e.g. "pipe.xml:7"); relative PATH parameters resolve against `basedir`
+ * (NULL = current directory).  Errors: those of crfp_host_load, and
+ * CRFP_EINVAL for unknown parameters, wrong types, or a stage whose kind
+ * cannot follow the previous ones. */
+crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *where,
+                              const char *const *names, const char *const *values, size_t n,
+                              const char *basedir);
+
+/* Parse and validate a pipeline XML file, adding its stages. */
+crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline **out);
+
+/* Stream documents from `in` through the pipeline to `out` (out may be NULL
+ * for a training pipeline).  The streams are not closed. */
+crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *out);
+
+/* Whether the pipeline ends in a trainer (and so writes no document). */
+int crfp_pipeline_is_training(const crfp_pipeline *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,195 @@
+/* crfpipe — the plugin ABI (version CRFP_ABI_VERSION).
+ *
+ * A plugin is a libtool module (-module -avoid-version) whose file name is a
+ * C identifier, e.g. `conll.so`.  It exports exactly one symbol,
+ * `crfp_plugin`, of type crfp_plugin_descriptor, declared with
+ * CRFP_PLUGIN_DEFINE(modname) so that the libtool `modname_LTX_` prefix
+ * makes it unique when modules are preloaded (dlpreopen).
+ *
+ * The descriptor names the plugin, its kind, version and parameters, and
+ * points to the vtable of its kind.  Plugins return crfp_status codes and
+ * report through crfp_error()/crfp_log() on the host they are given; they
+ * never call exit() and never print to stdout/stderr themselves.
+ *
+ * Compatibility: the host refuses a module whose abi_version differs from
+ * its own CRFP_ABI_VERSION.  Vtables may only grow at the end, with the
+ * ABI version bumped.
+ */
+#ifndef CRFPIPE_PLUGIN_H
+#define CRFPIPE_PLUGIN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "crfpipe/status.h"
+#include "crfpipe/params.h"
+#include "crfpipe/document.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CRFP_ABI_VERSION 1u
+
+typedef enum crfp_kind {
+    CRFP_KIND_READER = 1,    /* byte stream -> documents */
+    CRFP_KIND_WRITER = 2,    /* documents -> byte stream */
+    CRFP_KIND_TOKENIZER = 3, /* document -> document (adds Token/Sentence) */
+    CRFP_KIND_FEATURES = 4,  /* token sequence -> observations */
+    CRFP_KIND_TRAINER = 5,   /* minimises an objective (optimizer) */
+    CRFP_KIND_TAGGER = 6     /* document -> document (adds labels) */
+} crfp_kind;
+
+/* "reader", "writer", ...; "unknown" otherwise. */
+const char *crfp_kind_name(crfp_kind k);
+/* -1 for an unknown name. */
+int crfp_kind_parse(const char *name);
+
+typedef struct crfp_plugin_descriptor {
+    uint32_t abi_version;          /* = CRFP_ABI_VERSION at build time */
+    const char *name;              /* = module file name */
+    crfp_kind kind;
+    const char *version;           /* plugin's own version, e.g. "1.0" */
+    const char *description;       /* one line */
+    const crfp_param_spec *params; /* nparams entries */
+    size_t nparams;
+    const void *vtable;            /* crfp_<kind>_vtable */
+    /* Optional module-level hooks: init is called once after loading; a
+     * non-OK return makes the load fail with CRFP_EPLUGIN. */
+    crfp_status (*init)(crfp_host *host);
+    void (*fini)(void);
+} crfp_plugin_descriptor;
+
+#define CRFP_PLUGIN_SYMBOL "crfp_plugin"
+#define CRFP_PLUGIN_DEFINE(modname) \
+    const crfp_plugin_descriptor modname##_LTX_crfp_plugin
+
+/* --- byte streams for readers and writers ------------------------------ */
+
+typedef struct crfp_stream {
+    FILE *fp;          /* opened by the host */
+    const char *name;  /* file name for messages ("<stdin>", "<stdout>") */
+} crfp_stream;
+
+/* --- reader ------------------------------------------------------------- */
+typedef struct crfp_reader_vtable {
+    /* Prepare to read `in`.  *state is the plugin's. */
+    crfp_status (*open)(crfp_host *host, const crfp_params *params, crfp_stream *in,
+                        void **state);
+    /* Next document, owned by the caller afterwards; *doc = NULL at the end
+     * of the stream.  Errors name the file and line. */
+    crfp_status (*next)(void *state, crfp_doc **doc);
+    void (*close)(void *state);
+} crfp_reader_vtable;
+
+/* --- writer ------------------------------------------------------------- */
+typedef struct crfp_writer_vtable {
+    crfp_status (*open)(crfp_host *host, const crfp_params *params, crfp_stream *out,
+                        void **state);
+    /* Write one document (not consumed). */
+    crfp_status (*write)(void *state, const crfp_doc *doc);
+    /* End of stream: write trailers and flush. */
+    crfp_status (*finish)(void *state);
+    void (*close)(void *state);
+} crfp_writer_vtable;
+
+/* --- document processors: tokenizer, tagger ----------------------------- */
+typedef struct crfp_stage_vtable {
+    crfp_status (*open)(crfp_host *host, const crfp_params *params, void **state);
+    /* Annotate `doc` in place.  May be called from one thread at a time per
+     * state. */
+    crfp_status (*process)(void *state, crfp_doc *doc);
+    /* End of stream (may be NULL). */
+    crfp_status (*finish)(void *state);
+    void (*close)(void *state);
+} crfp_stage_vtable;
+typedef crfp_stage_vtable crfp_tokenizer_vtable;
+typedef crfp_stage_vtable crfp_tagger_vtable;
+
+/* --- features ----------------------------------------------------------- */
+
+/* A sentence seen as a table: ntok rows, ncols named columns (token
+ * features, e.g. word, pos).  cells[t*ncols + c] is NULL where the token
+ * lacks that feature.  Built by the host; read-only for plugins. */
+typedef struct crfp_tokseq {
+    size_t ntok;
+    size_t ncols;
+    const char *const *colnames;
+    const char *const *cells;
+} crfp_tokseq;
+
+enum { CRFP_OBS_UNIGRAM = 1, CRFP_OBS_BIGRAM = 2 };
+
+/* Observations of a sentence: for token t, entries [off[t], off[t+1]).
+ * Each is a string (NUL-terminated, in an arena owned by the crfp_obsseq)
+ * plus flags CRFP_OBS_UNIGRAM and/or CRFP_OBS_BIGRAM saying whether it
+ * feeds μ(y,x), λ(y',y,x) or both.  Managed with the functions below so
+ * that its memory is reused across sentences. */
+typedef struct crfp_obsseq crfp_obsseq;
+crfp_obsseq *crfp_obsseq_new(void);
+void crfp_obsseq_free(crfp_obsseq *o);
+/* Start a sentence of `ntok` tokens (forgets the previous one). */
+crfp_status crfp_obsseq_reset(crfp_obsseq *o, size_t ntok);
+/* Append an observation to token `t`.  Tokens must be filled in order
+ * (t never decreases). */
+crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const char *s, size_t len);
+size_t crfp_obsseq_ntok(const crfp_obsseq *o);
+/* The observations of token t: *n entries; strings and flags owned by o. */
+void crfp_obsseq_get(const crfp_obsseq *o, size_t t, const char *const **strs,
+                     const unsigned char **flags, size_t *n);
+
+typedef struct crfp_features_vtable {
+    /* Build an extractor from `params` (e.g. a template file).  *ex is the
+     * plugin's. */
+    crfp_status (*create)(crfp_host *host, const crfp_params *params, void **ex);
+    /* Build an extractor from the text saved in a model by `save`; `origin`
+     * names the model for messages. */
+    crfp_status (*load)(crfp_host *host, const char *text, size_t len, const char *origin,
+                        void **ex);
+    /* Serialise the extractor's configuration (malloc'd, caller frees). */
+    crfp_status (*save)(void *ex, char **text, size_t *len);
+    /* Extract the observations of one sentence into `out` (reset by the
+     * callee).  Must be thread-safe for concurrent calls with distinct
+     * `out`: an extractor is shared read-only by tagging threads. */
+    crfp_status (*extract)(void *ex, const crfp_tokseq *seq, crfp_obsseq *out);
+    void (*free)(void *ex);
+} crfp_features_vtable;
+
+/* --- trainer (optimizer) ------------------------------------------------
+ * An optimizer sees a differentiable objective over a parameter vector and
+ * nothing of the model behind it.  The objective to minimise is
+ *      F(θ) = f(θ) + rho1‖θ‖₁,     f(θ) = loss(θ) + rho2/2‖θ‖²,
+ * where eval() computes f and ∇f; the ℓ1 term is the optimizer's to handle
+ * (OWL-QN, proximal steps...). */
+typedef struct crfp_iter_info {
+    int iter;          /* 1-based */
+    double objective;  /* F(θ) including the ℓ1 term */
+    double step;       /* step length accepted */
+    int nevals;        /* evaluations spent in this iteration */
+} crfp_iter_info;
+
+typedef struct crfp_objective {
+    size_t dim;
+    double rho1, rho2;
+    void *ud;
+    /* f(θ) and ∇f(θ) (g has dim entries; overwritten). */
+    crfp_status (*eval)(void *ud, const double *theta, double *f, double *g);
+    /* Report the end of an iteration.  Prints the progress line, evaluates
+     * the dev set, and sets *stop when training should end (max iterations,
+     * dev error no longer improving).  Returns CRFP_EINTR when the user
+     * interrupted: the optimizer then returns CRFP_EINTR with θ holding the
+     * last accepted iterate. */
+    crfp_status (*iteration)(void *ud, const crfp_iter_info *info, const double *theta,
+                             int *stop);
+} crfp_objective;
+
+typedef struct crfp_trainer_vtable {
+    /* Minimise obj from the starting point in theta (warm start or zeros);
+     * on return theta holds the solution (also on CRFP_EINTR). */
+    crfp_status (*train)(crfp_host *host, const crfp_params *params, const crfp_objective *obj,
+                         double *theta);
+} crfp_trainer_vtable;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,85 @@
+/* crfpipe — status codes, error context and logging.
+ *
+ * Every fallible function in libcrfpipe and in plugins returns a crfp_status.
+ * The human-readable message (naming file, line, element or stage) is kept in
+ * the crfp_host handle that was passed in, in the manner of sqlite3_errmsg():
+ * the caller reads it with crfp_errmsg() after a non-OK return.  Nothing in the
+ * library or in a plugin ever calls exit().
+ */
+#ifndef CRFPIPE_STATUS_H
+#define CRFPIPE_STATUS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum crfp_status {
+    CRFP_OK = 0,
+    CRFP_ENOMEM,     /* allocation failed */
+    CRFP_EIO,        /* read/write/open failure (errno reported in message) */
+    CRFP_EPARSE,     /* malformed input: XML, column file, template, pipeline */
+    CRFP_ESCHEMA,    /* well-formed XML that fails schema validation */
+    CRFP_EINVAL,     /* bad argument, parameter or value */
+    CRFP_ENOTFOUND,  /* plugin, file, label, feature not found */
+    CRFP_EABI,       /* plugin ABI version mismatch / no descriptor */
+    CRFP_EPLUGIN,    /* plugin failed to initialise or misbehaved */
+    CRFP_EFORMAT,    /* model file corrupt, truncated or of another version */
+    CRFP_EINTR,      /* interrupted by the user (SIGINT); partial result kept */
+    CRFP_EUTF8       /* invalid UTF-8 or offset not on a character boundary */
+} crfp_status;
+
+/* Static string naming a status ("ok", "out of memory", ...). Never NULL. */
+const char *crfp_status_str(crfp_status st);
+
+typedef enum crfp_log_level {
+    CRFP_LOG_ERROR = 0,
+    CRFP_LOG_WARN,
+    CRFP_LOG_INFO,     /* summaries: sizes, figures */
+    CRFP_LOG_PROGRESS, /* one line per training iteration; silenced by --quiet */
+    CRFP_LOG_DEBUG
+} crfp_log_level;
+
+/* Log sink supplied by the application.  `msg` is one line without '\n';
+ * it is only valid during the call. */
+typedef void (*crfp_log_fn)(void *userdata, crfp_log_level level, const char *msg);
+
+/* The host handle: log sink, verbosity, last error, plugin registry, and the
+ * interrupt flag.  One per application; the registry part is the only
+ * process-wide mutable state in crfpipe.  Error reporting through it is not
+ * thread-safe: worker threads return statuses and let the calling thread
+ * report. */
+typedef struct crfp_host crfp_host;
+
+/* Record an error: formats the message into the host and returns `st`, so a
+ * caller can write `return crfp_error(host, CRFP_EPARSE, "%s:%d: ...", ...)`.
+ * `host` may be NULL (message dropped). */
+crfp_status crfp_error(crfp_host *host, crfp_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_list ap);
+
+/* Prefix the current error message with "prefix: " (e.g. the stage name).
+ * Returns the recorded status. */
+crfp_status crfp_error_prefix(crfp_host *host, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Last error message recorded in `host`; "" when none. Owned by the host,
+ * valid until the next error is recorded. */
+const char *crfp_errmsg(const crfp_host *host);
+crfp_status crfp_errcode(const crfp_host *host);
+void crfp_error_clear(crfp_host *host);
+
+/* Send one line to the host's log sink (printf-style, no trailing '\n'). */
+void crfp_log(crfp_host *host, crfp_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Non-zero once the user asked to stop (SIGINT).  Long loops poll this and
+ * return CRFP_EINTR after leaving their state consistent. */
+int crfp_interrupted(const crfp_host *host);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
