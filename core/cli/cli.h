@@ -47,4 +47,13 @@ void cli_input_close(crfp_stream *s);
  * the value is missing (usage message printed). */
 int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
 
+/* Run pipeline `p` from inpath to outpath (NULL/"-" = stdin/stdout); the
+ * output file appears only if the run succeeds.  Returns an exit code. */
+int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, const char *outpath);
+
+/* Reader/writer plugin names for a format name (conll, conllu, xml) or,
+ * when fmt is NULL, from the file extension.  NULL for an unknown format. */
+const char *cli_reader_for(const char *fmt, const char *path);
+const char *cli_writer_for(const char *fmt, const char *path);
+
 #endif

@@ -140,3 +140,39 @@ int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, co
     *value = argv[++*i];
     return 1;
 }
+
+static const char *format_of(const char *fmt, const char *path)
+{
+    if (fmt)
+        return fmt;
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    if (dot && strcmp(dot, ".xml") == 0)
+        return "xml";
+    if (dot && strcmp(dot, ".conllu") == 0)
+        return "conllu";
+    return "conll";
+}
+
+const char *cli_reader_for(const char *fmt, const char *path)
+{
+    fmt = format_of(fmt, path);
+    if (strcmp(fmt, "xml") == 0)
+        return "xml_reader";
+    if (strcmp(fmt, "conllu") == 0)
+        return "conllu_reader";
+    if (strcmp(fmt, "conll") == 0)
+        return "conll_reader";
+    return NULL;
+}
+
+const char *cli_writer_for(const char *fmt, const char *path)
+{
+    fmt = format_of(fmt, path);
+    if (strcmp(fmt, "xml") == 0)
+        return "xml_writer";
+    if (strcmp(fmt, "conllu") == 0)
+        return "conllu_writer";
+    if (strcmp(fmt, "conll") == 0)
+        return "conll_writer";
+    return NULL;
+}

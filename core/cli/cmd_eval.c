@@ -1,10 +1,67 @@
-/* crfpipe eval — placeholder until its owner lands it. */
+/* crfpipe eval — reader → (viterbi) → evaluate; the report goes to stdout. */
 #include "config.h"
 #include "cli.h"
 
+#include <string.h>
+
 int cmd_eval(crfp_host *host, int argc, char **argv)
 {
-    (void)host;
-    (void)argc;
-    return cli_usage(argv[0], "not implemented yet");
+    const char *format = NULL, *columns = NULL, *input = NULL, *model = NULL, *threads = NULL;
+    const char *gold = NULL, *guess = NULL, *output = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        int r = 0;
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            output = argv[++i];
+            continue;
+        }
+        if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
+            format = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
+            columns = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "model", &v)) != 0)
+            model = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "threads", &v)) != 0)
+            threads = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "label", &v)) != 0)
+            gold = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "guess", &v)) != 0)
+            guess = v;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return cli_usage(argv[0], "unknown option '%s'", argv[i]);
+        else if (!input) {
+            input = argv[i];
+            r = 1;
+        } else
+            return cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
+        if (r < 0)
+            return CLI_USAGE;
+    }
+    if (!input)
+        return cli_usage(argv[0], "no file to evaluate");
+    const char *reader = cli_reader_for(format, input);
+    if (!reader)
+        return cli_usage(argv[0], "unknown format '%s' (conll, conllu, xml)", format);
+    crfp_pipeline *p = crfp_pipeline_new(host);
+    if (!p)
+        return CLI_FAIL;
+    const char *rn[] = {"columns"}, *rv[] = {columns};
+    const char *tn[3], *tv[3], *en[2], *ev[2];
+    size_t nt = 0, ne = 0;
+    tn[nt] = "model", tv[nt++] = model;
+    tn[nt] = "output", tv[nt++] = "predicted";
+    if (threads)
+        tn[nt] = "threads", tv[nt++] = threads;
+    if (gold)
+        en[ne] = "gold", ev[ne++] = gold;
+    if (guess || model)
+        en[ne] = "guess", ev[ne++] = guess ? guess : "predicted";
+    int rc;
+    if (crfp_pipeline_add(p, reader, "input", rn, rv, columns ? 1 : 0, NULL) == CRFP_OK &&
+        (!model || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&
+        crfp_pipeline_add(p, "evaluate", "eval", en, ev, ne, NULL) == CRFP_OK)
+        rc = cli_run_pipeline(host, p, input, output);
+    else
+        rc = cli_fail(host);
+    crfp_pipeline_free(p);
+    return rc;
 }

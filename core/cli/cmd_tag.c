@@ -1,10 +1,79 @@
-/* crfpipe tag — placeholder until its owner lands it. */
+/* crfpipe tag — builds reader → viterbi → writer and runs it. */
 #include "config.h"
 #include "cli.h"
 
+#include <string.h>
+
 int cmd_tag(crfp_host *host, int argc, char **argv)
 {
-    (void)host;
-    (void)argc;
-    return cli_usage(argv[0], "not implemented yet");
+    const char *format = NULL, *to = NULL, *columns = NULL, *input = NULL, *output = NULL;
+    const char *tagger = "viterbi", *v;
+    const char *names[32], *values[32];
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = 0;
+        if (strcmp(argv[i], "-o") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage(argv[0], "-o needs a file");
+            output = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--posteriors") == 0) {
+            names[n] = "posteriors";
+            values[n++] = "true";
+            continue;
+        }
+        if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
+            format = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "to", &v)) != 0)
+            to = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
+            columns = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "output", &v)) != 0)
+            output = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "tagger", &v)) != 0)
+            tagger = v;
+        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
+            /* --model, --threads, --nbest, ... go to the tagger, which
+             * checks them against its declaration. */
+            char *name = argv[i] + 2, *eq = strchr(name, '=');
+            if (eq) {
+                *eq = '\0';
+                v = eq + 1;
+            } else if (i + 1 < argc) {
+                v = argv[++i];
+            } else {
+                return cli_usage(argv[0], "option --%s needs a value", name);
+            }
+            if (n == 32)
+                return cli_usage(argv[0], "too many options");
+            names[n] = name;
+            values[n++] = v;
+            r = 1;
+        } else if (!input) {
+            input = argv[i];
+            r = 1;
+        } else {
+            return cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
+        }
+        if (r < 0)
+            return CLI_USAGE;
+    }
+    const char *reader = cli_reader_for(format, input);
+    const char *writer = cli_writer_for(to ? to : format, to ? NULL : input);
+    if (!reader || !writer)
+        return cli_usage(argv[0], "unknown format (conll, conllu, xml)");
+    crfp_pipeline *p = crfp_pipeline_new(host);
+    if (!p)
+        return CLI_FAIL;
+    const char *cn[] = {"columns"}, *cv[] = {columns};
+    int rc;
+    if (crfp_pipeline_add(p, reader, "input", cn, cv, columns ? 1 : 0, NULL) == CRFP_OK &&
+        crfp_pipeline_add(p, tagger, "--tagger", names, values, n, NULL) == CRFP_OK &&
+        crfp_pipeline_add(p, writer, "output", NULL, NULL, 0, NULL) == CRFP_OK)
+        rc = cli_run_pipeline(host, p, input, output);
+    else
+        rc = cli_fail(host);
+    crfp_pipeline_free(p);
+    return rc;
 }

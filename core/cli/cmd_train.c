@@ -1,10 +1,94 @@
-/* crfpipe train — placeholder until its owner lands it. */
+/* crfpipe train — builds reader → features → trainer and runs it. */
 #include "config.h"
 #include "cli.h"
 
+#include <string.h>
+
+#define MAXP 64
+
+typedef struct kv {
+    const char *names[MAXP], *values[MAXP];
+    size_t n;
+} kv;
+
+static int kv_add(kv *k, const char *name, const char *value)
+{
+    if (k->n == MAXP)
+        return 0;
+    k->names[k->n] = name;
+    k->values[k->n++] = value;
+    return 1;
+}
+
 int cmd_train(crfp_host *host, int argc, char **argv)
 {
-    (void)host;
-    (void)argc;
-    return cli_usage(argv[0], "not implemented yet");
+    const char *trainer = "lbfgs", *features = "templates", *tpl = NULL, *format = NULL;
+    const char *columns = NULL, *input = NULL, *v;
+    kv tp = {{0}, {0}, 0};
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if ((r = cli_opt(argv[0], argc, argv, &i, "trainer", &v)) != 0)
+            trainer = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "features", &v)) != 0)
+            features = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "template", &v)) != 0)
+            tpl = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
+            format = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
+            columns = v;
+        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
+            /* Every other --name VALUE is a trainer parameter, checked
+             * against the trainer's declaration (e.g. --rho1, --history). */
+            char *name = argv[i] + 2, *eq = strchr(name, '=');
+            if (eq) {
+                *eq = '\0';
+                v = eq + 1;
+            } else if (i + 1 < argc) {
+                v = argv[++i];
+            } else {
+                return cli_usage(argv[0], "option --%s needs a value", name);
+            }
+            if (!kv_add(&tp, name, v))
+                return cli_usage(argv[0], "too many options");
+            r = 1;
+        } else if (!input) {
+            input = argv[i];
+            r = 1;
+        } else {
+            return cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
+        }
+        if (r < 0)
+            return CLI_USAGE;
+    }
+    if (!input)
+        return cli_usage(argv[0], "no training file given");
+    if (!tpl && strcmp(features, "templates") == 0)
+        return cli_usage(argv[0], "--template FILE is required");
+    int has_model = 0;
+    for (size_t k = 0; k < tp.n; k++)
+        has_model |= strcmp(tp.names[k], "model") == 0;
+    if (!has_model)
+        return cli_usage(argv[0], "--model OUT is required");
+    const char *reader = cli_reader_for(format, input);
+    if (!reader)
+        return cli_usage(argv[0], "unknown format '%s' (conll, conllu, xml)", format);
+
+    crfp_pipeline *p = crfp_pipeline_new(host);
+    if (!p)
+        return CLI_FAIL;
+    kv rp = {{0}, {0}, 0}, fp = {{0}, {0}, 0};
+    if (columns)
+        kv_add(&rp, "columns", columns);
+    if (tpl)
+        kv_add(&fp, "template", tpl);
+    int rc = CLI_FAIL;
+    if (crfp_pipeline_add(p, reader, "input", rp.names, rp.values, rp.n, NULL) == CRFP_OK &&
+        crfp_pipeline_add(p, features, "--features", fp.names, fp.values, fp.n, NULL) == CRFP_OK &&
+        crfp_pipeline_add(p, trainer, "--trainer", tp.names, tp.values, tp.n, NULL) == CRFP_OK)
+        rc = cli_run_pipeline(host, p, input, NULL);
+    else
+        rc = cli_fail(host);
+    crfp_pipeline_free(p);
+    return rc;
 }

@@ -8,5 +8,7 @@
 #include "crfpipe/host.h"
 #include "crfpipe/corpus.h"
 #include "crfpipe/pipeline.h"
+#include "crfpipe/tokseq.h"
+#include "crfpipe/chunks.h"
 #include "crfpipe/crf.h"
 #endif

@@ -171,6 +171,20 @@ const crfp_value *crfp_ann_get(const crfp_ann *ann, const char *name);
 /* The string value of `name`, NULL when absent or not a STRING. */
 const char *crfp_ann_str(const crfp_ann *ann, const char *name);
 
+/* --- comparison --------------------------------------------------------- */
+
+/* Deep equality of two values (lists element-wise).  Floats compare bit for
+ * bit, so NaN equals itself and -0 differs from 0: this is the equality of
+ * a lossless round trip, not of arithmetic. */
+int crfp_value_equal(const crfp_value *a, const crfp_value *b);
+
+/* Deep comparison of two documents: id, text, offset unit, meta, sets in
+ * order with their processors, annotations in insertion order with their
+ * ids, spans and features in order.  Returns 1 when equal; otherwise 0 and,
+ * when `why` is not NULL, a one-line description of the first difference
+ * in why[0..whylen). */
+int crfp_doc_equal(const crfp_doc *a, const crfp_doc *b, char *why, size_t whylen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,38 @@
+/* crfpipe — internals of the CRF engine shared by its source files.
+ * Nothing here is part of the public API. */
+#ifndef CRFP_CRF_IMPL_H
+#define CRFP_CRF_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "crfpipe/crf.h"
+#include "dict.h"
+
+struct crfp_crf {
+    crfp_dict labels;
+    crfp_dict obs;
+    unsigned char *oflags;   /* per observation: CRFP_OBS_* ORed */
+    size_t oflags_cap;
+    int final;
+    /* Layout, valid after finalize. */
+    uint64_t *ublk, *bblk;   /* per observation, CRFP_NO_BLOCK when absent */
+    uint32_t *bidx;          /* per observation: rank among bigram ones, or UINT32_MAX */
+    uint32_t nbig;           /* observations with a bigram block */
+    uint32_t Y;              /* labels, frozen at finalize */
+    double *w;
+    size_t nparams;
+    char *fplugin;
+    char *fconfig;
+    size_t fconfig_len;
+    char **meta_k, **meta_v;
+    size_t nmeta, meta_cap;
+};
+
+/* Check that a sequence only names observations owning the block it uses and
+ * labels < Y.  Errors: CRFP_EINVAL (message to host, which may be NULL). */
+crfp_status crfp_seq_check(crfp_host *host, const crfp_crf *crf, const crfp_seq *seq);
+
+/* Portable count of online processors (at least 1). */
+int crfp_ncpus(void);
+
+#endif

@@ -1,0 +1,177 @@
+/* crfpipe — string interning: arena + open addressing (see dict.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "dict.h"
+
+#define EMPTY UINT32_MAX
+
+void crfp_dict_init(crfp_dict *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+void crfp_dict_free(crfp_dict *d)
+{
+    if (!d)
+        return;
+    free(d->arena);
+    free(d->off);
+    free(d->len);
+    free(d->hash);
+    free(d->slots);
+    memset(d, 0, sizeof *d);
+}
+
+uint64_t crfp_fnv1a64(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* The table indexes by the upper bits mixed down, so that short keys differing
+ * only in their last byte still spread over the table. */
+static inline uint32_t slot_of(uint64_t h)
+{
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+int64_t crfp_dict_find(const crfp_dict *d, const char *s, size_t len)
+{
+    if (!d->slots)
+        return -1;
+    uint32_t h = slot_of(crfp_fnv1a64(s, len, CRFP_FNV64_INIT));
+    for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
+        uint32_t id = d->slots[i];
+        if (id == EMPTY)
+            return -1;
+        if (d->hash[id] == h && d->len[id] == len && memcmp(d->arena + d->off[id], s, len) == 0)
+            return id;
+    }
+}
+
+static crfp_status rehash(crfp_dict *d, uint32_t nslots)
+{
+    uint32_t *slots = malloc((size_t)nslots * sizeof *slots);
+    if (!slots)
+        return CRFP_ENOMEM;
+    memset(slots, 0xff, (size_t)nslots * sizeof *slots);
+    uint32_t mask = nslots - 1;
+    for (uint32_t id = 0; id < d->n; id++) {
+        uint32_t i = d->hash[id] & mask;
+        while (slots[i] != EMPTY)
+            i = (i + 1) & mask;
+        slots[i] = id;
+    }
+    free(d->slots);
+    d->slots = slots;
+    d->mask = mask;
+    return CRFP_OK;
+}
+
+static crfp_status grow_entries(crfp_dict *d, size_t want)
+{
+    if (want <= d->cap)
+        return CRFP_OK;
+    if (want > UINT32_MAX - 2)
+        return CRFP_EINVAL;
+    size_t cap = d->cap ? d->cap : 64;
+    while (cap < want)
+        cap *= 2;
+    if (cap > UINT32_MAX - 1)
+        cap = UINT32_MAX - 1;
+    uint64_t *off = realloc(d->off, cap * sizeof *off);
+    if (!off)
+        return CRFP_ENOMEM;
+    d->off = off;
+    uint32_t *len = realloc(d->len, cap * sizeof *len);
+    if (!len)
+        return CRFP_ENOMEM;
+    d->len = len;
+    uint32_t *hash = realloc(d->hash, cap * sizeof *hash);
+    if (!hash)
+        return CRFP_ENOMEM;
+    d->hash = hash;
+    d->cap = (uint32_t)cap;
+    return CRFP_OK;
+}
+
+static crfp_status grow_arena(crfp_dict *d, size_t want)
+{
+    if (want <= d->arena_cap)
+        return CRFP_OK;
+    size_t cap = d->arena_cap ? d->arena_cap : 4096;
+    while (cap < want)
+        cap *= 2;
+    char *a = realloc(d->arena, cap);
+    if (!a)
+        return CRFP_ENOMEM;
+    d->arena = a;
+    d->arena_cap = cap;
+    return CRFP_OK;
+}
+
+/* Keep the load factor at most 1/2 so probe chains stay short. */
+static crfp_status ensure_slots(crfp_dict *d, size_t n)
+{
+    size_t need = 16;
+    while (need < 2 * n)
+        need *= 2;
+    if (need > ((size_t)1 << 31))
+        return CRFP_EINVAL;
+    if (d->slots && (size_t)d->mask + 1 >= need)
+        return CRFP_OK;
+    return rehash(d, (uint32_t)need);
+}
+
+crfp_status crfp_dict_reserve(crfp_dict *d, size_t n, size_t bytes)
+{
+    crfp_status st = grow_entries(d, (size_t)d->n + n);
+    if (st == CRFP_OK)
+        st = grow_arena(d, d->arena_len + bytes + n);
+    if (st == CRFP_OK)
+        st = ensure_slots(d, (size_t)d->n + n);
+    return st;
+}
+
+crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *id, int *added)
+{
+    if (added)
+        *added = 0;
+    if (len >= UINT32_MAX)
+        return CRFP_EINVAL;
+    crfp_status st = ensure_slots(d, (size_t)d->n + 1);
+    if (st != CRFP_OK)
+        return st;
+    uint32_t h = slot_of(crfp_fnv1a64(s, len, CRFP_FNV64_INIT));
+    uint32_t i = h & d->mask;
+    for (;; i = (i + 1) & d->mask) {
+        uint32_t e = d->slots[i];
+        if (e == EMPTY)
+            break;
+        if (d->hash[e] == h && d->len[e] == len && memcmp(d->arena + d->off[e], s, len) == 0) {
+            *id = e;
+            return CRFP_OK;
+        }
+    }
+    if ((st = grow_entries(d, (size_t)d->n + 1)) != CRFP_OK)
+        return st;
+    if ((st = grow_arena(d, d->arena_len + len + 1)) != CRFP_OK)
+        return st;
+    uint32_t nid = d->n++;
+    d->off[nid] = d->arena_len;
+    d->len[nid] = (uint32_t)len;
+    d->hash[nid] = h;
+    if (len)
+        memcpy(d->arena + d->arena_len, s, len);
+    d->arena[d->arena_len + len] = '\0';
+    d->arena_len += len + 1;
+    d->slots[i] = nid;
+    *id = nid;
+    if (added)
+        *added = 1;
+    return CRFP_OK;
+}

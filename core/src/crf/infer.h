@@ -1,0 +1,109 @@
+/* crfpipe — inference workspace and transition views (internal).
+ *
+ * Transition at position t: λ_t(y',y) = Σ_{o∈B_t} λ(y',y,o).  A "view" of it
+ * gives both the full λ matrix (log domain, for Viterbi) and its non-zero
+ * entries in column-major order with expm1(λ) (for the sparse recursions of
+ * Lavergne et al. 2010, which use M_t = exp(λ_t) − 1), plus, when the dense
+ * path is chosen, exp(λ_t) itself.
+ *
+ * Per bigram observation these are computed once per "epoch" and cached in
+ * the workspace: a public inference call is one epoch; an objective
+ * evaluation is one epoch per thread, so the constant "B" observation of a
+ * CRF++ chunking template costs Y² exp() per evaluation, not per position.
+ */
+#ifndef CRFP_CRF_INFER_H
+#define CRFP_CRF_INFER_H
+
+#include "crf_impl.h"
+
+typedef struct crfp_tview {
+    uint32_t nnz;            /* non-zero entries in rows y' < Y */
+    const uint32_t *colptr;  /* Y+1: entries of column y at [colptr[y], colptr[y+1]) */
+    const uint32_t *row;     /* nnz: their row y' */
+    const double *lam;       /* nnz: λ_t(y',y) */
+    const double *m;         /* nnz: exp(λ_t(y',y)) − 1 */
+    const double *L;         /* (Y+1)·Y: full λ_t, start row last */
+    const double *sE;        /* Y: exp(λ_t(start, y)) */
+    const double *E;         /* Y·Y: exp(λ_t) rows < Y; set only when dense */
+    int dense;               /* use the dense recursions at this position */
+} crfp_tview;
+
+typedef struct crfp_centry {
+    size_t ioff;   /* in ipool: colptr (Y+1) then row (nnz) */
+    size_t doff;   /* in dpool: lam (nnz), m (nnz), sE (Y) */
+    size_t eoff;   /* in dpool: E (Y·Y), or SIZE_MAX */
+    uint32_t nnz;
+} crfp_centry;
+
+struct crfp_infer {
+    const crfp_crf *crf;
+    uint32_t Y;
+    int mode;                /* 0 auto, 1 sparse, 2 dense */
+    size_t cap;              /* positions the T-sized buffers hold */
+    double *psi, *alpha, *beta, *scale, *shift;
+    uint32_t *bp;
+    double *tmp;             /* 4·Y scratch */
+    uint32_t *order;         /* Y scratch (sparse Viterbi) */
+    uint32_t *mark;          /* Y scratch stamps (sparse Viterbi) */
+    uint32_t markgen;
+    double *pair;            /* Y·Y scratch (pair marginals, multi-observation) */
+    /* epoch cache, indexed by bigram rank */
+    uint32_t epoch;
+    uint32_t *stamp;
+    crfp_centry *ce;
+    uint32_t *ipool;
+    size_t ipool_n, ipool_cap;
+    double *dpool;
+    size_t dpool_n, dpool_cap, ebudget, eused;
+    /* scratch view for positions with several bigram observations */
+    double *Ls, *Es, *slam, *sm, *sE;
+    unsigned char *touched_mark;
+    uint32_t *touched, ntouched, *scol, *srow, *cnt;
+    const double *ones, *zeros;
+    double *consts;
+    /* n-best */
+    double *nb_score;
+    uint32_t *nb_prev;
+    size_t nb_cap;
+};
+
+/* Start a new epoch: forget cached transitions (θ may have changed). */
+void crfp_infer_epoch(crfp_infer *w);
+/* Make the T-sized buffers hold T positions.  Errors: CRFP_ENOMEM. */
+crfp_status crfp_infer_reserve(crfp_infer *w, size_t T);
+
+enum { CRFP_VIEW_LOG = 0, CRFP_VIEW_FB = 1 };
+/* Transition view of position t.  Pointers stay valid until the next call.
+ * `want` CRFP_VIEW_FB fills E when the dense path is chosen.
+ * Errors: CRFP_ENOMEM. */
+crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const double *theta,
+                          int want, crfp_tview *v);
+/* Undo the scratch state of the last view (cheap; call before the next). */
+void crfp_view_release(crfp_infer *w, const crfp_seq *seq, uint32_t t);
+
+/* Unigram scores s_t(y) into out (Y). */
+static inline void crfp_unigram(const crfp_crf *crf, const crfp_seq *seq, uint32_t t,
+                                const double *theta, double *out)
+{
+    uint32_t Y = crf->Y;
+    for (uint32_t y = 0; y < Y; y++)
+        out[y] = 0.0;
+    for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
+        const double *mu = theta + crf->ublk[seq->uobs[i]];
+        for (uint32_t y = 0; y < Y; y++)
+            out[y] += mu[y];
+    }
+}
+
+/* Forward-backward on a checked sequence within the current epoch: fills
+ * psi, alpha, beta, scale, shift; *logz.  With g != NULL also adds the
+ * expected counts (model marginals) to g; with pair != NULL writes pair
+ * marginals in the layout of crfp_pair_marginals.  Errors: CRFP_ENOMEM. */
+crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta, double *logz,
+                        double *g, double *pair);
+
+/* Viterbi on a checked sequence within the current epoch. */
+crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                             uint32_t *out_y, double *score);
+
+#endif

@@ -1,0 +1,234 @@
+/* crfpipe — the host handle: creation, settings and the plugin search path.
+ * Loading modules is registry.c's job. */
+#include "config.h"
+#include "host_priv.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef CRFP_ABS_BUILDDIR
+#define CRFP_ABS_BUILDDIR ""
+#endif
+#ifndef CRFP_PKGLIBDIR
+#define CRFP_PKGLIBDIR "/usr/local/lib/crfpipe"
+#endif
+
+static void log_to_stderr(void *ud, crfp_log_level level, const char *msg)
+{
+    (void)ud;
+    if (level == CRFP_LOG_ERROR)
+        fprintf(stderr, "crfpipe: error: %s\n", msg);
+    else if (level == CRFP_LOG_WARN)
+        fprintf(stderr, "crfpipe: warning: %s\n", msg);
+    else
+        fprintf(stderr, "%s\n", msg);
+}
+
+/* Libtool runs uninstalled programs from .libs/ inside the build tree, so the
+ * real executable's location tells whether the build tree's plugins (rather
+ * than the possibly stale or absent installed ones) belong to this binary. */
+static int running_uninstalled(void)
+{
+    const char *bd = CRFP_ABS_BUILDDIR;
+    if (!bd[0])
+        return 0;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = '\0';
+    char real[PATH_MAX];
+    if (!realpath(bd, real))
+        return 0;
+    size_t rl = strlen(real);
+    return strncmp(exe, real, rl) == 0 && exe[rl] == '/';
+}
+
+crfp_host *crfp_host_new(void)
+{
+    crfp_host *host = calloc(1, sizeof *host);
+    if (!host)
+        return NULL;
+    host->log_fn = log_to_stderr;
+    host->max_level = CRFP_LOG_PROGRESS;
+    host->uninstalled = running_uninstalled();
+    /* lt_dlinit is reference-counted by libltdl, so several hosts (or a host
+     * inside a program that uses ltdl itself) coexist. */
+    if (lt_dlinit() != 0) {
+        free(host);
+        return NULL;
+    }
+    host->ltdl_ready = 1;
+    if (crfp_host_rebuild_path(host) != CRFP_OK) {
+        crfp_host_free(host);
+        return NULL;
+    }
+    return host;
+}
+
+static void free_path(crfp_host *host)
+{
+    for (size_t i = 0; i < host->npath; i++)
+        free(host->path[i].dir);
+    free(host->path);
+    free(host->path_view);
+    host->path = NULL;
+    host->path_view = NULL;
+    host->npath = 0;
+}
+
+void crfp_host_free(crfp_host *host)
+{
+    if (!host)
+        return;
+    /* Unload in reverse order of loading, in case a later module's fini
+     * still relies on an earlier one. */
+    for (size_t i = host->nloaded; i-- > 0;) {
+        crfp_loaded *l = host->loaded[i];
+        if (l->inited && l->pub.desc->fini)
+            l->pub.desc->fini();
+        if (l->handle)
+            lt_dlclose(l->handle);
+        free(l->pub.file);
+        free(l);
+    }
+    free(host->loaded);
+    free(host->scan_list);
+    for (size_t i = 0; i < host->nuser; i++)
+        free(host->user_dirs[i]);
+    free(host->user_dirs);
+    free_path(host);
+    if (host->ltdl_ready)
+        lt_dlexit();
+    free(host->errmsg);
+    free(host);
+}
+
+void crfp_host_set_log(crfp_host *host, crfp_log_fn fn, void *userdata)
+{
+    if (!host)
+        return;
+    host->log_fn = fn ? fn : log_to_stderr;
+    host->log_ud = fn ? userdata : NULL;
+}
+
+void crfp_host_set_verbosity(crfp_host *host, crfp_log_level max_level)
+{
+    if (host)
+        host->max_level = max_level;
+}
+
+void crfp_host_set_threads(crfp_host *host, int nthreads)
+{
+    if (host)
+        host->nthreads = nthreads > 0 ? nthreads : 0;
+}
+
+int crfp_host_threads(const crfp_host *host)
+{
+    if (host && host->nthreads > 0)
+        return host->nthreads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void crfp_host_interrupt(crfp_host *host)
+{
+    if (host)
+        host->interrupted = 1;
+}
+
+static crfp_status push_dir(crfp_pathdir **path, size_t *n, const char *dir, size_t len,
+                            int buildtree)
+{
+    /* Trailing slashes would only make the messages ugly. */
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    char *d = strndup(dir, len);
+    if (!d)
+        return CRFP_ENOMEM;
+    crfp_pathdir *p = realloc(*path, (*n + 1) * sizeof **path);
+    if (!p) {
+        free(d);
+        return CRFP_ENOMEM;
+    }
+    p[*n].dir = d;
+    p[*n].buildtree = buildtree;
+    *path = p;
+    ++*n;
+    return CRFP_OK;
+}
+
+crfp_status crfp_host_rebuild_path(crfp_host *host)
+{
+    free_path(host);
+    crfp_pathdir *path = NULL;
+    size_t n = 0;
+    crfp_status st = CRFP_OK;
+    for (size_t i = 0; i < host->nuser && st == CRFP_OK; i++)
+        st = push_dir(&path, &n, host->user_dirs[i], strlen(host->user_dirs[i]), 0);
+    const char *env = getenv("CRFPIPE_PLUGIN_PATH");
+    while (env && *env && st == CRFP_OK) {
+        const char *colon = strchr(env, ':');
+        size_t len = colon ? (size_t)(colon - env) : strlen(env);
+        if (len)
+            st = push_dir(&path, &n, env, len, 0);
+        env = colon ? colon + 1 : NULL;
+    }
+    if (host->uninstalled && st == CRFP_OK) {
+        const char *bd = CRFP_ABS_BUILDDIR;
+        size_t bl = strlen(bd);
+        char *d = malloc(bl + sizeof "/plugins");
+        if (!d) {
+            st = CRFP_ENOMEM;
+        } else {
+            memcpy(d, bd, bl);
+            memcpy(d + bl, "/plugins", sizeof "/plugins");
+            st = push_dir(&path, &n, d, strlen(d), 1);
+            free(d);
+        }
+    }
+    if (st == CRFP_OK)
+        st = push_dir(&path, &n, CRFP_PKGLIBDIR, strlen(CRFP_PKGLIBDIR), 0);
+    const char **view = NULL;
+    if (st == CRFP_OK && !(view = malloc(n * sizeof *view)))
+        st = CRFP_ENOMEM;
+    if (st != CRFP_OK) {
+        for (size_t i = 0; i < n; i++)
+            free(path[i].dir);
+        free(path);
+        return crfp_error(host, CRFP_ENOMEM, "plugin search path: out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        view[i] = path[i].dir;
+    host->path = path;
+    host->npath = n;
+    host->path_view = view;
+    return CRFP_OK;
+}
+
+crfp_status crfp_host_add_plugin_dir(crfp_host *host, const char *dir)
+{
+    if (!host)
+        return CRFP_EINVAL;
+    if (!dir || !*dir)
+        return crfp_error(host, CRFP_EINVAL, "--plugin-path: empty directory name");
+    char *copy = strdup(dir);
+    char **ud = copy ? realloc(host->user_dirs, (host->nuser + 1) * sizeof *ud) : NULL;
+    if (!ud) {
+        free(copy);
+        return crfp_error(host, CRFP_ENOMEM, "--plugin-path %s: out of memory", dir);
+    }
+    ud[host->nuser++] = copy;
+    host->user_dirs = ud;
+    return crfp_host_rebuild_path(host);
+}
+
+void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size_t *n)
+{
+    *dirs = host ? host->path_view : NULL;
+    *n = host ? host->npath : 0;
+}

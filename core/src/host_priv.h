@@ -1,0 +1,54 @@
+/* crfpipe — the host's private layout, shared by the files that implement
+ * status, logging and the plugin registry.  Not installed. */
+#ifndef CRFP_HOST_PRIV_H
+#define CRFP_HOST_PRIV_H
+
+#include <signal.h>
+#include <ltdl.h>
+#include "crfpipe/host.h"
+
+/* One module the host has opened. */
+typedef struct crfp_loaded {
+    crfp_plugin pub;
+    lt_dlhandle handle;
+    int inited;  /* init() succeeded, so fini() is owed */
+} crfp_loaded;
+
+/* The search path is rebuilt whenever a --plugin-path dir is added, so that
+ * crfp_host_search_path() can be a plain read. */
+typedef struct crfp_pathdir {
+    char *dir;
+    int buildtree; /* dir is BUILDDIR/plugins: modules live in NAME/ and NAME/.libs/ */
+} crfp_pathdir;
+
+struct crfp_host {
+    crfp_log_fn log_fn;
+    void *log_ud;
+    crfp_log_level max_level;
+
+    crfp_status errcode;
+    char *errmsg;     /* heap; grows as needed */
+    size_t errcap;
+
+    volatile sig_atomic_t interrupted;
+    int nthreads;
+
+    int ltdl_ready;
+    int uninstalled;   /* the running program lies in the build tree */
+
+    char **user_dirs;  /* from crfp_host_add_plugin_dir, in order */
+    size_t nuser;
+    crfp_pathdir *path; /* effective search path */
+    size_t npath;
+    const char **path_view; /* path[i].dir, for crfp_host_search_path */
+
+    crfp_loaded **loaded;
+    size_t nloaded, capload;
+    const crfp_plugin **scan_list;
+};
+
+/* Rebuild host->path from the user dirs, the environment, the build tree and
+ * the install dir.  CRFP_ENOMEM on allocation failure (path left empty). */
+crfp_status crfp_host_rebuild_path(crfp_host *host);
+
+#endif

@@ -1,0 +1,379 @@
+/* Pipelines: building, loading from XML, and streaming documents through. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "crfpipe/crfpipe.h"
+#include "train.h"
+
+/* The order a pipeline's stages must follow; equal phases may repeat only
+ * where `repeat` says so. */
+static int phase_of(crfp_kind k)
+{
+    switch (k) {
+    case CRFP_KIND_READER: return 0;
+    case CRFP_KIND_TOKENIZER: return 1;
+    case CRFP_KIND_FEATURES: return 2;
+    case CRFP_KIND_TAGGER: return 3;
+    case CRFP_KIND_WRITER: return 4;
+    case CRFP_KIND_TRAINER: return 4;
+    }
+    return -1;
+}
+
+typedef struct stage {
+    const crfp_plugin *plugin;
+    crfp_params *params;
+    crfp_param_spec *merged; /* trainer: common + optimizer parameters */
+    char *where;
+    void *state;             /* reader/writer/stage state, or extractor */
+} stage;
+
+struct crfp_pipeline {
+    crfp_host *host;
+    stage *st;
+    size_t n, cap;
+    int has[7];  /* stage index + 1 per kind, for the once-only kinds */
+};
+
+crfp_pipeline *crfp_pipeline_new(crfp_host *host)
+{
+    crfp_pipeline *p = calloc(1, sizeof *p);
+    if (p)
+        p->host = host;
+    return p;
+}
+
+void crfp_pipeline_free(crfp_pipeline *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        crfp_params_free(p->st[i].params);
+        free(p->st[i].merged);
+        free(p->st[i].where);
+    }
+    free(p->st);
+    free(p);
+}
+
+int crfp_pipeline_is_training(const crfp_pipeline *p)
+{
+    return p->has[CRFP_KIND_TRAINER] != 0;
+}
+
+/* Trainer stages take the driver's common parameters plus the optimizer's
+ * own; a name declared by both is the same parameter. */
+static crfp_param_spec *merge_specs(const crfp_plugin_descriptor *d, size_t *n)
+{
+    size_t cap = crfp_train_common_nparams + d->nparams, k = 0;
+    crfp_param_spec *m = malloc(cap * sizeof *m);
+    if (!m)
+        return NULL;
+    for (size_t i = 0; i < crfp_train_common_nparams; i++)
+        m[k++] = crfp_train_common_params[i];
+    for (size_t i = 0; i < d->nparams; i++) {
+        size_t j = 0;
+        while (j < crfp_train_common_nparams &&
+               strcmp(crfp_train_common_params[j].name, d->params[i].name) != 0)
+            j++;
+        if (j == crfp_train_common_nparams)
+            m[k++] = d->params[i];
+    }
+    *n = k;
+    return m;
+}
+
+crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *where,
+                              const char *const *names, const char *const *values, size_t n,
+                              const char *basedir)
+{
+    crfp_host *host = p->host;
+    const crfp_plugin *pl;
+    crfp_status st = crfp_host_load(host, plugin, &pl);
+    if (st != CRFP_OK)
+        return crfp_error_prefix(host, "%s: stage '%s'", where, plugin);
+    crfp_kind kind = pl->desc->kind;
+    int ph = phase_of(kind);
+    if (ph < 0)
+        return crfp_error(host, CRFP_EINVAL, "%s: stage '%s': plugin kind %s cannot be a "
+                          "pipeline stage", where, plugin, crfp_kind_name(kind));
+    if (p->n > 0) {
+        crfp_kind prev = p->st[p->n - 1].plugin->desc->kind;
+        int once = kind == CRFP_KIND_READER || kind == CRFP_KIND_FEATURES ||
+                   kind == CRFP_KIND_WRITER || kind == CRFP_KIND_TRAINER;
+        if (phase_of(prev) > ph || (phase_of(prev) == ph && once) ||
+            prev == CRFP_KIND_WRITER || prev == CRFP_KIND_TRAINER)
+            return crfp_error(host, CRFP_EINVAL, "%s: stage '%s' (%s) cannot come after a %s "
+                              "stage; order: reader? tokenizer* features? (tagger* writer? | "
+                              "trainer)", where, plugin, crfp_kind_name(kind),
+                              crfp_kind_name(prev));
+    }
+    if (kind == CRFP_KIND_TRAINER && !p->has[CRFP_KIND_FEATURES])
+        return crfp_error(host, CRFP_EINVAL, "%s: trainer stage '%s' needs a features stage "
+                          "(e.g. templates) before it", where, plugin);
+    if (p->n == p->cap) {
+        size_t nc = p->cap ? 2 * p->cap : 8;
+        stage *ns = realloc(p->st, nc * sizeof *ns);
+        if (!ns)
+            return crfp_error(host, CRFP_ENOMEM, "out of memory");
+        p->st = ns;
+        p->cap = nc;
+    }
+    stage *s = &p->st[p->n];
+    memset(s, 0, sizeof *s);
+    s->plugin = pl;
+    if (!(s->where = strdup(where)))
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    if (kind == CRFP_KIND_TRAINER) {
+        size_t nm;
+        if (!(s->merged = merge_specs(pl->desc, &nm)))
+            goto nomem;
+        s->params = crfp_params_new(s->merged, nm);
+    } else {
+        s->params = crfp_params_new(pl->desc->params, pl->desc->nparams);
+    }
+    if (!s->params)
+        goto nomem;
+    char loc[512];
+    snprintf(loc, sizeof loc, "%s: stage '%s'", where, plugin);
+    for (size_t i = 0; i < n; i++)
+        if ((st = crfp_params_set(host, s->params, loc, names[i], values[i], basedir)) != CRFP_OK)
+            goto fail;
+    if (kind == CRFP_KIND_TRAINER && !crfp_params_str(s->params, "model")) {
+        st = crfp_error(host, CRFP_EINVAL, "%s: parameter 'model' is required", loc);
+        goto fail;
+    }
+    p->has[kind] = (int)p->n + 1;
+    p->n++;
+    return CRFP_OK;
+nomem:
+    st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+fail:
+    crfp_params_free(s->params);
+    free(s->merged);
+    free(s->where);
+    memset(s, 0, sizeof *s);
+    return st;
+}
+
+/* --- loading a pipeline file --------------------------------------------- */
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    size_t n = (size_t)(slash - path);
+    char *d = malloc(n + 2);
+    if (d) {
+        memcpy(d, path, n ? n : 1);
+        d[n ? n : 1] = '\0';
+    }
+    return d;
+}
+
+crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline **out)
+{
+    *out = NULL;
+    crfp_status st = crfp_xml_validate_file(host, path, "pipeline.rng");
+    if (st != CRFP_OK)
+        return st;
+    xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
+    if (!doc)
+        return crfp_error(host, CRFP_EPARSE, "%s: not well-formed XML", path);
+    crfp_pipeline *p = crfp_pipeline_new(host);
+    char *base = dir_of(path);
+    if (!p || !base) {
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+        goto done;
+    }
+    xmlNodePtr root = xmlDocGetRootElement(doc);
+    for (xmlNodePtr n = root ? root->children : NULL; n && st == CRFP_OK; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE || xmlStrcmp(n->name, BAD_CAST "stage") != 0)
+            continue;
+        xmlChar *plugin = xmlGetProp(n, BAD_CAST "plugin");
+        const char *names[64], *values[64];
+        xmlChar *owned[128];
+        size_t np = 0, no = 0;
+        char where[600];
+        snprintf(where, sizeof where, "%s:%ld", path, xmlGetLineNo(n));
+        for (xmlNodePtr c = n->children; c; c = c->next) {
+            if (c->type != XML_ELEMENT_NODE || xmlStrcmp(c->name, BAD_CAST "param") != 0)
+                continue;
+            if (np == 64) {
+                st = crfp_error(host, CRFP_EINVAL, "%s: too many parameters", where);
+                break;
+            }
+            xmlChar *nm = xmlGetProp(c, BAD_CAST "name"), *v = xmlGetProp(c, BAD_CAST "value");
+            owned[no++] = nm;
+            owned[no++] = v;
+            names[np] = (const char *)nm;
+            values[np++] = (const char *)v;
+        }
+        if (st == CRFP_OK)
+            st = crfp_pipeline_add(p, (const char *)plugin, where, names, values, np, base);
+        for (size_t i = 0; i < no; i++)
+            xmlFree(owned[i]);
+        xmlFree(plugin);
+    }
+done:
+    xmlFreeDoc(doc);
+    free(base);
+    if (st != CRFP_OK) {
+        crfp_pipeline_free(p);
+        return st;
+    }
+    *out = p;
+    return CRFP_OK;
+}
+
+/* --- running ---------------------------------------------------------------- */
+
+/* Default reader/writer when the pipeline names none. */
+static crfp_status implicit_stage(crfp_pipeline *p, const char *plugin, stage *s)
+{
+    memset(s, 0, sizeof *s);
+    crfp_status st = crfp_host_load(p->host, plugin, &s->plugin);
+    if (st != CRFP_OK)
+        return st;
+    s->params = crfp_params_new(s->plugin->desc->params, s->plugin->desc->nparams);
+    if (!s->params)
+        return crfp_error(p->host, CRFP_ENOMEM, "out of memory");
+    return CRFP_OK;
+}
+
+crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *out)
+{
+    crfp_host *host = p->host;
+    stage rd = {0}, wr = {0};
+    stage *reader = p->has[CRFP_KIND_READER] ? &p->st[p->has[CRFP_KIND_READER] - 1] : NULL;
+    stage *writer = p->has[CRFP_KIND_WRITER] ? &p->st[p->has[CRFP_KIND_WRITER] - 1] : NULL;
+    stage *features = p->has[CRFP_KIND_FEATURES] ? &p->st[p->has[CRFP_KIND_FEATURES] - 1] : NULL;
+    stage *trainer = p->has[CRFP_KIND_TRAINER] ? &p->st[p->has[CRFP_KIND_TRAINER] - 1] : NULL;
+    crfp_trainrun *run = NULL;
+    crfp_status st = CRFP_OK;
+    size_t opened = 0;
+    const crfp_reader_vtable *rv = NULL;
+
+    if (!reader) {
+        if ((st = implicit_stage(p, "xml_reader", &rd)) != CRFP_OK)
+            goto out;
+        reader = &rd;
+    }
+    if (!writer && !trainer) {
+        if ((st = implicit_stage(p, "xml_writer", &wr)) != CRFP_OK)
+            goto out;
+        writer = &wr;
+    }
+    rv = reader->plugin->desc->vtable;
+    if ((st = rv->open(host, reader->params, in, &reader->state)) != CRFP_OK) {
+        reader->state = NULL;
+        crfp_error_prefix(host, "%s", in->name);
+        goto out;
+    }
+    /* Open document stages in order; remember how many to close. */
+    for (opened = 0; opened < p->n; opened++) {
+        stage *s = &p->st[opened];
+        crfp_kind k = s->plugin->desc->kind;
+        if (k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER) {
+            const crfp_stage_vtable *sv = s->plugin->desc->vtable;
+            st = sv->open(host, s->params, &s->state);
+        } else if (k == CRFP_KIND_FEATURES) {
+            const crfp_features_vtable *fv = s->plugin->desc->vtable;
+            st = fv->create(host, s->params, &s->state);
+        }
+        if (st != CRFP_OK) {
+            s->state = NULL;
+            crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+            goto out;
+        }
+    }
+    if (writer) {
+        const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
+        if ((st = wv->open(host, writer->params, out, &writer->state)) != CRFP_OK) {
+            writer->state = NULL;
+            crfp_error_prefix(host, "%s", out ? out->name : "output");
+            goto out;
+        }
+    }
+    if (trainer) {
+        crfp_reader_ref ref = {reader == &rd ? NULL : reader->plugin,
+                               reader == &rd ? NULL : reader->params};
+        st = crfp_train_open(host, trainer->plugin, trainer->params, features->plugin,
+                             features->state, ref, &run);
+        if (st != CRFP_OK)
+            goto out;
+    }
+
+    for (;;) {
+        crfp_doc *doc = NULL;
+        if ((st = rv->next(reader->state, &doc)) != CRFP_OK || !doc)
+            break;
+        for (size_t i = 0; i < p->n && st == CRFP_OK; i++) {
+            stage *s = &p->st[i];
+            crfp_kind k = s->plugin->desc->kind;
+            if (k != CRFP_KIND_TOKENIZER && k != CRFP_KIND_TAGGER)
+                continue;
+            const crfp_stage_vtable *sv = s->plugin->desc->vtable;
+            if ((st = sv->process(s->state, doc)) != CRFP_OK)
+                crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+        }
+        if (st == CRFP_OK && writer) {
+            const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
+            st = wv->write(writer->state, doc);
+        }
+        if (st == CRFP_OK && run)
+            st = crfp_train_add(run, doc);
+        crfp_doc_free(doc);
+        if (st == CRFP_OK && crfp_interrupted(host) && !run)
+            st = crfp_error(host, CRFP_EINTR, "interrupted");
+        if (st != CRFP_OK)
+            goto out;
+    }
+    if (st != CRFP_OK)
+        goto out;
+    for (size_t i = 0; i < p->n && st == CRFP_OK; i++) {
+        stage *s = &p->st[i];
+        crfp_kind k = s->plugin->desc->kind;
+        const crfp_stage_vtable *sv = s->plugin->desc->vtable;
+        if ((k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER) && sv->finish)
+            if ((st = sv->finish(s->state)) != CRFP_OK)
+                crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+    }
+    if (st == CRFP_OK && writer) {
+        const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
+        st = wv->finish(writer->state);
+    }
+    if (st == CRFP_OK && run)
+        st = crfp_train_finish(run);
+out:
+    crfp_train_free(run);
+    if (writer && writer->state) {
+        const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
+        wv->close(writer->state);
+        writer->state = NULL;
+    }
+    for (size_t i = 0; i < opened && i < p->n; i++) {
+        stage *s = &p->st[i];
+        crfp_kind k = s->plugin->desc->kind;
+        if (!s->state)
+            continue;
+        if (k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER)
+            ((const crfp_stage_vtable *)s->plugin->desc->vtable)->close(s->state);
+        else if (k == CRFP_KIND_FEATURES)
+            ((const crfp_features_vtable *)s->plugin->desc->vtable)->free(s->state);
+        s->state = NULL;
+    }
+    if (rv && reader && reader->state) {
+        rv->close(reader->state);
+        reader->state = NULL;
+    }
+    crfp_params_free(rd.params);
+    crfp_params_free(wr.params);
+    return st;
+}

@@ -1,0 +1,198 @@
+/* Sentences of a document as token tables (crfp_tokseq). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crfpipe/tokseq.h"
+
+struct crfp_sentbuf {
+    /* Column names: those of the document's "columns" metadata, split once
+     * per document, then extra feature names met in the sentence. */
+    const crfp_doc *doc;       /* document the metadata split belongs to */
+    const char *meta;          /* the metadata string that was split */
+    char *metacopy;
+    size_t nmeta;
+    const char **cols;
+    size_t ncols, capcols;
+    const char **cells;
+    size_t capcells;
+    crfp_ann **toks;
+    size_t captoks;
+    crfp_tokseq seq;
+};
+
+crfp_sentbuf *crfp_sentbuf_new(void)
+{
+    return calloc(1, sizeof(crfp_sentbuf));
+}
+
+void crfp_sentbuf_free(crfp_sentbuf *b)
+{
+    if (!b)
+        return;
+    free(b->metacopy);
+    free(b->cols);
+    free(b->cells);
+    free(b->toks);
+    free(b);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elt)
+{
+    if (need <= *cap)
+        return 1;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elt);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = n;
+    return 1;
+}
+
+static crfp_status split_meta(crfp_sentbuf *b, const crfp_doc *doc)
+{
+    const char *meta = crfp_doc_meta_str(doc, "columns");
+    if (b->doc == doc && b->meta == meta)
+        return CRFP_OK;
+    b->doc = doc;
+    b->meta = meta;
+    b->nmeta = 0;
+    free(b->metacopy);
+    b->metacopy = NULL;
+    if (!meta || !*meta)
+        return CRFP_OK;
+    b->metacopy = strdup(meta);
+    if (!b->metacopy)
+        return CRFP_ENOMEM;
+    for (char *s = b->metacopy;;) {
+        char *comma = strchr(s, ',');
+        if (comma)
+            *comma = '\0';
+        if (!grow((void **)&b->cols, &b->capcols, b->nmeta + 1, sizeof *b->cols))
+            return CRFP_ENOMEM;
+        b->cols[b->nmeta++] = s;
+        if (!comma)
+            break;
+        s = comma + 1;
+    }
+    return CRFP_OK;
+}
+
+static long find_col(const crfp_sentbuf *b, const char *name)
+{
+    for (size_t c = 0; c < b->ncols; c++)
+        if (b->cols[c] == name || strcmp(b->cols[c], name) == 0)
+            return (long)c;
+    return -1;
+}
+
+crfp_status crfp_doc_sentences(crfp_host *host, crfp_doc *doc, const char *set, crfp_ann ***sents,
+                               size_t *n)
+{
+    *sents = NULL;
+    *n = 0;
+    crfp_annset *as = crfp_doc_annset(doc, set ? set : "", 0);
+    if (!as)
+        return CRFP_OK;
+    size_t len = crfp_doc_length(doc);
+    crfp_status st = crfp_annset_select(as, "Sentence", 0, len, sents, n);
+    if (st != CRFP_OK)
+        return crfp_error(host, st, "cannot list sentences");
+    if (*n > 0)
+        return CRFP_OK;
+    crfp_ann **toks = NULL;
+    size_t ntok = 0;
+    st = crfp_annset_select(as, "Token", 0, len, &toks, &ntok);
+    free(toks);
+    if (st != CRFP_OK)
+        return crfp_error(host, st, "cannot list tokens");
+    if (ntok == 0)
+        return CRFP_OK;
+    *sents = calloc(1, sizeof **sents);
+    if (!*sents)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    *n = 1;
+    return CRFP_OK;
+}
+
+crfp_status crfp_sentbuf_fill_tokens(crfp_host *host, crfp_sentbuf *b, const crfp_doc *doc,
+                                     crfp_ann *const *toks, size_t ntok,
+                                     const crfp_tokseq **seq)
+{
+    if (split_meta(b, doc) != CRFP_OK)
+        goto nomem;
+    b->ncols = b->nmeta;
+    if (!grow((void **)&b->toks, &b->captoks, ntok + 1, sizeof *b->toks))
+        goto nomem;
+    if (ntok && b->toks != toks)
+        memmove(b->toks, toks, ntok * sizeof *toks);
+    /* First pass: discover extra columns, so that cells can be laid out
+     * with a fixed stride. */
+    for (size_t t = 0; t < ntok; t++) {
+        const crfp_ann *a = b->toks[t];
+        for (size_t f = 0; f < a->nfeats; f++) {
+            if (a->feats[f].value.type != CRFP_V_STRING)
+                continue;
+            if (find_col(b, a->feats[f].name) >= 0)
+                continue;
+            if (!grow((void **)&b->cols, &b->capcols, b->ncols + 1, sizeof *b->cols))
+                goto nomem;
+            b->cols[b->ncols++] = a->feats[f].name;
+        }
+    }
+    if (!grow((void **)&b->cells, &b->capcells, ntok * b->ncols + 1, sizeof *b->cells))
+        goto nomem;
+    memset(b->cells, 0, ntok * b->ncols * sizeof *b->cells);
+    for (size_t t = 0; t < ntok; t++) {
+        const crfp_ann *a = b->toks[t];
+        for (size_t f = 0; f < a->nfeats; f++) {
+            if (a->feats[f].value.type != CRFP_V_STRING)
+                continue;
+            /* Features usually come in column order: try the same index. */
+            long c = (f < b->ncols && strcmp(b->cols[f], a->feats[f].name) == 0)
+                         ? (long)f
+                         : find_col(b, a->feats[f].name);
+            b->cells[t * b->ncols + (size_t)c] = a->feats[f].value.u.s;
+        }
+    }
+    b->seq.ntok = ntok;
+    b->seq.ncols = b->ncols;
+    b->seq.colnames = b->cols;
+    b->seq.cells = b->cells;
+    *seq = &b->seq;
+    return CRFP_OK;
+nomem:
+    return crfp_error(host, CRFP_ENOMEM, "out of memory");
+}
+
+crfp_status crfp_sentbuf_fill(crfp_host *host, crfp_sentbuf *b, crfp_doc *doc, const char *set,
+                              crfp_ann *sentence, const crfp_tokseq **seq, crfp_ann ***tokens)
+{
+    crfp_annset *as = crfp_doc_annset(doc, set ? set : "", 0);
+    crfp_ann **sel = NULL;
+    size_t ntok = 0;
+    if (as) {
+        size_t s = sentence ? sentence->start : 0;
+        size_t e = sentence ? sentence->end : crfp_doc_length(doc);
+        crfp_status st = crfp_annset_select(as, "Token", s, e, &sel, &ntok);
+        if (st != CRFP_OK)
+            return crfp_error(host, st, "cannot list tokens");
+    }
+    crfp_status st = crfp_sentbuf_fill_tokens(host, b, doc, sel, ntok, seq);
+    free(sel);
+    if (st == CRFP_OK && tokens)
+        *tokens = b->toks;
+    return st;
+}
+
+int crfp_tokseq_col(const crfp_tokseq *seq, const char *name)
+{
+    for (size_t c = 0; c < seq->ncols; c++)
+        if (strcmp(seq->colnames[c], name) == 0)
+            return (int)c;
+    return -1;
+}

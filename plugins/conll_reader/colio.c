@@ -1,0 +1,143 @@
+/* Line input and text helpers shared by the column readers. */
+#include "config.h"
+#include "colio.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+crfp_status colio_buf_add(colio_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p)
+            return CRFP_ENOMEM;
+        b->s = p;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    return CRFP_OK;
+}
+
+void colio_buf_free(colio_buf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* Byte offset of the first invalid UTF-8 sequence, or n when valid.  Rejects
+ * overlong forms, surrogates and code points above U+10FFFF, which
+ * crfp_doc_set_text would refuse later without a line number. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t k;
+        unsigned cp;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            k = 1, cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            k = 2, cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            k = 3, cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (i + k >= n)
+            return i;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xC0) != 0x80)
+                return i;
+            cp = (cp << 6) | (s[i + j] & 0x3F);
+        }
+        if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return i;
+        i += k + 1;
+    }
+    return n;
+}
+
+crfp_status colio_next(colio_lines *L, int *got)
+{
+    if (L->pushed) {
+        L->pushed = 0;
+        *got = 1;
+        return CRFP_OK;
+    }
+    errno = 0;
+    ssize_t r = getline(&L->line, &L->cap, L->in->fp);
+    if (r < 0) {
+        *got = 0;
+        if (ferror(L->in->fp))
+            return crfp_error(L->host, CRFP_EIO, "%s:%lu: read error: %s", L->in->name,
+                              L->lineno + 1, strerror(errno));
+        return CRFP_OK;
+    }
+    L->lineno++;
+    size_t n = (size_t)r;
+    L->has_nl = n > 0 && L->line[n - 1] == '\n';
+    if (L->has_nl)
+        n--;
+    L->crlf = L->has_nl && n > 0 && L->line[n - 1] == '\r';
+    if (L->crlf)
+        n--;
+    L->len = n;
+    L->line[n] = '\0';
+    if (memchr(L->line, '\0', n))
+        return crfp_error(L->host, CRFP_EPARSE, "%s:%lu: NUL byte in line", L->in->name,
+                          L->lineno);
+    size_t bad = utf8_invalid_at((const unsigned char *)L->line, n);
+    if (bad < n)
+        return crfp_error(L->host, CRFP_EUTF8, "%s:%lu: invalid UTF-8 at byte %zu of the line",
+                          L->in->name, L->lineno, bad + 1);
+    *got = 1;
+    return CRFP_OK;
+}
+
+void colio_unread(colio_lines *L)
+{
+    L->pushed = 1;
+}
+
+void colio_lines_free(colio_lines *L)
+{
+    free(L->line);
+    L->line = NULL;
+    L->cap = 0;
+}
+
+size_t colio_utf16_len(const char *s, size_t n)
+{
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c & 0xC0) != 0x80)
+            u += c >= 0xF0 ? 2 : 1;
+    }
+    return u;
+}
+
+size_t colio_unit_len(crfp_offset_unit unit, const char *s, size_t n)
+{
+    if (unit == CRFP_OFFSET_BYTE)
+        return n;
+    if (unit == CRFP_OFFSET_CODEPOINT) {
+        size_t u = 0;
+        for (size_t i = 0; i < n; i++)
+            u += ((unsigned char)s[i] & 0xC0) != 0x80;
+        return u;
+    }
+    return colio_utf16_len(s, n);
+}

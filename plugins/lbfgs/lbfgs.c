@@ -1,0 +1,97 @@
+/* lbfgs plugin — quasi-Newton trainer: L-BFGS, or OWL-QN when rho1 > 0.
+ *
+ * Algorithm choices, and why:
+ *  - Limited-memory BFGS keeps m correction pairs (s, y) and applies the
+ *    inverse-Hessian approximation by the two-loop recursion, scaled by
+ *    γ = s'y / y'y of the newest pair.  m = 5 by default: on CRF objectives
+ *    going beyond 5-10 pairs buys few iterations while each pair costs two
+ *    more vectors of the (possibly multi-million) weight count, and memory
+ *    is what limits the models that can be trained.
+ *  - With an ℓ1 penalty the objective is not differentiable at zero, so the
+ *    orthant-wise variant (OWL-QN) replaces the gradient by the
+ *    pseudo-gradient, keeps the direction in the orthant the pseudo-gradient
+ *    points to, and projects trial points back onto the current orthant —
+ *    which is what produces exact zeros.  The pairs still use the gradient
+ *    of the smooth part, which keeps the curvature model valid.
+ *  - The line search is backtracking with the Armijo condition only.  The
+ *    quasi-Newton step of length 1 is accepted in most iterations, and a
+ *    Wolfe curvature test would add evaluations (each a pass over the whole
+ *    training set) for no gain in this setting; pairs that violate the
+ *    curvature condition are skipped instead.  A step that does not decrease
+ *    F is never accepted, so F is monotone.  If backtracking fails, the
+ *    history is dropped and steepest descent is tried once before giving up
+ *    cleanly with the best point found.
+ *  - Stopping: the relative decrease of F over the last `window` = 5
+ *    iterations below epsilon = 1e-5, i.e. an average gain of about 2 parts
+ *    per million per iteration, past which CRF accuracy no longer moves
+ *    measurably; measuring over a window rather than one iteration ignores
+ *    the occasional nearly flat step.  A gradient test (gtol) ends runs that
+ *    reach a stationary point exactly, e.g. a warm start from the optimum.
+ *
+ * This file only turns parameters into options; the numerics live in
+ * minimize.c, twoloop.c, owlqn.c, linesearch.c and vecops.c.
+ */
+#include "config.h"
+#include "crfpipe/crfpipe.h"
+#include "lbfgs_impl.h"
+
+#include <limits.h>
+
+static const crfp_param_spec lbfgs_params[] = {
+    {"history", CRFP_PARAM_INT, "5",
+     "number m of correction pairs kept (memory: 2m+2 vectors of the weight count)"},
+    {"epsilon", CRFP_PARAM_FLOAT, "1e-5",
+     "stop when (F[k-window] - F[k]) / |F[k]| falls to epsilon or below (0 disables)"},
+    {"window", CRFP_PARAM_INT, "5",
+     "number of iterations over which the relative decrease of F is measured"},
+    {"max-linesearch", CRFP_PARAM_INT, "20",
+     "objective evaluations allowed per line search before falling back to steepest descent"},
+    {"max-iter", CRFP_PARAM_INT, "0",
+     "stop after this many iterations (0 = no limit besides the host's own)"},
+    {"gtol", CRFP_PARAM_FLOAT, "1e-5",
+     "stop when the (pseudo-)gradient norm is at most gtol * max(1, |theta|) (0 disables)"},
+};
+
+/* Parameters arrive as int64; anything outside int is out of range. */
+static crfp_status get_int(crfp_host *host, const crfp_params *p, const char *name, int *out)
+{
+    int64_t v = crfp_params_int(p, name);
+    if (v < INT_MIN || v > INT_MAX)
+        return crfp_error(host, CRFP_EINVAL, "lbfgs: %s=%lld: out of range", name,
+                          (long long)v);
+    *out = (int)v;
+    return CRFP_OK;
+}
+
+static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
+                               const crfp_objective *obj, double *theta)
+{
+    lbfgs_opts o;
+    lbfgs_opts_default(&o);
+    if (params) {
+        crfp_status st;
+        if ((st = get_int(host, params, "history", &o.m)) != CRFP_OK ||
+            (st = get_int(host, params, "window", &o.window)) != CRFP_OK ||
+            (st = get_int(host, params, "max-linesearch", &o.max_ls)) != CRFP_OK)
+            return st;
+        o.epsilon = crfp_params_float(params, "epsilon");
+        o.gtol = crfp_params_float(params, "gtol");
+        o.max_iter = crfp_params_int(params, "max-iter");
+    }
+    return lbfgs_minimize(host, &o, obj, theta);
+}
+
+static const crfp_trainer_vtable lbfgs_vtable = {lbfgs_train};
+
+CRFP_PLUGIN_DEFINE(lbfgs) = {
+    CRFP_ABI_VERSION,
+    "lbfgs",
+    CRFP_KIND_TRAINER,
+    "1.0",
+    "L-BFGS (OWL-QN when rho1 > 0) quasi-Newton optimizer",
+    lbfgs_params,
+    sizeof lbfgs_params / sizeof lbfgs_params[0],
+    &lbfgs_vtable,
+    NULL,
+    NULL,
+};

@@ -1,0 +1,105 @@
+/* lbfgs plugin — internal interfaces of the optimizer, shared by the plugin
+ * glue (lbfgs.c) and the unit tests, which compile these sources directly.
+ */
+#ifndef CRFP_LBFGS_IMPL_H
+#define CRFP_LBFGS_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "crfpipe/plugin.h"
+
+/* --- options ------------------------------------------------------------ */
+typedef struct lbfgs_opts {
+    int m;             /* correction pairs kept (history) */
+    double epsilon;    /* relative decrease of F over `window` iterations */
+    int window;        /* iterations the decrease is measured over */
+    int max_ls;        /* trial points per line search */
+    int64_t max_iter;  /* 0 = unlimited */
+    double gtol;       /* stop when ‖pg‖ <= gtol·max(1, ‖θ‖); 0 disables */
+} lbfgs_opts;
+
+/* Fill `o` with the documented defaults (same as the plugin's). */
+void lbfgs_opts_default(lbfgs_opts *o);
+
+/* CRFP_EINVAL naming the offending option when one is out of range. */
+crfp_status lbfgs_opts_check(crfp_host *host, const lbfgs_opts *o);
+
+/* Minimise F(θ) = f(θ) + obj->rho1‖θ‖₁ from the point in theta (dim
+ * entries, caller-owned), leaving the best point found in theta.
+ * Returns CRFP_OK when a stopping criterion was met, when the iteration
+ * callback set *stop, or when no further decrease could be found (a
+ * warning is logged); CRFP_EINTR when interrupted (theta = last accepted
+ * iterate); CRFP_ENOMEM; CRFP_EINVAL for a non-finite objective at the
+ * start or bad options; any status returned by obj->eval or
+ * obj->iteration (theta = last accepted iterate). */
+crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_objective *obj,
+                           double *theta);
+
+/* --- correction-pair memory (twoloop.c) ---------------------------------
+ * A ring of m pairs (s, y).  The slot after the newest pair doubles as the
+ * scratch space holding θ_prev and ∇f_prev during the line search, so the
+ * optimizer needs no separate copies of them. */
+typedef struct lbfgs_mem {
+    size_t n;
+    int m, count, head; /* head: next slot to write = the scratch slot */
+    double **s, **y;    /* m vectors of n each */
+    double *rho;        /* 1 / s'y per slot */
+    double *alpha;      /* two-loop coefficients, m */
+    double gamma;       /* s'y / y'y of the newest pair */
+} lbfgs_mem;
+
+/* Allocate 2m vectors of n doubles (CRFP_ENOMEM on failure, message in
+ * host).  Free with lbfgs_mem_free(), which accepts a zeroed struct. */
+crfp_status lbfgs_mem_init(crfp_host *host, lbfgs_mem *mem, size_t n, int m);
+void lbfgs_mem_free(lbfgs_mem *mem);
+/* Forget every pair; the scratch slot stays where it is. */
+void lbfgs_mem_reset(lbfgs_mem *mem);
+/* Evict the oldest pair when the ring is full so the scratch slot is free.
+ * Returns its index. */
+int lbfgs_mem_reserve(lbfgs_mem *mem);
+/* The scratch slot holds θ_prev and ∇f_prev: turn it into the pair
+ * (x - θ_prev, g - ∇f_prev) and keep it when the curvature condition
+ * holds.  Returns 1 when kept, 0 when skipped. */
+int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g);
+/* d := H·d, H the L-BFGS inverse-Hessian approximation (identity when no
+ * pair is stored). */
+void lbfgs_twoloop(lbfgs_mem *mem, double *d);
+
+/* --- pseudo-gradient and orthants (owlqn.c) -----------------------------
+ * With rho1 = 0 these reduce to the plain gradient and no projection. */
+
+/* d = -pg(x, g); *pg2 = ‖pg‖², *x2 = ‖x‖². */
+void owlqn_steepest(size_t n, const double *x, const double *g, double rho1, double *d,
+                    double *pg2, double *x2);
+/* Zero the components of d whose sign disagrees with -pg (only when
+ * rho1 > 0), copy x → xs and g → gs, and return pg'd. */
+double owlqn_constrain_save(size_t n, const double *x, const double *g, double rho1,
+                            double *d, double *xs, double *gs);
+/* x = π(x0 + a·d) onto the orthant of x0 (sign(x0), or sign(-pg0) where
+ * x0 = 0); *dd = pg0'(x - x0), *l1 = ‖x‖₁.  g0 = ∇f(x0). */
+void owlqn_trial(size_t n, const double *x0, const double *g0, const double *d, double a,
+                 double rho1, double *x, double *dd, double *l1);
+
+/* --- line search (linesearch.c) ----------------------------------------- */
+typedef struct lbfgs_ls {
+    /* in */
+    const double *x0, *g0; /* accepted point and its ∇f (the scratch slot) */
+    double F0;             /* F(x0) */
+    const double *d;       /* descent direction */
+    double dd0;            /* pg0'd < 0 */
+    double a0;             /* first trial step */
+    /* out */
+    double f, F, step;
+    int nevals;
+    int found;
+} lbfgs_ls;
+
+/* Backtracking (safeguarded quadratic interpolation) until the Armijo
+ * condition holds; a trial with F >= F0 is never accepted.  On success (found = 1) x, g hold the new
+ * point and its gradient; otherwise they hold garbage and the caller
+ * restores them from x0, g0.  Returns non-OK only for an eval failure or an
+ * interrupt (CRFP_EINTR, message recorded). */
+crfp_status lbfgs_linesearch(crfp_host *host, const crfp_objective *obj, const lbfgs_opts *opts,
+                             lbfgs_ls *ls, double *x, double *g);
+
+#endif

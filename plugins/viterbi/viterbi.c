@@ -1,0 +1,427 @@
+/* viterbi — the CRF tagger stage.
+ *
+ * Loads a model once, rebuilds its feature extractor from the features
+ * plugin and configuration stored in it, and labels every sentence of each
+ * document with sparse Viterbi (optionally n-best lists and posterior
+ * marginals).  Sentences of a document are decoded by a team of threads
+ * sharing the model read-only; the document itself is only written by the
+ * calling thread, after the team is done.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crfpipe/crfpipe.h"
+
+static const crfp_param_spec params[] = {
+    {"model", CRFP_PARAM_PATH, NULL, "model file to tag with (required)"},
+    {"threads", CRFP_PARAM_INT, "0", "decoding threads (0 = all cores)"},
+    {"nbest", CRFP_PARAM_INT, "1", "also output the k best labellings (features OUTPUT-2..k)"},
+    {"posteriors", CRFP_PARAM_BOOL, "false",
+     "add the marginal of each predicted label (OUTPUT-prob) and the sequence probability"},
+    {"output", CRFP_PARAM_STRING, "predicted", "token feature receiving the predicted label"},
+    {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentence and Token annotations"},
+    {"spans", CRFP_PARAM_STRING, "auto",
+     "annotation type for chunks of BIO labels (e.g. Chunk, Entity); auto = Chunk when the "
+     "labels are BIO, none = no spans"},
+};
+
+typedef struct tagger {
+    crfp_host *host;
+    crfp_crf *crf;
+    const crfp_features_vtable *fv;
+    void *ex;
+    int nthreads;
+    size_t nbest;
+    int posteriors;
+    char *output;
+    char *set;
+    char *spantype;   /* NULL: no spans */
+    char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob */
+    const char *model_path;
+} tagger;
+
+/* Per-document work shared by the team. */
+typedef struct job {
+    tagger *tg;
+    const crfp_doc *doc;
+    crfp_ann **toks;          /* every Token of the set, text order */
+    size_t *sbeg, *send;      /* sentence s covers toks[sbeg[s] .. send[s]) */
+    size_t nsent;
+    uint32_t *pred;           /* nbest labels per token: pred[k*ntoktotal + i] */
+    size_t ntoktotal;
+    size_t *nfound;           /* per sentence: how many labellings found */
+    double *prob;             /* per token marginal of the best label */
+    double *seqprob;          /* per sentence, per k: probability */
+    atomic_size_t next;
+    atomic_int failed;
+} job;
+
+static void tagger_close(void *state);
+
+static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **state)
+{
+    tagger *tg = calloc(1, sizeof *tg);
+    if (!tg)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    tg->host = host;
+    crfp_status st;
+    const char *model = crfp_params_str(p, "model");
+    if (!model) {
+        st = crfp_error(host, CRFP_EINVAL, "parameter 'model' is required");
+        goto fail;
+    }
+    tg->model_path = model;
+    if ((st = crfp_crf_load(host, model, &tg->crf)) != CRFP_OK)
+        goto fail;
+    const char *fname = crfp_crf_features_plugin(tg->crf);
+    const crfp_plugin *fp;
+    if ((st = crfp_host_load_kind(host, fname, CRFP_KIND_FEATURES, &fp)) != CRFP_OK) {
+        crfp_error_prefix(host, "%s: features plugin of the model", model);
+        goto fail;
+    }
+    tg->fv = fp->desc->vtable;
+    size_t cfglen;
+    const char *cfg = crfp_crf_features_config(tg->crf, &cfglen);
+    if ((st = tg->fv->load(host, cfg, cfglen, model, &tg->ex)) != CRFP_OK)
+        goto fail;
+    int64_t th = crfp_params_int(p, "threads");
+    tg->nthreads = th > 0 ? (int)th : crfp_host_threads(host);
+    int64_t nb = crfp_params_int(p, "nbest");
+    if (nb < 1 || nb > 1000) {
+        st = crfp_error(host, CRFP_EINVAL, "nbest must be between 1 and 1000, not %lld",
+                        (long long)nb);
+        goto fail;
+    }
+    tg->nbest = (size_t)nb;
+    tg->posteriors = crfp_params_bool(p, "posteriors");
+    tg->output = strdup(crfp_params_str(p, "output"));
+    tg->set = strdup(crfp_params_str(p, "set"));
+    if (!tg->output || !tg->set)
+        goto nomem;
+    const char *spans = crfp_params_str(p, "spans");
+    if (strcmp(spans, "none") != 0) {
+        uint32_t Y = crfp_crf_nlabels(tg->crf);
+        const char **labels = malloc((Y + 1) * sizeof *labels);
+        if (!labels)
+            goto nomem;
+        for (uint32_t y = 0; y < Y; y++)
+            labels[y] = crfp_crf_label(tg->crf, y);
+        int chunked = crfp_labels_are_chunked(labels, Y);
+        free(labels);
+        if (strcmp(spans, "auto") != 0)
+            tg->spantype = strdup(spans);
+        else if (chunked)
+            tg->spantype = strdup("Chunk");
+        if ((strcmp(spans, "auto") != 0 || chunked) && !tg->spantype)
+            goto nomem;
+    }
+    tg->outnames = calloc(tg->nbest + 1, sizeof *tg->outnames);
+    if (!tg->outnames)
+        goto nomem;
+    size_t olen = strlen(tg->output) + 32;
+    for (size_t k = 0; k <= tg->nbest; k++) {
+        if (!(tg->outnames[k] = malloc(olen)))
+            goto nomem;
+        if (k == 0)
+            snprintf(tg->outnames[k], olen, "%s", tg->output);
+        else if (k < tg->nbest)
+            snprintf(tg->outnames[k], olen, "%s-%zu", tg->output, k + 1);
+        else
+            snprintf(tg->outnames[k], olen, "%s-prob", tg->output);
+    }
+    *state = tg;
+    return CRFP_OK;
+nomem:
+    st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+fail:
+    tagger_close(tg);
+    return st;
+}
+
+/* Decode sentences until none is left.  Errors are flagged, not reported:
+ * only the calling thread may write the host's message. */
+static void *worker(void *arg)
+{
+    job *j = arg;
+    tagger *tg = j->tg;
+    crfp_sentbuf *sb = crfp_sentbuf_new();
+    crfp_obsseq *obs = crfp_obsseq_new();
+    crfp_seqbuf *qb = crfp_seqbuf_new();
+    crfp_infer *inf = crfp_infer_new(tg->crf);
+    uint32_t *ybuf = NULL;
+    double *scores = malloc(tg->nbest * sizeof *scores), *marg = NULL;
+    size_t capT = 0;
+    uint32_t Y = crfp_crf_nlabels(tg->crf);
+    const double *theta = crfp_crf_weights_const(tg->crf);
+    if (!sb || !obs || !qb || !inf || !scores)
+        goto fail;
+    for (;;) {
+        size_t s = atomic_fetch_add(&j->next, 1);
+        if (s >= j->nsent || atomic_load(&j->failed))
+            break;
+        size_t beg = j->sbeg[s], n = j->send[s] - beg;
+        const crfp_tokseq *seq;
+        const crfp_seq *q;
+        if (n == 0) {
+            j->nfound[s] = 0;
+            continue;
+        }
+        if (crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq) != CRFP_OK ||
+            tg->fv->extract(tg->ex, seq, obs) != CRFP_OK ||
+            crfp_seqbuf_fill(qb, tg->crf, obs, &q) != CRFP_OK)
+            goto fail;
+        if (n > capT) {
+            uint32_t *ny = realloc(ybuf, n * tg->nbest * sizeof *ny);
+            double *nm = tg->posteriors ? realloc(marg, n * Y * sizeof *nm) : marg;
+            if (!ny || (tg->posteriors && !nm)) {
+                free(ny ? ny : ybuf);
+                ybuf = NULL;
+                goto fail;
+            }
+            ybuf = ny;
+            marg = nm;
+            capT = n;
+        }
+        size_t found = 1;
+        if (tg->nbest == 1) {
+            if (crfp_viterbi(inf, q, theta, ybuf, scores) != CRFP_OK)
+                goto fail;
+        } else if (crfp_nbest(inf, q, theta, tg->nbest, ybuf, scores, &found) != CRFP_OK) {
+            goto fail;
+        }
+        j->nfound[s] = found;
+        for (size_t k = 0; k < found; k++)
+            memcpy(j->pred + k * j->ntoktotal + beg, ybuf + k * n, n * sizeof *ybuf);
+        if (tg->posteriors) {
+            double logz;
+            if (crfp_forward_backward(inf, q, theta, &logz, marg) != CRFP_OK)
+                goto fail;
+            for (size_t t = 0; t < n; t++)
+                j->prob[beg + t] = marg[t * Y + ybuf[t]];
+            for (size_t k = 0; k < found; k++)
+                j->seqprob[s * tg->nbest + k] = exp(scores[k] - logz);
+        }
+    }
+    goto done;
+fail:
+    atomic_store(&j->failed, 1);
+done:
+    crfp_sentbuf_free(sb);
+    crfp_obsseq_free(obs);
+    crfp_seqbuf_free(qb);
+    crfp_infer_free(inf);
+    free(ybuf);
+    free(scores);
+    free(marg);
+    return NULL;
+}
+
+typedef struct span_ctx {
+    tagger *tg;
+    crfp_doc *doc;
+    crfp_annset *set;
+    crfp_ann **toks;
+    crfp_status st;
+} span_ctx;
+
+static void emit_span(void *ud, size_t start, size_t end, const char *type)
+{
+    span_ctx *c = ud;
+    if (c->st != CRFP_OK)
+        return;
+    crfp_ann *a;
+    c->st = crfp_annset_add(c->tg->host, c->doc, c->set, c->tg->spantype, c->toks[start]->start,
+                            c->toks[end - 1]->end, &a);
+    if (c->st == CRFP_OK)
+        c->st = crfp_ann_set_str(c->doc, a, "label", type);
+}
+
+/* Append the output columns to the document's column list so column
+ * writers print them after the input columns. */
+static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
+{
+    const char *cols = crfp_doc_meta_str(doc, "columns");
+    if (!cols)
+        return CRFP_OK;
+    size_t len = strlen(cols) + 1;
+    size_t nout = tg->nbest + (tg->posteriors ? 1 : 0);
+    for (size_t k = 0; k < nout; k++)
+        len += strlen(tg->outnames[k < tg->nbest ? k : tg->nbest]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return CRFP_ENOMEM;
+    strcpy(s, cols);
+    for (size_t k = 0; k < nout; k++) {
+        strcat(s, ",");
+        strcat(s, tg->outnames[k < tg->nbest ? k : tg->nbest]);
+    }
+    crfp_status st = crfp_doc_meta_set_str(doc, "columns", s);
+    free(s);
+    return st;
+}
+
+static crfp_status tagger_process(void *state, crfp_doc *doc)
+{
+    tagger *tg = state;
+    crfp_host *host = tg->host;
+    crfp_annset *set = crfp_doc_annset(doc, tg->set, 0);
+    if (!set)
+        return CRFP_OK;
+    job j;
+    memset(&j, 0, sizeof j);
+    j.tg = tg;
+    j.doc = doc;
+    crfp_ann **sents = NULL;
+    size_t nsent = 0;
+    crfp_status st = crfp_doc_sentences(host, doc, tg->set, &sents, &nsent);
+    if (st != CRFP_OK)
+        return st;
+    st = crfp_annset_select(set, "Token", 0, crfp_doc_length(doc), &j.toks, &j.ntoktotal);
+    if (st != CRFP_OK) {
+        free(sents);
+        return crfp_error(host, st, "cannot list tokens");
+    }
+    size_t K = tg->nbest;
+    j.nsent = nsent;
+    j.sbeg = calloc(nsent + 1, sizeof *j.sbeg);
+    j.send = calloc(nsent + 1, sizeof *j.send);
+    j.nfound = calloc(nsent + 1, sizeof *j.nfound);
+    j.pred = calloc(K * j.ntoktotal + 1, sizeof *j.pred);
+    j.prob = tg->posteriors ? calloc(j.ntoktotal + 1, sizeof *j.prob) : NULL;
+    j.seqprob = tg->posteriors ? calloc(nsent * K + 1, sizeof *j.seqprob) : NULL;
+    if (!j.sbeg || !j.send || !j.nfound || !j.pred || (tg->posteriors && (!j.prob || !j.seqprob))) {
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Sentences and tokens are both in text order: one merge assigns each
+     * sentence its slice of tokens. */
+    size_t i = 0;
+    for (size_t s = 0; s < nsent; s++) {
+        if (!sents[s]) {    /* document without sentences: all tokens */
+            j.sbeg[s] = 0;
+            j.send[s] = j.ntoktotal;
+            continue;
+        }
+        while (i < j.ntoktotal && j.toks[i]->start < sents[s]->start)
+            i++;
+        j.sbeg[s] = i;
+        while (i < j.ntoktotal && j.toks[i]->end <= sents[s]->end)
+            i++;
+        j.send[s] = i;
+    }
+    int nth = tg->nthreads;
+    if ((size_t)nth > nsent / 32 + 1)
+        nth = (int)(nsent / 32 + 1);
+    atomic_init(&j.next, 0);
+    atomic_init(&j.failed, 0);
+    pthread_t *th = nth > 1 ? calloc((size_t)nth - 1, sizeof *th) : NULL;
+    int started = 0;
+    for (int t = 0; t < nth - 1 && th; t++, started++)
+        if (pthread_create(&th[t], NULL, worker, &j) != 0)
+            break;
+    worker(&j);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    free(th);
+    if (atomic_load(&j.failed)) {
+        st = crfp_error(host, CRFP_EPLUGIN, "decoding failed (out of memory or features error)");
+        goto out;
+    }
+    /* Write the results: features on tokens, spans, provenance. */
+    for (size_t s = 0; s < nsent && st == CRFP_OK; s++) {
+        size_t beg = j.sbeg[s], n = j.send[s] - beg;
+        for (size_t t = 0; t < n && st == CRFP_OK; t++) {
+            crfp_ann *a = j.toks[beg + t];
+            for (size_t k = 0; k < K && st == CRFP_OK; k++) {
+                /* a shorter n-best list repeats its last entry's absence as "_" */
+                const char *lab = k < j.nfound[s]
+                                      ? crfp_crf_label(tg->crf, j.pred[k * j.ntoktotal + beg + t])
+                                      : "_";
+                st = crfp_ann_set_str(doc, a, tg->outnames[k], lab);
+            }
+            if (st == CRFP_OK && tg->posteriors) {
+                char buf[32];
+                snprintf(buf, sizeof buf, "%.6f", j.prob[beg + t]);
+                st = crfp_ann_set_str(doc, a, tg->outnames[K], buf);
+            }
+        }
+        if (st == CRFP_OK && tg->posteriors && sents[s]) {
+            crfp_value items[1000];
+            crfp_value v = {.type = CRFP_V_LIST};
+            for (size_t k = 0; k < j.nfound[s]; k++) {
+                items[k].type = CRFP_V_FLOAT;
+                items[k].u.f = j.seqprob[s * K + k];
+            }
+            v.u.list.items = items;
+            v.u.list.n = j.nfound[s];
+            char name[300];
+            snprintf(name, sizeof name, "%s-seqprob", tg->output);
+            st = crfp_ann_set(doc, sents[s], name, &v);
+        }
+        if (st == CRFP_OK && tg->spantype && n > 0) {
+            const char **labs = malloc(n * sizeof *labs);
+            if (!labs) {
+                st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+                break;
+            }
+            for (size_t t = 0; t < n; t++)
+                labs[t] = crfp_crf_label(tg->crf, j.pred[beg + t]);
+            span_ctx c = {tg, doc, set, j.toks + beg, CRFP_OK};
+            crfp_chunk_spans(labs, n, emit_span, &c);
+            free(labs);
+            st = c.st;
+        }
+    }
+    if (st == CRFP_OK)
+        st = extend_columns(tg, doc);
+    if (st == CRFP_OK) {
+        char nb[32];
+        snprintf(nb, sizeof nb, "%zu", tg->nbest);
+        const char *names[] = {"model", "nbest", "posteriors", "output"};
+        const char *values[] = {tg->model_path, nb, tg->posteriors ? "true" : "false", tg->output};
+        st = crfp_annset_add_processor(doc, set, "viterbi", "1.0", names, values, 4);
+    }
+    if (st == CRFP_ENOMEM)
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+out:
+    free(sents);
+    free(j.toks);
+    free(j.sbeg);
+    free(j.send);
+    free(j.nfound);
+    free(j.pred);
+    free(j.prob);
+    free(j.seqprob);
+    return st;
+}
+
+static void tagger_close(void *state)
+{
+    tagger *tg = state;
+    if (!tg)
+        return;
+    if (tg->ex)
+        tg->fv->free(tg->ex);
+    crfp_crf_free(tg->crf);
+    if (tg->outnames)
+        for (size_t k = 0; k <= tg->nbest; k++)
+            free(tg->outnames[k]);
+    free(tg->outnames);
+    free(tg->output);
+    free(tg->set);
+    free(tg->spantype);
+    free(tg);
+}
+
+static const crfp_tagger_vtable vtable = {tagger_open, tagger_process, NULL, tagger_close};
+
+CRFP_PLUGIN_DEFINE(viterbi) = {
+    CRFP_ABI_VERSION, "viterbi", CRFP_KIND_TAGGER, "1.0",
+    "CRF tagger: sparse Viterbi, n-best lists, posterior marginals",
+    params, sizeof params / sizeof params[0], &vtable, NULL, NULL,
+};

@@ -1,0 +1,13 @@
+/* Test module: built for a different (future) plugin ABI. */
+#include "crfpipe/plugin.h"
+
+static const crfp_stage_vtable badabi_vtable;
+
+CRFP_PLUGIN_DEFINE(tp_badabi) = {
+    .abi_version = CRFP_ABI_VERSION + 41,
+    .name = "tp_badabi",
+    .kind = CRFP_KIND_TAGGER,
+    .version = "0.1",
+    .description = "plugin of another ABI",
+    .vtable = &badabi_vtable,
+};

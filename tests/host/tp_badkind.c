@@ -1,0 +1,13 @@
+/* Test module: a kind this host does not know. */
+#include "crfpipe/plugin.h"
+
+static const crfp_stage_vtable badkind_vtable;
+
+CRFP_PLUGIN_DEFINE(tp_badkind) = {
+    .abi_version = CRFP_ABI_VERSION,
+    .name = "tp_badkind",
+    .kind = (crfp_kind)99,
+    .version = "0.1",
+    .description = "plugin of an unknown kind",
+    .vtable = &badkind_vtable,
+};
