@@ -1,10 +1,238 @@
-/* crfpipe convert — placeholder until its owner lands it. */
+/* crfpipe convert — stream documents from one format's reader plugin to
+ * another format's writer plugin. */
 #include "config.h"
 #include "cli.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const formats[][3] = {
+    {"conll", "conll_reader", "conll_writer"},
+    {"conllu", "conllu_reader", "conllu_writer"},
+    {"xml", "xml_reader", "xml_writer"},
+};
+#define NFORMATS (sizeof formats / sizeof *formats)
+
+static int format_index(const char *name)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (strcmp(name, formats[i][0]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The format an input file name suggests: .conllu and .xml, else conll. */
+static const char *format_from_name(const char *path)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    if (dot && strcmp(dot, ".conllu") == 0)
+        return "conllu";
+    if (dot && strcmp(dot, ".xml") == 0)
+        return "xml";
+    return "conll";
+}
+
+/* name=value settings for one plugin, from the command line. */
+typedef struct settings {
+    const char **names, **values;
+    size_t n;
+} settings;
+
+static int settings_add(settings *s, const char *name, const char *value)
+{
+    const char **nn = realloc(s->names, (s->n + 1) * sizeof *nn);
+    if (!nn)
+        return -1;
+    s->names = nn;
+    const char **vv = realloc(s->values, (s->n + 1) * sizeof *vv);
+    if (!vv)
+        return -1;
+    s->values = vv;
+    s->names[s->n] = name;
+    s->values[s->n++] = value;
+    return 0;
+}
+
+/* Split "name=value" in place (argv strings are writable). */
+static int settings_add_arg(settings *s, char *arg)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return 1;
+    *eq = '\0';
+    return settings_add(s, arg, eq + 1);
+}
+
+static void settings_free(settings *s)
+{
+    free(s->names);
+    free(s->values);
+}
+
+static crfp_status make_params(crfp_host *host, const crfp_plugin *pl, const settings *s,
+                               crfp_params **out)
+{
+    crfp_params *p = crfp_params_new(pl->desc->params, pl->desc->nparams);
+    if (!p)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    char where[128];
+    snprintf(where, sizeof where, "convert: plugin '%s'", pl->desc->name);
+    for (size_t i = 0; i < s->n; i++) {
+        crfp_status st = crfp_params_set(host, p, where, s->names[i], s->values[i], NULL);
+        if (st != CRFP_OK) {
+            crfp_params_free(p);
+            return st;
+        }
+    }
+    *out = p;
+    return CRFP_OK;
+}
+
+/* Load both plugins, stream every document, and leave the output complete
+ * or absent. */
+static int run(crfp_host *host, const char *from, const char *to, const settings *rs,
+               const settings *ws, const char *inpath, const char *outpath)
+{
+    const crfp_plugin *rp, *wp;
+    if (crfp_host_load_kind(host, formats[format_index(from)][1], CRFP_KIND_READER, &rp) !=
+            CRFP_OK ||
+        crfp_host_load_kind(host, formats[format_index(to)][2], CRFP_KIND_WRITER, &wp) !=
+            CRFP_OK)
+        return cli_fail(host);
+    const crfp_reader_vtable *rv = rp->desc->vtable;
+    const crfp_writer_vtable *wv = wp->desc->vtable;
+    crfp_params *rpar = NULL, *wpar = NULL;
+    if (make_params(host, rp, rs, &rpar) != CRFP_OK || make_params(host, wp, ws, &wpar) != CRFP_OK) {
+        crfp_params_free(rpar);
+        return cli_fail(host);
+    }
+    crfp_stream in = {0};
+    cli_output out;
+    void *rstate = NULL, *wstate = NULL;
+    int out_open = 0;
+    crfp_status st = cli_input_open(host, &in, inpath);
+    if (st == CRFP_OK && (st = cli_output_open(host, &out, outpath)) == CRFP_OK)
+        out_open = 1;
+    if (st == CRFP_OK)
+        st = rv->open(host, rpar, &in, &rstate);
+    if (st == CRFP_OK && (st = wv->open(host, wpar, &out.stream, &wstate)) != CRFP_OK)
+        wstate = NULL;
+    while (st == CRFP_OK) {
+        crfp_doc *doc = NULL;
+        if ((st = rv->next(rstate, &doc)) != CRFP_OK || !doc)
+            break;
+        st = wv->write(wstate, doc);
+        crfp_doc_free(doc);
+        if (st == CRFP_OK && crfp_interrupted(host))
+            st = crfp_error(host, CRFP_EINTR, "convert: interrupted");
+    }
+    if (st == CRFP_OK)
+        st = wv->finish(wstate);
+    if (wstate)
+        wv->close(wstate);
+    if (rstate)
+        rv->close(rstate);
+    if (st == CRFP_OK && out_open) {
+        out_open = 0;
+        st = cli_output_commit(host, &out);
+    }
+    if (out_open)
+        cli_output_abort(&out);
+    cli_input_close(&in);
+    crfp_params_free(rpar);
+    crfp_params_free(wpar);
+    return st == CRFP_OK ? CLI_OK : cli_fail(host);
+}
+
 int cmd_convert(crfp_host *host, int argc, char **argv)
 {
-    (void)host;
-    (void)argc;
-    return cli_usage(argv[0], "not implemented yet");
+    const char *cmd = argv[0], *from = NULL, *to = NULL, *columns = NULL, *outopt = NULL;
+    const char *pos[2] = {NULL, NULL};
+    size_t npos = 0;
+    settings rs = {0}, ws = {0};
+    int rc = CLI_USAGE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if ((r = cli_opt(cmd, argc, argv, &i, "from", &from)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "to", &to)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "columns", &columns)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "output", &outopt))) {
+            if (r < 0)
+                goto out;
+            continue;
+        }
+        settings *s = NULL;
+        if ((r = cli_opt(cmd, argc, argv, &i, "reader-param", &v)))
+            s = &rs;
+        else if ((r = cli_opt(cmd, argc, argv, &i, "writer-param", &v)))
+            s = &ws;
+        if (s) {
+            if (r < 0)
+                goto out;
+            int e = settings_add_arg(s, (char *)v);
+            if (e > 0) {
+                rc = cli_usage(cmd, "expected NAME=VALUE, got '%s'", v);
+                goto out;
+            }
+            if (e < 0) {
+                fprintf(stderr, "crfpipe: error: out of memory\n");
+                rc = CLI_FAIL;
+                goto out;
+            }
+            continue;
+        }
+        if (strcmp(argv[i], "-o") == 0) {
+            if (i + 1 >= argc) {
+                rc = cli_usage(cmd, "option -o needs a value");
+                goto out;
+            }
+            outopt = argv[++i];
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            rc = cli_usage(cmd, "unknown option '%s'", argv[i]);
+            goto out;
+        }
+        if (npos == 2) {
+            rc = cli_usage(cmd, "too many arguments: expected [IN [OUT]]");
+            goto out;
+        }
+        pos[npos++] = argv[i];
+    }
+    if (outopt && npos == 2) {
+        rc = cli_usage(cmd, "give the output either as OUT or with -o, not both");
+        goto out;
+    }
+    if (!from)
+        from = format_from_name(pos[0]);
+    if (!to) {
+        rc = cli_usage(cmd, "--to FORMAT is required (conll, conllu or xml)");
+        goto out;
+    }
+    if (format_index(from) < 0 || format_index(to) < 0) {
+        rc = cli_usage(cmd, "unknown format '%s': expected conll, conllu or xml",
+                       format_index(from) < 0 ? from : to);
+        goto out;
+    }
+    /* --columns names the input's columns when reading CoNLL, otherwise
+     * it chooses the columns written. */
+    if (columns) {
+        int ok = strcmp(from, "conll") == 0 ? settings_add(&rs, "columns", columns)
+               : strcmp(to, "conll") == 0   ? settings_add(&ws, "columns", columns)
+                                            : 1;
+        if (ok > 0) {
+            rc = cli_usage(cmd, "--columns applies only to --from conll or --to conll");
+            goto out;
+        }
+        if (ok < 0) {
+            rc = CLI_FAIL;
+            goto out;
+        }
+    }
+    rc = run(host, from, to, &rs, &ws, pos[0], outopt ? outopt : pos[1]);
+out:
+    settings_free(&rs);
+    settings_free(&ws);
+    return rc;
 }

@@ -408,6 +408,9 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     if (sst != CRFP_OK)
         return sst;
     crfp_log(host, CRFP_LOG_INFO, "model written to %s", crfp_params_str(r->params, "model"));
+    if (st == CRFP_EINTR)
+        return crfp_error(host, CRFP_EINTR, "interrupted at iteration %d; model saved to %s",
+                          r->last_iter, crfp_params_str(r->params, "model"));
     return st;
 }
 

@@ -71,6 +71,8 @@ void crfp_xmlerrs_handler(void *ud, crfp_xml_err_ptr err)
     int line = err->line;
     if (line <= 0 && err->node)
         line = (int)xmlGetLineNo((const xmlNode *)err->node);
+    if (line <= 0)
+        line = e->fallback_line;
     const char *file = e->name ? e->name : err->file ? err->file : "<input>";
     const char *msg = err->message ? err->message : "error";
     size_t ml = strlen(msg);
@@ -95,11 +97,12 @@ void crfp_xmlerrs_free(crfp_xmlerrs *e)
 
 static crfp_status report(crfp_host *host, crfp_status st, crfp_xmlerrs *e, const char *fallback)
 {
-    if (e->count > MAX_KEPT_ERRORS)
-        st = crfp_error(host, st, "%s\n(%d more errors)", e->text ? e->text : fallback,
-                        e->count - MAX_KEPT_ERRORS);
+    if (!e->text)
+        st = crfp_error(host, st, "%s: %s", e->name ? e->name : "<input>", fallback);
+    else if (e->count > MAX_KEPT_ERRORS)
+        st = crfp_error(host, st, "%s\n(%d more errors)", e->text, e->count - MAX_KEPT_ERRORS);
     else
-        st = crfp_error(host, st, "%s", e->text ? e->text : fallback);
+        st = crfp_error(host, st, "%s", e->text);
     crfp_xmlerrs_free(e);
     return st;
 }
@@ -133,10 +136,7 @@ crfp_status crfp_rng_load(crfp_host *host, const char *name, xmlRelaxNGPtr *out)
     xmlRelaxNGFreeParserCtxt(pc);
     crfp_status st = CRFP_OK;
     if (!rng) {
-        char fb[64];
-        snprintf(fb, sizeof fb, "cannot compile the schema");
-        st = report(host, CRFP_EPARSE, &e, fb);
-        crfp_error_prefix(host, "schema %s", path);
+        st = report(host, CRFP_EPARSE, &e, "cannot compile the schema");
     } else {
         *out = rng;
     }

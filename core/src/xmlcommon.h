@@ -23,7 +23,8 @@ typedef struct crfp_xmlerrs {
     char *text;         /* malloc'd, lines separated by '\n'; NULL when none */
     size_t len, cap;
     int count;          /* errors seen (more than are kept) */
-    const char *name;   /* file name used when libxml2 gives none */
+    const char *name;   /* file name for the messages (else libxml2's) */
+    int fallback_line;  /* used when libxml2 knows no line */
 } crfp_xmlerrs;
 
 /* Usable as an xmlStructuredErrorFunc with ud = crfp_xmlerrs *.  Warnings

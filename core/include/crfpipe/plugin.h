@@ -125,15 +125,21 @@ enum { CRFP_OBS_UNIGRAM = 1, CRFP_OBS_BIGRAM = 2 };
  * feeds μ(y,x), λ(y',y,x) or both.  Managed with the functions below so
  * that its memory is reused across sentences. */
 typedef struct crfp_obsseq crfp_obsseq;
+/* Empty container owned by the caller (crfp_obsseq_free); NULL on ENOMEM. */
 crfp_obsseq *crfp_obsseq_new(void);
-void crfp_obsseq_free(crfp_obsseq *o);
-/* Start a sentence of `ntok` tokens (forgets the previous one). */
+void crfp_obsseq_free(crfp_obsseq *o);   /* NULL accepted */
+/* Start a sentence of `ntok` tokens (forgets the previous one, keeps the
+ * memory).  CRFP_ENOMEM, CRFP_EINVAL (o NULL). */
 crfp_status crfp_obsseq_reset(crfp_obsseq *o, size_t ntok);
-/* Append an observation to token `t`.  Tokens must be filled in order
- * (t never decreases). */
+/* Append a copy of the `len` bytes at `s` (NUL added) to token `t`.  Tokens
+ * must be filled in order (t never decreases); tokens skipped have no
+ * observations.  CRFP_EINVAL for t >= ntok or a decreasing t, CRFP_ENOMEM.
+ * No message is recorded (there is no host): callers report. */
 crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const char *s, size_t len);
 size_t crfp_obsseq_ntok(const crfp_obsseq *o);
-/* The observations of token t: *n entries; strings and flags owned by o. */
+/* The observations of token t: *n entries (0 for t >= ntok); strings and
+ * flags owned by o, valid until the next push or reset.  Any of strs,
+ * flags, n may be NULL. */
 void crfp_obsseq_get(const crfp_obsseq *o, size_t t, const char *const **strs,
                      const unsigned char **flags, size_t *n);
 

@@ -63,8 +63,8 @@ struct crfp_infer {
     double *consts;
     /* n-best */
     double *nb_score;
-    uint32_t *nb_prev;
-    size_t nb_cap;
+    uint32_t *nb_prev, *nb_cnt;
+    size_t nb_cap, nb_cnt_cap;
 };
 
 /* Start a new epoch: forget cached transitions (θ may have changed). */
@@ -96,11 +96,11 @@ static inline void crfp_unigram(const crfp_crf *crf, const crfp_seq *seq, uint32
 }
 
 /* Forward-backward on a checked sequence within the current epoch: fills
- * psi, alpha, beta, scale, shift; *logz.  With g != NULL also adds the
+ * psi, alpha, scale, shift and *logz; with `backward` also beta.  With g != NULL also adds the
  * expected counts (model marginals) to g; with pair != NULL writes pair
  * marginals in the layout of crfp_pair_marginals.  Errors: CRFP_ENOMEM. */
 crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta, double *logz,
-                        double *g, double *pair);
+                        int backward, double *g, double *pair);
 
 /* Viterbi on a checked sequence within the current epoch. */
 crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *theta,

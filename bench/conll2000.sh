@@ -1,0 +1,59 @@
+#!/bin/bash
+# CoNLL-2000 chunking benchmark: training time, iterations, peak memory,
+# active features, chunk F1, tagging speed, model load time, sparse vs dense
+# forward-backward.  Usage: bench/conll2000.sh DATA_DIR [THREADS]
+# (make bench DATA=../shared/data).  Prints one table at the end.
+set -euo pipefail
+data=${1:?usage: conll2000.sh DATA_DIR [THREADS]}/conll2000
+threads=${2:-2}
+here=$(cd "$(dirname "$0")/.." && pwd)
+CRFPIPE=${CRFPIPE:-$here/core/crfpipe}
+TAGBENCH=${TAGBENCH:-$here/bench/tagbench}
+RHO1=${RHO1:-0.5}
+out=${BENCH_OUT:-bench-out}
+mkdir -p "$out"
+[ -r "$data/train.txt" ] || { echo "no $data/train.txt" >&2; exit 1; }
+TIME=/usr/bin/time
+[ -x $TIME ] || { echo "bench needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+
+declare -a rows
+run() { # name template extra-train-options...
+    local name=$1 tpl=$2
+    shift 2
+    echo "== $name: training" >&2
+    $TIME -v "$CRFPIPE" train --template "$here/samples/chunking/$tpl" --columns word,pos,chunk \
+        --threads "$threads" --model "$out/$name.model" "$@" "$data/train.txt" 2>"$out/$name.log" \
+        || { cat "$out/$name.log" >&2; exit 1; }
+    grep -E '^(training|iter|trained)' "$out/$name.log" | sed -n '1p;2p;$p' >&2
+    local iters secs rss active total
+    iters=$(sed -n 's/^trained: \([0-9]*\) iterations in \([0-9.]*\) s.*/\1/p' "$out/$name.log")
+    secs=$(sed -n 's/^trained: \([0-9]*\) iterations in \([0-9.]*\) s.*/\2/p' "$out/$name.log")
+    active=$(sed -n 's/.* \([0-9]*\) active features of \([0-9]*\).*/\1/p' "$out/$name.log")
+    total=$(sed -n 's/.* \([0-9]*\) active features of \([0-9]*\).*/\2/p' "$out/$name.log")
+    wall=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$out/$name.log")
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/$name.log")
+    "$CRFPIPE" tag --model "$out/$name.model" --columns word,pos,chunk --threads 1 \
+        -o "$out/$name.test" "$data/test.txt"
+    "$CRFPIPE" eval "$out/$name.test" >"$out/$name.eval"
+    local f1
+    f1=$(sed -n 's/^chunk F1: //p' "$out/$name.eval")
+    "$TAGBENCH" "$out/$name.model" "$data/test.txt" conll_reader word,pos,chunk >"$out/$name.tag"
+    local load tps ratio
+    load=$(sed -n 's/^model load: *\([0-9.]*\) s.*/\1/p' "$out/$name.tag")
+    tps=$(sed -n 's/.* = \([0-9]*\) tokens\/s.*/\1/p' "$out/$name.tag")
+    ratio=$(sed -n 's/.*dense\/sparse = \([0-9.]*\).*/\1/p' "$out/$name.tag")
+    rows+=("$(printf '| %-14s | %5s | %6.3f | %7.1f | %7s | %6.0f | %9s / %-9s | %6s | %9s | %5s | %5s |' \
+        "$name" "$iters" "$(echo "$secs / $iters" | bc -l)" "$secs" "$wall" "$((rss / 1024))" \
+        "$active" "$total" "$f1" "$tps" "$load" "$ratio")")
+}
+
+run lbfgs chunking.tpl
+run owlqn chunking.tpl --rho1 "$RHO1"
+run star-owlqn chunking-star.tpl --rho1 "$RHO1"
+
+echo
+echo "CoNLL-2000 chunking, $threads threads for training, 1 for tagging ($(nproc) cores, $(date -u +%F))"
+echo "| run            | iters | s/iter | train s | wall    | MB peak | active / total features | F1     | tok/s     | load s| fb d/s|"
+echo "|----------------|-------|--------|---------|---------|--------|-------------------------|--------|-----------|-------|-------|"
+printf '%s\n' "${rows[@]}"
+echo "(fb d/s: dense / sparse forward-backward time on the test sequences with that model)"

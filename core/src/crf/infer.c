@@ -1,0 +1,183 @@
+/* crfpipe — inference workspaces and the public inference entry points. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "infer.h"
+
+/* Cached exp(λ) matrices per workspace, in doubles: enough for thousands of
+ * frequent bigram observations, bounded so many threads stay affordable. */
+#define EXP_CACHE_DOUBLES ((size_t)4 << 20)
+
+crfp_infer *crfp_infer_new(const crfp_crf *crf)
+{
+    if (!crf || !crf->final)
+        return NULL;
+    crfp_infer *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->crf = crf;
+    uint32_t Y = crf->Y;
+    size_t Y1 = (size_t)Y + 1, YY = (size_t)Y * Y;
+    w->Y = Y;
+    w->ebudget = EXP_CACHE_DOUBLES;
+    w->tmp = calloc(4 * Y1, sizeof *w->tmp);
+    w->order = calloc(Y1, sizeof *w->order);
+    w->mark = calloc(Y1, sizeof *w->mark);
+    w->pair = calloc(YY + 1, sizeof *w->pair);
+    w->stamp = calloc(crf->nbig + 1, sizeof *w->stamp);
+    w->ce = calloc(crf->nbig + 1, sizeof *w->ce);
+    w->Ls = calloc(Y1 * Y + 1, sizeof *w->Ls);
+    w->Es = calloc(YY + 1, sizeof *w->Es);
+    w->slam = calloc(Y1 * Y + 1, sizeof *w->slam);
+    w->sm = calloc(Y1 * Y + 1, sizeof *w->sm);
+    w->sE = calloc(Y1, sizeof *w->sE);
+    w->touched_mark = calloc(Y1 * Y + 1, 1);
+    w->touched = calloc(Y1 * Y + 1, sizeof *w->touched);
+    w->scol = calloc(Y1, sizeof *w->scol);
+    w->srow = calloc(Y1 * Y + 1, sizeof *w->srow);
+    /* Two runs of Y+1: scratch counts, then a run that stays zero and serves
+     * as the column pointers of an empty transition. */
+    w->cnt = calloc(2 * Y1, sizeof *w->cnt);
+    w->consts = malloc((YY + Y1 * Y + 1) * sizeof *w->consts);
+    if (!w->tmp || !w->order || !w->mark || !w->pair || !w->stamp || !w->ce || !w->Ls ||
+        !w->Es || !w->slam || !w->sm || !w->sE || !w->touched_mark || !w->touched ||
+        !w->scol || !w->srow || !w->cnt || !w->consts) {
+        crfp_infer_free(w);
+        return NULL;
+    }
+    for (size_t i = 0; i < YY; i++)
+        w->consts[i] = 1.0;
+    for (size_t i = YY; i < YY + Y1 * Y + 1; i++)
+        w->consts[i] = 0.0;
+    w->ones = w->consts;
+    w->zeros = w->consts + YY;
+    return w;
+}
+
+void crfp_infer_free(crfp_infer *w)
+{
+    if (!w)
+        return;
+    free(w->psi);
+    free(w->alpha);
+    free(w->beta);
+    free(w->scale);
+    free(w->shift);
+    free(w->bp);
+    free(w->tmp);
+    free(w->order);
+    free(w->mark);
+    free(w->pair);
+    free(w->stamp);
+    free(w->ce);
+    free(w->ipool);
+    free(w->dpool);
+    free(w->Ls);
+    free(w->Es);
+    free(w->slam);
+    free(w->sm);
+    free(w->sE);
+    free(w->touched_mark);
+    free(w->touched);
+    free(w->scol);
+    free(w->srow);
+    free(w->cnt);
+    free(w->consts);
+    free(w->nb_score);
+    free(w->nb_prev);
+    free(w->nb_cnt);
+    free(w);
+}
+
+void crfp_infer_set_mode(crfp_infer *w, int mode)
+{
+    w->mode = mode == 1 || mode == 2 ? mode : 0;
+}
+
+static int grow(void **p, size_t n, size_t size)
+{
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+crfp_status crfp_infer_reserve(crfp_infer *w, size_t T)
+{
+    if (T <= w->cap)
+        return CRFP_OK;
+    size_t cap = w->cap ? w->cap : 64;
+    while (cap < T)
+        cap *= 2;
+    size_t Y = w->Y ? w->Y : 1;
+    if (cap > SIZE_MAX / sizeof(double) / Y)
+        return CRFP_ENOMEM;
+    if (grow((void **)&w->psi, cap * Y, sizeof(double)) ||
+        grow((void **)&w->alpha, cap * Y, sizeof(double)) ||
+        grow((void **)&w->beta, cap * Y, sizeof(double)) ||
+        grow((void **)&w->bp, cap * Y, sizeof(uint32_t)) ||
+        grow((void **)&w->scale, cap, sizeof(double)) ||
+        grow((void **)&w->shift, cap, sizeof(double)))
+        return CRFP_ENOMEM;
+    w->cap = cap;
+    return CRFP_OK;
+}
+
+crfp_status crfp_viterbi(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                         uint32_t *out_y, double *score)
+{
+    if (!w || !theta || (!out_y && seq && seq->T))
+        return CRFP_EINVAL;
+    crfp_status st = crfp_seq_check(NULL, w->crf, seq);
+    if (st != CRFP_OK)
+        return st;
+    crfp_infer_epoch(w);
+    return crfp_viterbi_run(w, seq, theta, out_y, score);
+}
+
+crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                                  double *logz, double *marg)
+{
+    if (!w || !theta || !logz)
+        return CRFP_EINVAL;
+    crfp_status st = crfp_seq_check(NULL, w->crf, seq);
+    if (st != CRFP_OK)
+        return st;
+    crfp_infer_epoch(w);
+    st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL);
+    if (st != CRFP_OK || !marg)
+        return st;
+    size_t n = (size_t)seq->T * w->Y;
+    for (size_t i = 0; i < n; i++)
+        marg[i] = w->alpha[i] * w->beta[i];
+    return CRFP_OK;
+}
+
+crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                                double *pair)
+{
+    if (!w || !theta || !pair)
+        return CRFP_EINVAL;
+    crfp_status st = crfp_seq_check(NULL, w->crf, seq);
+    if (st != CRFP_OK)
+        return st;
+    crfp_infer_epoch(w);
+    double logz;
+    return crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair);
+}
+
+double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
+                       const uint32_t *y)
+{
+    uint32_t Y = crf->Y;
+    double s = 0.0;
+    for (uint32_t t = 0; t < seq->T; t++) {
+        for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++)
+            s += theta[crf->ublk[seq->uobs[i]] + y[t]];
+        size_t prev = t ? y[t - 1] : Y;
+        for (uint32_t i = seq->boff[t]; i < seq->boff[t + 1]; i++)
+            s += theta[crf->bblk[seq->bobs[i]] + prev * Y + y[t]];
+    }
+    return s;
+}

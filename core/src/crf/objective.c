@@ -1,0 +1,258 @@
+/* crfpipe — the training objective f(θ) = Σ_i [log Z_i − score_i] + ρ2/2‖θ‖²
+ * and its gradient, over a pool of worker threads that lives as long as the
+ * objective (an optimizer calls eval hundreds of times). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "infer.h"
+#include "partition.h"
+
+typedef struct worker {
+    struct crfp_crfobj *o;
+    int id;
+    pthread_t th;
+    crfp_infer *w;
+    double *g;      /* private gradient (NULL for thread 0: the caller's g) */
+    double loss;    /* phase 1: Σ log Z − score over its sequences */
+    double sq;      /* phase 2: Σ θ² over its slice */
+    crfp_status st;
+    size_t s0, s1;  /* its sequences */
+} worker;
+
+struct crfp_crfobj {
+    crfp_host *host;
+    const crfp_crf *crf;
+    const crfp_dataset *ds;
+    int n;
+    double rho2;
+    worker *wk;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned gen;
+    int ndone, quit, phase, nstarted;
+    const double *theta;
+    double *g;
+};
+
+static void phase_compute(worker *k)
+{
+    crfp_crfobj *o = k->o;
+    const crfp_crf *crf = o->crf;
+    const uint32_t Y = crf->Y;
+    double *g = k->id == 0 ? o->g : k->g;
+    memset(g, 0, crf->nparams * sizeof *g);
+    crfp_infer_epoch(k->w);
+    double loss = 0.0;
+    k->st = CRFP_OK;
+    for (size_t i = k->s0; i < k->s1; i++) {
+        const crfp_seq *seq = crfp_dataset_get(o->ds, i);
+        double logz;
+        crfp_status st = crfp_fb_run(k->w, seq, o->theta, &logz, 1, g, NULL);
+        if (st != CRFP_OK) {
+            k->st = st;
+            return;
+        }
+        loss += logz - crfp_path_score(crf, seq, o->theta, seq->y);
+        for (uint32_t t = 0; t < seq->T; t++) {
+            uint32_t y = seq->y[t];
+            size_t prev = t ? seq->y[t - 1] : Y;
+            for (uint32_t j = seq->uoff[t]; j < seq->uoff[t + 1]; j++)
+                g[crf->ublk[seq->uobs[j]] + y] -= 1.0;
+            for (uint32_t j = seq->boff[t]; j < seq->boff[t + 1]; j++)
+                g[crf->bblk[seq->bobs[j]] + prev * Y + y] -= 1.0;
+        }
+    }
+    k->loss = loss;
+}
+
+/* Each thread reduces a slice of the gradient, adding the other threads'
+ * buffers in thread order and the ℓ2 term once. */
+static void phase_reduce(worker *k)
+{
+    crfp_crfobj *o = k->o;
+    size_t P = o->crf->nparams;
+    size_t a = P * (size_t)k->id / (size_t)o->n, b = P * ((size_t)k->id + 1) / (size_t)o->n;
+    double *g = o->g;
+    const double *theta = o->theta;
+    for (int i = 1; i < o->n; i++) {
+        const double *gi = o->wk[i].g;
+        for (size_t j = a; j < b; j++)
+            g[j] += gi[j];
+    }
+    double sq = 0.0;
+    if (o->rho2 != 0.0) {
+        const double r = o->rho2;
+        for (size_t j = a; j < b; j++) {
+            g[j] += r * theta[j];
+            sq += theta[j] * theta[j];
+        }
+    }
+    k->sq = sq;
+}
+
+static void run_part(worker *k, int phase)
+{
+    if (phase == 1)
+        phase_compute(k);
+    else
+        phase_reduce(k);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *k = arg;
+    crfp_crfobj *o = k->o;
+    unsigned seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&o->mu);
+        while (o->gen == seen && !o->quit)
+            pthread_cond_wait(&o->go, &o->mu);
+        if (o->quit) {
+            pthread_mutex_unlock(&o->mu);
+            return NULL;
+        }
+        seen = o->gen;
+        int phase = o->phase;
+        pthread_mutex_unlock(&o->mu);
+        run_part(k, phase);
+        pthread_mutex_lock(&o->mu);
+        o->ndone++;
+        pthread_cond_signal(&o->done);
+        pthread_mutex_unlock(&o->mu);
+    }
+}
+
+static void run_phase(crfp_crfobj *o, int phase)
+{
+    pthread_mutex_lock(&o->mu);
+    o->phase = phase;
+    o->ndone = 0;
+    o->gen++;
+    pthread_cond_broadcast(&o->go);
+    pthread_mutex_unlock(&o->mu);
+    run_part(&o->wk[0], phase);
+    pthread_mutex_lock(&o->mu);
+    while (o->ndone < o->n - 1)
+        pthread_cond_wait(&o->done, &o->mu);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void crfp_crfobj_free(crfp_crfobj *o)
+{
+    if (!o)
+        return;
+    if (o->nstarted) {
+        pthread_mutex_lock(&o->mu);
+        o->quit = 1;
+        pthread_cond_broadcast(&o->go);
+        pthread_mutex_unlock(&o->mu);
+        for (int i = 1; i <= o->nstarted; i++)
+            pthread_join(o->wk[i].th, NULL);
+    }
+    pthread_mutex_destroy(&o->mu);
+    pthread_cond_destroy(&o->go);
+    pthread_cond_destroy(&o->done);
+    for (int i = 0; i < o->n; i++) {
+        crfp_infer_free(o->wk[i].w);
+        free(o->wk[i].g);
+    }
+    free(o->wk);
+    free(o);
+}
+
+crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dataset *ds,
+                            int nthreads, double rho2, crfp_crfobj **out)
+{
+    if (!crf || !ds || !out)
+        return crfp_error(host, CRFP_EINVAL, "crf: objective: NULL argument");
+    *out = NULL;
+    if (!crf->final)
+        return crfp_error(host, CRFP_EINVAL, "crf: objective: model not finalized");
+    if (!(rho2 >= 0.0))
+        return crfp_error(host, CRFP_EINVAL, "crf: objective: rho2 must be >= 0");
+    for (size_t i = 0; i < crfp_dataset_size(ds); i++) {
+        const crfp_seq *seq = crfp_dataset_get(ds, i);
+        if (!seq->y && seq->T)
+            return crfp_error(host, CRFP_EINVAL, "crf: objective: sequence %zu has no labels",
+                              i + 1);
+        crfp_status st = crfp_seq_check(host, crf, seq);
+        if (st != CRFP_OK)
+            return crfp_error_prefix(host, "sequence %zu", i + 1);
+    }
+    int n = nthreads > 0 ? nthreads : crfp_ncpus();
+    if (n > 256)
+        n = 256;
+    crfp_crfobj *o = calloc(1, sizeof *o);
+    if (!o)
+        return crfp_error(host, CRFP_ENOMEM, "crf: objective: out of memory");
+    o->host = host;
+    o->crf = crf;
+    o->ds = ds;
+    o->n = n;
+    o->rho2 = rho2;
+    pthread_mutex_init(&o->mu, NULL);
+    pthread_cond_init(&o->go, NULL);
+    pthread_cond_init(&o->done, NULL);
+    o->wk = calloc((size_t)n, sizeof *o->wk);
+    size_t *cut = malloc(((size_t)n + 1) * sizeof *cut);
+    if (!o->wk || !cut) {
+        free(cut);
+        crfp_crfobj_free(o);
+        return crfp_error(host, CRFP_ENOMEM, "crf: objective: out of memory");
+    }
+    crfp_partition(ds, n, cut);
+    for (int i = 0; i < n; i++) {
+        worker *k = &o->wk[i];
+        k->o = o;
+        k->id = i;
+        k->s0 = cut[i];
+        k->s1 = cut[i + 1];
+        k->w = crfp_infer_new(crf);
+        if (i > 0)
+            k->g = malloc((crf->nparams ? crf->nparams : 1) * sizeof *k->g);
+        if (!k->w || (i > 0 && !k->g)) {
+            free(cut);
+            crfp_crfobj_free(o);
+            return crfp_error(host, CRFP_ENOMEM,
+                              "crf: objective: out of memory for %d gradient buffers of %zu",
+                              n - 1, crf->nparams);
+        }
+    }
+    free(cut);
+    for (int i = 1; i < n; i++) {
+        if (pthread_create(&o->wk[i].th, NULL, worker_main, &o->wk[i]) != 0) {
+            crfp_crfobj_free(o);
+            return crfp_error(host, CRFP_ENOMEM, "crf: objective: cannot start thread %d", i);
+        }
+        o->nstarted = i;
+    }
+    *out = o;
+    return CRFP_OK;
+}
+
+void crfp_crfobj_set_mode(crfp_crfobj *o, int mode)
+{
+    for (int i = 0; i < o->n; i++)
+        crfp_infer_set_mode(o->wk[i].w, mode);
+}
+
+crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, double *g)
+{
+    if (!o || !theta || !f || !g)
+        return crfp_error(o ? o->host : NULL, CRFP_EINVAL, "crf: objective: NULL argument");
+    o->theta = theta;
+    o->g = g;
+    run_phase(o, 1);
+    for (int i = 0; i < o->n; i++)
+        if (o->wk[i].st != CRFP_OK)
+            return crfp_error(o->host, o->wk[i].st,
+                              "crf: objective: thread %d: out of memory for its workspace", i);
+    run_phase(o, 2);
+    double loss = 0.0, sq = 0.0;
+    for (int i = 0; i < o->n; i++) {
+        loss += o->wk[i].loss;
+        sq += o->wk[i].sq;
+    }
+    *f = loss + 0.5 * o->rho2 * sq;
+    return CRFP_OK;
+}

@@ -1,0 +1,242 @@
+/* crfpipe — transition views: cached per-observation non-zero lists and
+ * exp(λ) matrices, and the scratch sum for positions with several bigram
+ * observations (see infer.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "infer.h"
+
+static int reserve_i(crfp_infer *w, size_t extra)
+{
+    if (w->ipool_n + extra <= w->ipool_cap)
+        return 0;
+    size_t cap = w->ipool_cap ? w->ipool_cap : 1024;
+    while (cap < w->ipool_n + extra)
+        cap *= 2;
+    uint32_t *p = realloc(w->ipool, cap * sizeof *p);
+    if (!p)
+        return -1;
+    w->ipool = p;
+    w->ipool_cap = cap;
+    return 0;
+}
+
+static int reserve_d(crfp_infer *w, size_t extra)
+{
+    if (w->dpool_n + extra <= w->dpool_cap)
+        return 0;
+    size_t cap = w->dpool_cap ? w->dpool_cap : 1024;
+    while (cap < w->dpool_n + extra)
+        cap *= 2;
+    double *p = realloc(w->dpool, cap * sizeof *p);
+    if (!p)
+        return -1;
+    w->dpool = p;
+    w->dpool_cap = cap;
+    return 0;
+}
+
+void crfp_infer_epoch(crfp_infer *w)
+{
+    w->epoch++;
+    if (w->epoch == 0) {
+        /* Stamps wrapped: make every old stamp stale explicitly. */
+        if (w->crf->nbig)
+            memset(w->stamp, 0, w->crf->nbig * sizeof *w->stamp);
+        w->epoch = 1;
+    }
+    w->ipool_n = 0;
+    w->dpool_n = 0;
+    w->eused = 0;
+}
+
+/* Non-zero list of observation o's block (rows < Y, column-major) with
+ * expm1(λ), and exp of its start row. */
+static crfp_status ensure_entry(crfp_infer *w, const double *theta, uint32_t o)
+{
+    const crfp_crf *crf = w->crf;
+    uint32_t b = crf->bidx[o];
+    if (w->stamp[b] == w->epoch)
+        return CRFP_OK;
+    uint32_t Y = w->Y;
+    const double *L = theta + crf->bblk[o];
+    uint32_t *cnt = w->cnt;
+    memset(cnt, 0, ((size_t)Y + 1) * sizeof *cnt);
+    uint32_t nnz = 0;
+    for (uint32_t r = 0; r < Y; r++)
+        for (uint32_t c = 0; c < Y; c++)
+            if (L[(size_t)r * Y + c] != 0.0) {
+                cnt[c + 1]++;
+                nnz++;
+            }
+    if (reserve_i(w, (size_t)Y + 1 + nnz) || reserve_d(w, 2 * (size_t)nnz + Y))
+        return CRFP_ENOMEM;
+    crfp_centry *e = &w->ce[b];
+    e->ioff = w->ipool_n;
+    e->doff = w->dpool_n;
+    e->eoff = SIZE_MAX;
+    e->nnz = nnz;
+    w->ipool_n += (size_t)Y + 1 + nnz;
+    w->dpool_n += 2 * (size_t)nnz + Y;
+    uint32_t *colptr = w->ipool + e->ioff, *row = colptr + Y + 1;
+    double *lam = w->dpool + e->doff, *m = lam + nnz, *sE = m + nnz;
+    colptr[0] = 0;
+    for (uint32_t c = 0; c < Y; c++) {
+        colptr[c + 1] = colptr[c] + cnt[c + 1];
+        cnt[c] = colptr[c];
+    }
+    for (uint32_t r = 0; r < Y; r++)
+        for (uint32_t c = 0; c < Y; c++) {
+            double l = L[(size_t)r * Y + c];
+            if (l != 0.0) {
+                uint32_t k = cnt[c]++;
+                row[k] = r;
+                lam[k] = l;
+                m[k] = expm1(l);
+            }
+        }
+    for (uint32_t y = 0; y < Y; y++)
+        sE[y] = exp(L[(size_t)Y * Y + y]);
+    w->stamp[b] = w->epoch;
+    return CRFP_OK;
+}
+
+static int want_dense(const crfp_infer *w, uint32_t nnz)
+{
+    if (w->mode == 1)
+        return 0;
+    if (w->mode == 2)
+        return 1;
+    /* The sparse recursions touch each non-zero once plus O(Y); past about a
+     * third of the matrix the dense loops, which vectorise, win. */
+    return (size_t)nnz * 3 > (size_t)w->Y * w->Y;
+}
+
+static void fill_exp(double *E, const double *L, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        E[i] = exp(L[i]);
+}
+
+crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const double *theta,
+                          int want, crfp_tview *v)
+{
+    const crfp_crf *crf = w->crf;
+    uint32_t Y = w->Y;
+    size_t YY = (size_t)Y * Y;
+    uint32_t b0 = seq->boff[t], nb = seq->boff[t + 1] - b0;
+    const uint32_t *obs = seq->bobs + b0;
+    if (nb == 0) {
+        v->nnz = 0;
+        v->colptr = w->cnt + Y + 1; /* zeroed Y+1 run kept for this purpose */
+        v->row = NULL;
+        v->lam = v->m = NULL;
+        v->L = w->zeros;
+        v->sE = w->ones;
+        v->dense = w->mode == 2;
+        v->E = v->dense ? w->ones : NULL;
+        return CRFP_OK;
+    }
+    for (uint32_t i = 0; i < nb; i++)
+        if (ensure_entry(w, theta, obs[i]) != CRFP_OK)
+            return CRFP_ENOMEM;
+    if (nb == 1) {
+        crfp_centry *e = &w->ce[crf->bidx[obs[0]]];
+        v->nnz = e->nnz;
+        v->L = theta + crf->bblk[obs[0]];
+        v->dense = want_dense(w, e->nnz);
+        v->E = NULL;
+        if (v->dense && want == CRFP_VIEW_FB) {
+            if (e->eoff == SIZE_MAX && w->eused + YY <= w->ebudget) {
+                if (reserve_d(w, YY))
+                    return CRFP_ENOMEM;
+                e->eoff = w->dpool_n;
+                w->dpool_n += YY;
+                w->eused += YY;
+                fill_exp(w->dpool + e->eoff, v->L, YY);
+            }
+            if (e->eoff != SIZE_MAX) {
+                v->E = w->dpool + e->eoff;
+            } else {
+                fill_exp(w->Es, v->L, YY);
+                v->E = w->Es;
+            }
+        }
+        v->colptr = w->ipool + e->ioff;
+        v->row = v->colptr + Y + 1;
+        v->lam = w->dpool + e->doff;
+        v->m = v->lam + e->nnz;
+        v->sE = v->m + e->nnz;
+        return CRFP_OK;
+    }
+    /* Several observations: sum their non-zeros into the scratch matrix,
+     * remembering which cells were touched so that release is O(nnz). */
+    double *Ls = w->Ls;
+    for (uint32_t i = 0; i < nb; i++) {
+        const crfp_centry *e = &w->ce[crf->bidx[obs[i]]];
+        const uint32_t *colptr = w->ipool + e->ioff, *row = colptr + Y + 1;
+        const double *lam = w->dpool + e->doff;
+        for (uint32_t c = 0; c < Y; c++)
+            for (uint32_t k = colptr[c]; k < colptr[c + 1]; k++) {
+                size_t cell = (size_t)row[k] * Y + c;
+                if (!w->touched_mark[cell]) {
+                    w->touched_mark[cell] = 1;
+                    w->touched[w->ntouched++] = (uint32_t)cell;
+                }
+                Ls[cell] += lam[k];
+            }
+        const double *start = theta + crf->bblk[obs[i]] + YY;
+        for (uint32_t y = 0; y < Y; y++)
+            Ls[YY + y] += start[y];
+    }
+    uint32_t nnz = w->ntouched, *cnt = w->cnt;
+    memset(cnt, 0, ((size_t)Y + 1) * sizeof *cnt);
+    for (uint32_t i = 0; i < nnz; i++)
+        cnt[w->touched[i] % Y + 1]++;
+    w->scol[0] = 0;
+    for (uint32_t c = 0; c < Y; c++) {
+        w->scol[c + 1] = w->scol[c] + cnt[c + 1];
+        cnt[c] = w->scol[c];
+    }
+    for (uint32_t i = 0; i < nnz; i++) {
+        uint32_t cell = w->touched[i], c = cell % Y;
+        uint32_t k = cnt[c]++;
+        w->srow[k] = cell / Y;
+        w->slam[k] = Ls[cell];
+        w->sm[k] = expm1(Ls[cell]);
+    }
+    memset(cnt, 0, ((size_t)Y + 1) * sizeof *cnt);
+    for (uint32_t y = 0; y < Y; y++)
+        w->sE[y] = exp(Ls[YY + y]);
+    v->nnz = nnz;
+    v->colptr = w->scol;
+    v->row = w->srow;
+    v->lam = w->slam;
+    v->m = w->sm;
+    v->L = Ls;
+    v->sE = w->sE;
+    v->dense = want_dense(w, nnz);
+    v->E = NULL;
+    if (v->dense && want == CRFP_VIEW_FB) {
+        for (size_t i = 0; i < YY; i++)
+            w->Es[i] = 1.0;
+        for (uint32_t i = 0; i < nnz; i++)
+            w->Es[w->touched[i]] = exp(Ls[w->touched[i]]);
+        v->E = w->Es;
+    }
+    return CRFP_OK;
+}
+
+void crfp_view_release(crfp_infer *w, const crfp_seq *seq, uint32_t t)
+{
+    if (seq->boff[t + 1] - seq->boff[t] < 2)
+        return;
+    size_t YY = (size_t)w->Y * w->Y;
+    for (uint32_t i = 0; i < w->ntouched; i++) {
+        w->Ls[w->touched[i]] = 0.0;
+        w->touched_mark[w->touched[i]] = 0;
+    }
+    w->ntouched = 0;
+    for (uint32_t y = 0; y < w->Y; y++)
+        w->Ls[YY + y] = 0.0;
+}

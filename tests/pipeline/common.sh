@@ -1,0 +1,24 @@
+# Shared by the pipeline test scripts (sourced).
+set -eu
+: "${CRFPIPE:?run through make check}"
+: "${top_srcdir:?run through make check}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/crfpipe-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# expect_fail PATTERN CMD...: the command must exit non-zero, not crash
+# (exit status < 128), and print PATTERN on stderr.
+expect_fail() {
+    local pat=$1 rc=0
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    if [ "$rc" -eq 0 ]; then fail "succeeded but should fail: $*"; return; fi
+    if [ "$rc" -ge 128 ]; then fail "crashed (status $rc): $*"; cat "$tmp/err" >&2; return; fi
+    if ! grep -q -- "$pat" "$tmp/err"; then
+        fail "no '$pat' in the error of: $*"; cat "$tmp/err" >&2
+    fi
+}
+finish() {
+    if [ "$fails" -gt 0 ]; then echo "$fails failure(s)" >&2; exit 1; fi
+    exit 0
+}

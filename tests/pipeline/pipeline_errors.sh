@@ -1,0 +1,47 @@
+#!/bin/sh
+# Pipelines: bad files and bad stages give clear errors naming the stage.
+. "$top_srcdir/tests/pipeline/common.sh"
+pos="$top_srcdir/samples/pos"
+
+cat >"$tmp/unknown-plugin.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="conllu_reader"/>
+<stage plugin="no_such_plugin"/></pipeline>
+X
+expect_fail "unknown-plugin.xml:2: stage 'no_such_plugin'" "$CRFPIPE" run "$tmp/unknown-plugin.xml" -i "$pos/test.conllu"
+
+cat >"$tmp/unknown-param.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="conllu_reader"/>
+<stage plugin="viterbi"><param name="modle" value="x"/></stage></pipeline>
+X
+expect_fail "stage 'viterbi'.*modle" "$CRFPIPE" run "$tmp/unknown-param.xml" -i "$pos/test.conllu"
+
+cat >"$tmp/bad-type.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="conllu_reader"/>
+<stage plugin="templates"><param name="template" value="$pos/pos.tpl"/></stage>
+<stage plugin="lbfgs"><param name="model" value="m"/><param name="rho1" value="lots"/></stage>
+</pipeline>
+X
+expect_fail "stage 'lbfgs'.*rho1" "$CRFPIPE" run "$tmp/bad-type.xml" -i "$pos/train.conllu"
+
+cat >"$tmp/bad-order.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="xml_writer"/>
+<stage plugin="conllu_reader"/></pipeline>
+X
+expect_fail "cannot come after" "$CRFPIPE" run "$tmp/bad-order.xml" -i "$pos/test.conllu"
+
+cat >"$tmp/no-features.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="conllu_reader"/>
+<stage plugin="lbfgs"><param name="model" value="m"/></stage></pipeline>
+X
+expect_fail "needs a features stage" "$CRFPIPE" run "$tmp/no-features.xml" -i "$pos/train.conllu"
+
+cat >"$tmp/invalid.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1"><stage name="oops"/></pipeline>
+X
+expect_fail "invalid.xml:1" "$CRFPIPE" run "$tmp/invalid.xml"
+
+printf '<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="x">' >"$tmp/malformed.xml"
+expect_fail "malformed.xml" "$CRFPIPE" run "$tmp/malformed.xml"
+
+expect_fail "nope.xml" "$CRFPIPE" run "$tmp/nope.xml"
+finish

@@ -1,0 +1,106 @@
+#!/bin/sh
+# train / tag / eval / run / model dump end to end on the shipped EWT excerpt.
+. "$top_srcdir/tests/pipeline/common.sh"
+pos="$top_srcdir/samples/pos"
+tpl="$top_srcdir/tests/pipeline/tiny.tpl"
+
+# 1. CLI training, one thread, reproducible.
+"$CRFPIPE" train --template "$tpl" --label upos --threads 1 --max-iter 30 \
+    --model "$tmp/a.model" "$pos/train.conllu" 2>"$tmp/train.log" || { cat "$tmp/train.log"; fail "train"; }
+grep -q "labels" "$tmp/train.log" || fail "no model size summary before training"
+grep -q "^iter *1 " "$tmp/train.log" || fail "no progress line"
+[ "$(grep -c '^iter' "$tmp/train.log")" -le 30 ] || fail "max-iter not honoured"
+
+# 2. The same through a pipeline file: the same model, bit for bit.
+cat >"$tmp/train.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="conllu_reader"/>
+  <stage plugin="templates"><param name="template" value="$tpl"/></stage>
+  <stage plugin="lbfgs">
+    <param name="model" value="b.model"/><param name="label" value="upos"/>
+    <param name="threads" value="1"/><param name="max-iter" value="30"/>
+  </stage>
+</pipeline>
+X
+"$CRFPIPE" --quiet run "$tmp/train.xml" -i "$pos/train.conllu" 2>"$tmp/run.log" || { cat "$tmp/run.log"; fail "run train.xml"; }
+grep -q "^iter" "$tmp/run.log" && fail "--quiet still printed progress"
+cmp -s "$tmp/a.model" "$tmp/b.model" || fail "crfpipe train and crfpipe run gave different models"
+
+# 3. Evaluation with the model: a real tagger, not a constant.
+"$CRFPIPE" eval --model "$tmp/a.model" --label upos "$pos/test.conllu" >"$tmp/eval.txt" || fail "eval"
+acc=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/eval.txt")
+echo "token accuracy on the EWT excerpt: $acc%"
+awk -v a="$acc" 'BEGIN { exit !(a >= 80 && a <= 100) }' || fail "accuracy $acc% below 80%"
+grep -q "^NOUN " "$tmp/eval.txt" || fail "no per-label line"
+
+# 4. Tagging to columns: the prediction is the new last column; n-best and
+# posteriors add theirs after it.
+"$CRFPIPE" tag --model "$tmp/a.model" --to conll --nbest 3 --posteriors \
+    -o "$tmp/tagged.txt" "$pos/test.conllu" || fail "tag"
+awk -F'[ \t]' 'NF { print NF; exit }' "$tmp/tagged.txt" | grep -qx 14 || fail "expected 10+4 columns"
+awk -F'[ \t]' 'NF && ($14 < 0 || $14 > 1) { bad = 1 } END { exit bad }' "$tmp/tagged.txt" \
+    || fail "posterior outside [0,1]"
+# the tagged column file scores the same as eval --model
+"$CRFPIPE" eval --format conll --label upos --guess predicted \
+    --columns id,form,lemma,upos,xpos,feats,head,deprel,deps,misc,predicted,predicted-2,predicted-3,predicted-prob \
+    "$tmp/tagged.txt" >"$tmp/eval2.txt" || fail "eval of a tagged file"
+acc2=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/eval2.txt")
+[ "$acc" = "$acc2" ] || fail "eval of the tagged file ($acc2) differs from eval --model ($acc)"
+
+# 5. XML output validates against the schema and carries provenance.
+"$CRFPIPE" tag --model "$tmp/a.model" --to xml -o "$tmp/tagged.xml" "$pos/test.conllu" || fail "tag to xml"
+"$CRFPIPE" validate "$tmp/tagged.xml" >/dev/null || fail "tagged XML is not valid"
+grep -q 'plugin="viterbi"' "$tmp/tagged.xml" || fail "no viterbi provenance"
+
+# 6. Model dump.
+"$CRFPIPE" model dump "$tmp/a.model" >"$tmp/dump.txt" || fail "model dump"
+grep -q "^U	" "$tmp/dump.txt" || fail "dump has no unigram weights"
+grep -q "^B	" "$tmp/dump.txt" || fail "dump has no bigram weights"
+
+# 7. Bad models: truncated, garbage, missing; no partial output left behind.
+head -c 100 "$tmp/a.model" >"$tmp/trunc.model"
+expect_fail "trunc.model" "$CRFPIPE" tag --model "$tmp/trunc.model" -o "$tmp/never.txt" "$pos/test.conllu"
+[ -e "$tmp/never.txt" ] && fail "partial output left after a failed tag"
+ls "$tmp" | grep -q 'never.txt.tmp' && fail "temporary output left behind"
+echo "not a model" >"$tmp/garbage.model"
+expect_fail "garbage.model" "$CRFPIPE" model dump "$tmp/garbage.model"
+expect_fail "missing.model" "$CRFPIPE" tag --model "$tmp/missing.model" "$pos/test.conllu"
+
+# 8. OWL-QN gives a sparser model; warm start runs.
+"$CRFPIPE" --quiet train --template "$tpl" --label upos --rho1 1 --max-iter 30 \
+    --model "$tmp/l1.model" "$pos/train.conllu" || fail "train with rho1"
+n2=$(grep -c "^[UB]	" "$tmp/dump.txt")
+"$CRFPIPE" model dump "$tmp/l1.model" >"$tmp/dump1.txt" || fail "dump l1"
+n1=$(grep -c "^[UB]	" "$tmp/dump1.txt")
+echo "active weights: l2 $n2, l1 $n1"
+[ "$n1" -lt "$n2" ] || fail "l1 model is not sparser ($n1 vs $n2)"
+"$CRFPIPE" --quiet train --template "$tpl" --label upos --init-model "$tmp/a.model" --max-iter 3 \
+    --model "$tmp/warm.model" "$pos/train.conllu" || fail "warm start"
+
+# 9. Ctrl-C stops training cleanly and still saves the model.
+"$CRFPIPE" train --template "$tpl" --label upos --threads 1 --max-iter 100000 --epsilon 0 \
+    --model "$tmp/int.model" "$pos/train.conllu" 2>"$tmp/int.log" &
+pid=$!
+i=0
+while ! grep -q "^iter *3 " "$tmp/int.log" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "interrupted training exited with $rc"
+grep -q "interrupted" "$tmp/int.log" || fail "no 'interrupted' message"
+"$CRFPIPE" model dump "$tmp/int.model" >/dev/null || fail "model saved at interrupt does not load"
+
+# 10. A 10,000-token sentence trains and tags.
+awk 'BEGIN { srand(7); for (i = 0; i < 10000; i++) { w = "w" int(rand() * 50); print w, (substr(w, 2) % 3 ? "A" : "B") } }' \
+    >"$tmp/long.txt"
+cat >"$tmp/long.tpl" <<X
+U00:%x[0,0]
+U01:%x[-1,0]
+B
+X
+"$CRFPIPE" --quiet train --template "$tmp/long.tpl" --columns word,label --max-iter 5 \
+    --model "$tmp/long.model" "$tmp/long.txt" || fail "training on a 10,000-token sentence"
+"$CRFPIPE" tag --model "$tmp/long.model" --columns word,label "$tmp/long.txt" >"$tmp/long.out" \
+    || fail "tagging a 10,000-token sentence"
+[ "$(grep -c . "$tmp/long.out")" -eq 10000 ] || fail "tagged output lost tokens"
+finish
