@@ -43,7 +43,7 @@ run() { # name template extra-train-options...
     tps=$(sed -n 's/.* = \([0-9]*\) tokens\/s.*/\1/p' "$out/$name.tag")
     ratio=$(sed -n 's/.*dense\/sparse = \([0-9.]*\).*/\1/p' "$out/$name.tag")
     rows+=("$(printf '| %-14s | %5s | %6.3f | %7.1f | %7s | %6.0f | %9s / %-9s | %6s | %9s | %5s | %5s |' \
-        "$name" "$iters" "$(echo "$secs / $iters" | bc -l)" "$secs" "$wall" "$((rss / 1024))" \
+        "$name" "$iters" "$(awk -v s="$secs" -v i="$iters" 'BEGIN { print s / i }')" "$secs" "$wall" "$((rss / 1024))" \
         "$active" "$total" "$f1" "$tps" "$load" "$ratio")")
 }
 

@@ -130,9 +130,11 @@ crfp_status crfp_sentbuf_fill_tokens(crfp_host *host, crfp_sentbuf *b, const crf
         goto nomem;
     if (ntok && b->toks != toks)
         memmove(b->toks, toks, ntok * sizeof *toks);
-    /* First pass: discover extra columns, so that cells can be laid out
-     * with a fixed stride. */
-    for (size_t t = 0; t < ntok; t++) {
+    /* Without a declared column list, the columns are the string features
+     * met in the sentence: a first pass lays them out with a fixed stride.
+     * With one, other features (a writer's spacing notes...) are not
+     * columns. */
+    for (size_t t = 0; b->nmeta == 0 && t < ntok; t++) {
         const crfp_ann *a = b->toks[t];
         for (size_t f = 0; f < a->nfeats; f++) {
             if (a->feats[f].value.type != CRFP_V_STRING)
@@ -156,6 +158,8 @@ crfp_status crfp_sentbuf_fill_tokens(crfp_host *host, crfp_sentbuf *b, const crf
             long c = (f < b->ncols && strcmp(b->cols[f], a->feats[f].name) == 0)
                          ? (long)f
                          : find_col(b, a->feats[f].name);
+            if (c < 0)
+                continue;
             b->cells[t * b->ncols + (size_t)c] = a->feats[f].value.u.s;
         }
     }

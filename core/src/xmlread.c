@@ -93,6 +93,10 @@ static crfp_status rd(crfp_xml_reader *R, int *eof)
 {
     int ret = xmlTextReaderRead(R->r);
     *eof = ret == 0;
+    if (ret < 0 && ferror(R->in->fp)) {
+        R->state = ST_FAILED;
+        return crfp_error(R->host, CRFP_EIO, "%s: read error", R->in->name);
+    }
     if (R->errs.count) {
         R->state = ST_FAILED;
         return crfp_error(R->host, R->schema_error ? CRFP_ESCHEMA : CRFP_EPARSE, "%s",

@@ -268,7 +268,7 @@ static crfp_status set_names(reader *r, size_t nf)
 
 static crfp_status add_token_line(reader *r)
 {
-    size_t nf;
+    size_t nf = 0;
     crfp_status st = split(r, &nf);
     if (st != CRFP_OK)
         return st;

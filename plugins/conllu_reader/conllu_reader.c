@@ -116,8 +116,10 @@ static crfp_status add_raw_line(reader *r, colio_buf *b)
 
 static crfp_status check_newline(reader *r)
 {
-    if (!r->L.has_nl)
+    if (!r->L.has_nl) {
+        r->consumed = 1;
         return CRFP_OK;
+    }
     if (!r->consumed) {
         r->crlf = r->L.crlf;
         r->consumed = 1;

@@ -26,7 +26,9 @@
  *    per million per iteration, past which CRF accuracy no longer moves
  *    measurably; measuring over a window rather than one iteration ignores
  *    the occasional nearly flat step.  A gradient test (gtol) ends runs that
- *    reach a stationary point exactly, e.g. a warm start from the optimum.
+ *    reach a stationary point exactly, e.g. a warm start from the optimum,
+ *    and a run also ends quietly once the decrease a step predicts is below
+ *    the rounding error of F, where no line search can tell progress apart.
  *
  * This file only turns parameters into options; the numerics live in
  * minimize.c, twoloop.c, owlqn.c, linesearch.c and vecops.c.

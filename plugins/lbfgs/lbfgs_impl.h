@@ -92,10 +92,13 @@ typedef struct lbfgs_ls {
     double f, F, step;
     int nevals;
     int found;
+    int flat; /* gave up because F cannot change measurably any more */
 } lbfgs_ls;
 
 /* Backtracking (safeguarded quadratic interpolation) until the Armijo
- * condition holds; a trial with F >= F0 is never accepted.  On success (found = 1) x, g hold the new
+ * condition holds; a trial with F >= F0 is never accepted.  Gives up
+ * (found = 0) after opts->max_ls evaluations, or at once (flat = 1) when
+ * the predicted decrease is below the rounding error of F.  On success (found = 1) x, g hold the new
  * point and its gradient; otherwise they hold garbage and the caller
  * restores them from x0, g0.  Returns non-OK only for an eval failure or an
  * interrupt (CRFP_EINTR, message recorded). */

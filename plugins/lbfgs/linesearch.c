@@ -9,23 +9,33 @@
 #include "config.h"
 #include "lbfgs_impl.h"
 
+#include <float.h>
 #include <math.h>
 
 #define ARMIJO_C 1e-4
 #define SHRINK_MIN 0.1
 #define SHRINK_MAX 0.5
+#define FLAT_EPS (16 * DBL_EPSILON)
 
 crfp_status lbfgs_linesearch(crfp_host *host, const crfp_objective *obj, const lbfgs_opts *opts,
                              lbfgs_ls *ls, double *x, double *g)
 {
     double a = ls->a0;
     ls->found = 0;
+    ls->flat = 0;
     ls->nevals = 0;
     for (int trial = 0; trial < opts->max_ls; trial++) {
         if (crfp_interrupted(host))
             return crfp_error(host, CRFP_EINTR, "lbfgs: interrupted during the line search");
         double dd, l1, f;
         owlqn_trial(obj->dim, ls->x0, ls->g0, ls->d, a, obj->rho1, x, &dd, &l1);
+        /* Once the predicted change of F is below the rounding error of F
+         * itself, neither this step nor any shorter one can show a
+         * decrease: save the evaluations. */
+        if (fabs(dd) <= FLAT_EPS * fabs(ls->F0)) {
+            ls->flat = 1;
+            return CRFP_OK;
+        }
         crfp_status st = obj->eval(obj->ud, x, &f, g);
         ls->nevals++;
         if (st != CRFP_OK)

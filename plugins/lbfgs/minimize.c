@@ -80,7 +80,9 @@ static crfp_status search(run *r, int k, double dd, double a0, lbfgs_ls *ls)
 }
 
 /* What ended the loop, for the summary line. */
-typedef enum { END_CONVERGED, END_DECREASE, END_MAXITER, END_CALLBACK, END_STUCK } end_reason;
+typedef enum {
+    END_CONVERGED, END_DECREASE, END_MAXITER, END_CALLBACK, END_STUCK, END_FLAT
+} end_reason;
 
 static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
 {
@@ -116,9 +118,11 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
             fresh = 1;
         }
         lbfgs_ls ls;
-        /* Without curvature information the scale of d is arbitrary; a
-         * first step of unit length in θ is a safe guess. */
-        double a0 = fresh ? 1.0 / sqrt(pg2) : 1.0;
+        /* Without curvature information the scale of d is arbitrary: take
+         * a unit gradient step, but no longer than 1 in θ (large gradients
+         * far from the optimum); near it (warm start) the plain gradient
+         * step is the better guess. */
+        double a0 = fresh ? fmin(1.0, 1.0 / sqrt(pg2)) : 1.0;
         crfp_status st = search(r, k, dd, a0, &ls);
         if (st != CRFP_OK)
             return st;
@@ -128,12 +132,16 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
                      "retrying along the steepest descent direction", iter + 1);
             lbfgs_mem_reset(&r->mem);
             owlqn_steepest(r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
-            st = search(r, k, -pg2, 1.0 / sqrt(pg2), &ls);
+            st = search(r, k, -pg2, fmin(1.0, 1.0 / sqrt(pg2)), &ls);
             if (st != CRFP_OK)
                 return st;
             nevals += ls.nevals;
         }
         *evals += nevals;
+        if (!ls.found && ls.flat) {
+            *why = END_FLAT;
+            return CRFP_OK;
+        }
         if (!ls.found) {
             crfp_log(r->host, CRFP_LOG_WARN,
                      "lbfgs: iteration %d: no decrease of the objective found along the "
@@ -216,7 +224,8 @@ crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_o
     if (st == CRFP_OK) {
         static const char *const reasons[] = {
             "gradient below gtol", "relative decrease below epsilon", "max-iter reached",
-            "stopped by the caller", "no further decrease possible"};
+            "stopped by the caller", "no further decrease possible",
+            "converged to machine precision"};
         crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s after %d iterations, %d evaluations, F = %.10g",
                  reasons[why], iters, evals, r.F);
     }

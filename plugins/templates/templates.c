@@ -121,8 +121,8 @@ static crfp_status templates_create(crfp_host *host, const crfp_params *params, 
     const char *columns = crfp_params_str(params, "columns");
     if (columns && strchr(columns, '\n'))
         return crfp_error(host, CRFP_EINVAL, "templates: parameter 'columns' has a newline");
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     crfp_status st = read_file(host, path, &text, &len);
     if (st)
         return st;

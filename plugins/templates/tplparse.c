@@ -204,6 +204,8 @@ static crfp_status add_name(builder *b, const char *s, size_t n, size_t *idx)
 static crfp_status add_regex(builder *b, const char *s, size_t n, int icase, size_t *idx)
 {
     tpl *t = b->t;
+    if (n == 0)
+        return perr(b, "empty regular expression", NULL);
     UErrorCode err = U_ZERO_ERROR;
     int32_t ulen = 0;
     u_strFromUTF8(NULL, 0, &ulen, s, (int32_t)n, &err);

@@ -53,13 +53,13 @@ void problem_quad(problem *p, size_t dim, uint64_t seed)
     for (size_t i = 0; i < dim * dim; i++)
         M[i] = rng_normal(&r);
     p->A = xcalloc(dim * dim, sizeof(double));
-    /* A = M'M/dim + 0.1 I: condition number in the hundreds */
+    /* A = M'M/dim + I: eigenvalues in about [1, 5] */
     for (size_t i = 0; i < dim; i++)
         for (size_t j = 0; j < dim; j++) {
             double s = 0;
             for (size_t k = 0; k < dim; k++)
                 s += M[k * dim + i] * M[k * dim + j];
-            p->A[i * dim + j] = s / (double)dim + (i == j ? 0.1 : 0.0);
+            p->A[i * dim + j] = s / (double)dim + (i == j ? 1.0 : 0.0);
         }
     free(M);
     p->b = xcalloc(dim, sizeof(double));
@@ -206,6 +206,9 @@ static crfp_status iter_cb(void *ud, const crfp_iter_info *info, const double *x
     if (info->iter != p->iters + 1 || !(info->objective <= prev))
         p->monotone = 0;
     p->iters = info->iter;
+    if (getenv("LBFGS_TEST_TRACE"))
+        fprintf(stderr, "iter %d F %.17g step %g evals %d\n", info->iter, info->objective,
+                info->step, info->nevals);
     if (info->iter <= 10000)
         p->Fs[info->iter - 1] = info->objective;
     memcpy(p->theta_at, x, p->dim * sizeof(double));

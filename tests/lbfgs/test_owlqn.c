@@ -29,7 +29,8 @@ static void check_l1(crfp_host *host, problem *p, double rho1, int m, const char
     CHECK(st == CRFP_OK, "%s: status %d: %s", name, (int)st, crfp_errmsg(host));
     CHECK(p->monotone, "%s: F increased during the run", name);
     double viol = l1_violation(p, rho1, x);
-    CHECK(viol < 1e-6, "%s: optimality violated by %g", name, viol);
+    /* F-decrease line searches reach about sqrt(eps·F·curvature) */
+    CHECK(viol < 1e-5, "%s: optimality violated by %g", name, viol);
 
     reference_prox(p, rho1, xr, 200000);
     double vr = l1_violation(p, rho1, xr);

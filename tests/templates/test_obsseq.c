@@ -89,7 +89,7 @@ static void test_growth(void)
             }
             bad += n != 5;
             for (size_t k = 0; k < n; k++) {
-                char want[32];
+                char want[48];
                 snprintf(want, sizeof want, "%zu/%zu", t, k);
                 size_t wl = strlen(want);
                 size_t len = (t * 31 + k * 17 + (size_t)round) % 500;

@@ -79,7 +79,7 @@ static const char *constructs =
     "B10:%x[0,pos]\n"                         /* 14 */
     "U11:100%%\n"                             /* 15 */
     "U12:%t[0,1,\"^$\"]\n"                    /* 16 */
-    "U13:%t[-1,0,\"x\"]%m[1,0,\"\"]\n"        /* 17 */
+    "U13:%t[-1,0,\"x\"]%m[1,0,\"x?\"]\n"      /* 17 */
     "U14:%m[0,0,\"\\p{Emoji_Presentation}\"]\n" /* 18 */
     "U15:%t[0,0,\"^ünï\"]\n"                  /* 19 */
     "U16:%m[0,0,\"a\"]\n";                    /* 20 */
@@ -193,6 +193,7 @@ static void test_errors(void)
     expect_error(NULL, "U00:%t[0,0,\"(ab\"]\n", 1, "U_REGEX_MISMATCHED_PAREN");
     expect_error(NULL, "U00:%t[0,0,\"a{2,1}\"]\n", 1, "at offset");
     expect_error(NULL, "U00:abc%\n", 1, "'%' at the end");
+    expect_error(NULL, "U00:%m[0,0,\"\"]\n", 1, "empty regular expression");
     expect_error(NULL, "U00:%x[0,0]\n#\nU00:%x[0,1]\n", 3, "duplicate pattern identifier 'U00'");
     expect_error(NULL, "B\nB\n", 2, "duplicate pattern identifier 'B'");
     expect_error("word pos", "U00:%x[0,pos]\nU01:%x[0,lemma]\n", 2,

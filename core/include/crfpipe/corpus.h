@@ -26,17 +26,27 @@ typedef struct crfp_xml_reader crfp_xml_reader;
 
 /* Start reading a corpus from `in` (not closed by the reader).  With
  * `validate`, each document is also checked against the schema as it
- * streams.  Errors name in->name and the line. */
+ * streams.  Errors name in->name and the line.  *out is NULL on failure;
+ * otherwise free it with crfp_xml_reader_close. */
 crfp_status crfp_xml_reader_open(crfp_host *host, crfp_stream *in, int validate,
                                  crfp_xml_reader **out);
-/* Next document (caller owns it) or *doc = NULL at the end.  Malformed XML,
- * schema violations, bad offsets and invalid UTF-8 are errors naming the
- * file and line. */
+/* Next document (caller owns it) or *doc = NULL at the end.  Malformed XML
+ * and invalid UTF-8 (CRFP_EPARSE), schema violations (CRFP_ESCHEMA),
+ * offsets out of range or duplicate ids or dangling references
+ * (CRFP_EINVAL) and offsets inside a character (CRFP_EUTF8) are errors
+ * naming the file and line.  After an error the reader only reports
+ * errors.  Because libxml2 parses ahead, a syntax error may be reported
+ * before the documents that precede it are returned. */
 crfp_status crfp_xml_reader_next(crfp_xml_reader *r, crfp_doc **doc);
 void crfp_xml_reader_close(crfp_xml_reader *r);
 
 typedef struct crfp_xml_writer crfp_xml_writer;
-/* Start writing a corpus to `out` (not closed by the writer). */
+/* Start writing a corpus to `out` (not closed by the writer).  Documents
+ * are written indented, but text and string values exactly (a CR becomes
+ * &#13;).  A document holding what XML 1.0 cannot carry (control
+ * characters, U+FFFE/U+FFFF) or a reference to a missing annotation is
+ * refused with CRFP_EINVAL before any of it is written.  Write errors are
+ * CRFP_EIO naming out->name.  Free the writer with crfp_xml_writer_close. */
 crfp_status crfp_xml_writer_open(crfp_host *host, crfp_stream *out, crfp_xml_writer **w);
 crfp_status crfp_xml_writer_write(crfp_xml_writer *w, const crfp_doc *doc);
 /* Close the corpus element and flush. */
@@ -44,7 +54,12 @@ crfp_status crfp_xml_writer_finish(crfp_xml_writer *w);
 void crfp_xml_writer_close(crfp_xml_writer *w);
 
 /* Validate a whole file against schemas/<schema> ("document.rng" or
- * "pipeline.rng").  CRFP_ESCHEMA / CRFP_EPARSE with file:line messages. */
+ * "pipeline.rng"; the ".rng" may be omitted).  With schema NULL the root
+ * element decides: <pipeline> selects pipeline.rng, anything else
+ * document.rng.  Errors: CRFP_EIO (cannot open), CRFP_EPARSE (not
+ * well-formed), CRFP_ESCHEMA (invalid), CRFP_ENOTFOUND (schema missing); the
+ * message lists every error found (up to 20) as "file:line: what", one per
+ * line. */
 crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char *schema);
 
 #ifdef __cplusplus

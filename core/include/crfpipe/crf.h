@@ -115,6 +115,12 @@ const crfp_seq *crfp_dataset_get(const crfp_dataset *ds, size_t i);
 crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
                              const crfp_obsseq *obs, const char *const *labels, int grow);
 
+/* Append a sentence already expressed as ids (copied; seq->y may be NULL).
+ * Ids are not checked here: crfp_crfobj_new / crfp_crf_errors check them.
+ * For tests, benchmarks and callers that intern observations themselves.
+ * Errors: CRFP_EINVAL (malformed offsets), CRFP_ENOMEM. */
+crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_seq *seq);
+
 /* Fill a caller-owned crfp_seq for tagging one sentence (no label).  The
  * seq's arrays are (re)allocated in `buf`, reused across calls. */
 typedef struct crfp_seqbuf crfp_seqbuf;

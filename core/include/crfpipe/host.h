@@ -7,6 +7,9 @@
  *   2. the CRFPIPE_PLUGIN_PATH environment variable (':'-separated),
  *   3. the build tree, when the program runs uninstalled,
  *   4. $(pkglibdir).
+ * A program may also link plugins in statically (libtool -dlpreopen) and
+ * call LTDL_SET_PRELOADED_SYMBOLS() before crfp_host_new(): a name not found
+ * on the search path is then looked up among the preloaded modules.
  */
 #ifndef CRFPIPE_HOST_H
 #define CRFPIPE_HOST_H
@@ -52,8 +55,11 @@ typedef struct crfp_plugin {
 
 /* Find and load the plugin `name` (a C identifier, the module file name).
  * Errors: CRFP_ENOTFOUND (no module of that name on the search path),
- * CRFP_EABI (module without descriptor, or ABI version mismatch),
- * CRFP_EPLUGIN (its init hook failed).  The message names the file. */
+ * CRFP_EABI (module without descriptor, ABI version mismatch, descriptor
+ * name differing from the module name, unknown kind), CRFP_EPLUGIN (its init
+ * hook failed, or the file exists but libltdl cannot open it), CRFP_EINVAL
+ * (name is not a C identifier).  The message names the file.  Loading a name
+ * again returns the same crfp_plugin; failures are not cached. */
 crfp_status crfp_host_load(crfp_host *host, const char *name, const crfp_plugin **out);
 
 /* Like crfp_host_load, but also fails with CRFP_EINVAL unless the plugin is of

@@ -3,9 +3,9 @@
  *
  * A sequence is the Token annotations inside one Sentence annotation of an
  * annotation set (or, in a document without sentences, all its Tokens).
- * Its columns are the tokens' string features: in the order of the
- * document's "columns" metadata when present (column files record it), else
- * in order of first appearance.
+ * Its columns are the document's "columns" metadata when present (column
+ * readers record it; taggers append their outputs), else the tokens' string
+ * features in order of first appearance in the sentence.
  */
 #ifndef CRFPIPE_TOKSEQ_H
 #define CRFPIPE_TOKSEQ_H

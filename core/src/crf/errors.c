@@ -35,6 +35,8 @@ static void *err_main(void *arg)
             ycap = seq->T;
         }
         j->st = crfp_viterbi_run(w, seq, j->theta, y, NULL);
+        if (j->st != CRFP_OK)
+            break;
         size_t e = 0;
         for (uint32_t t = 0; t < seq->T; t++)
             e += y[t] != seq->y[t];

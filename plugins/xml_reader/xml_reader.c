@@ -1,0 +1,33 @@
+/* xml_reader — reads crfpipe XML corpora (schemas/document.rng), one
+ * document at a time; a thin wrapper around crfp_xml_reader. */
+#include "config.h"
+#include "crfpipe/crfpipe.h"
+
+static const crfp_param_spec params[] = {
+    {"validate", CRFP_PARAM_BOOL, "false",
+     "also check each document against the RELAX NG schema while streaming"},
+};
+
+static crfp_status xr_open(crfp_host *host, const crfp_params *p, crfp_stream *in, void **state)
+{
+    return crfp_xml_reader_open(host, in, crfp_params_bool(p, "validate"),
+                                (crfp_xml_reader **)state);
+}
+
+static crfp_status xr_next(void *state, crfp_doc **doc)
+{
+    return crfp_xml_reader_next(state, doc);
+}
+
+static void xr_close(void *state)
+{
+    crfp_xml_reader_close(state);
+}
+
+static const crfp_reader_vtable vtable = {xr_open, xr_next, xr_close};
+
+CRFP_PLUGIN_DEFINE(xml_reader) = {
+    CRFP_ABI_VERSION, "xml_reader", CRFP_KIND_READER, "1.0",
+    "crfpipe XML corpus reader (streaming, optional RELAX NG validation)",
+    params, sizeof params / sizeof *params, &vtable, NULL, NULL,
+};

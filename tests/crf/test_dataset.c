@@ -1,0 +1,153 @@
+/* Datasets from observation sequences: interning with grow, dropping unknown
+ * observations and refusing unknown labels without grow, sequences staying
+ * valid while buffers grow, the tagging buffer, Viterbi error counts, and a
+ * large dictionary. */
+#include "crftest.h"
+
+static const char *labels_of[] = {"B-NP", "I-NP", "O", "B-VP"};
+
+/* Sentence i: tokens w<(i+t)%50>, observation "w=<word>" (unigram), "B"
+ * (bigram) and "cap" (both) on every third token. */
+static void sentence(crfp_obsseq *os, size_t i, size_t T, const char **lab, int unknown)
+{
+    crfp_obsseq_reset(os, T);
+    char buf[64];
+    for (size_t t = 0; t < T; t++) {
+        int n = snprintf(buf, sizeof buf, "w=%zu", (i + t) % 50);
+        crfp_obsseq_push(os, t, CRFP_OBS_UNIGRAM, buf, (size_t)n);
+        crfp_obsseq_push(os, t, CRFP_OBS_BIGRAM, "B", 1);
+        if (t % 3 == 0)
+            crfp_obsseq_push(os, t, CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM, "cap", 3);
+        if (unknown)
+            crfp_obsseq_push(os, t, CRFP_OBS_UNIGRAM, "never-seen", 10);
+        lab[t] = labels_of[((i + t) % 50) % 4];
+    }
+}
+
+static int has_obs(const crfp_crf *crf, const uint32_t *ids, uint32_t a, uint32_t b,
+                   const char *name)
+{
+    for (uint32_t k = a; k < b; k++)
+        if (strcmp(crfp_crf_obs(crf, ids[k], NULL), name) == 0)
+            return 1;
+    return 0;
+}
+
+int main(void)
+{
+    crfp_host *host = crfp_host_new();
+    crfp_crf *crf = crfp_crf_new();
+    crfp_dataset *ds = crfp_dataset_new();
+    crfp_obsseq *os = crfp_obsseq_new();
+    if (!host || !crf || !ds || !os)
+        return 99;
+    const char *lab[64];
+    /* Enough sentences that every buffer is reallocated several times. */
+    for (size_t i = 0; i < 3000; i++) {
+        sentence(os, i, 1 + i % 40, lab, 0);
+        CHECK(crfp_dataset_add(host, ds, crf, os, lab, 1) == CRFP_OK, "add: %s",
+              crfp_errmsg(host));
+    }
+    CHECK(crfp_dataset_size(ds) == 3000, "size");
+    CHECK(crfp_crf_nlabels(crf) == 4, "labels %u", crfp_crf_nlabels(crf));
+    CHECK(crfp_crf_nobs(crf) == 52, "observations %u", crfp_crf_nobs(crf));
+    size_t tokens = 0;
+    for (size_t i = 0; i < 3000; i++) {
+        const crfp_seq *s = crfp_dataset_get(ds, i);
+        CHECK(s->T == 1 + i % 40, "T of %zu", i);
+        tokens += s->T;
+        for (uint32_t t = 0; t < s->T; t++) {
+            char w[32];
+            snprintf(w, sizeof w, "w=%zu", (i + t) % 50);
+            CHECK(has_obs(crf, s->uobs, s->uoff[t], s->uoff[t + 1], w), "seq %zu tok %u", i, t);
+            CHECK(has_obs(crf, s->bobs, s->boff[t], s->boff[t + 1], "B"), "B");
+            CHECK(has_obs(crf, s->bobs, s->boff[t], s->boff[t + 1], "cap") == (t % 3 == 0),
+                  "cap bigram");
+            CHECK(!has_obs(crf, s->uobs, s->uoff[t], s->uoff[t + 1], "B"), "B not unigram");
+            CHECK(strcmp(crfp_crf_label(crf, s->y[t]), labels_of[((i + t) % 50) % 4]) == 0,
+                  "label");
+        }
+    }
+    CHECK(crfp_dataset_tokens(ds) == tokens, "tokens");
+    CHECK(crfp_crf_finalize(crf) == CRFP_OK, "finalize");
+    uint32_t id;
+    CHECK(crfp_crf_add_obs(crf, "new", 3, CRFP_OBS_UNIGRAM, &id) == CRFP_EINVAL, "frozen");
+    CHECK(crfp_crf_add_label(crf, "NEW", &id) == CRFP_EINVAL, "frozen labels");
+
+    /* Without grow: unknown observations dropped, unknown labels refused. */
+    crfp_dataset *dev = crfp_dataset_new();
+    sentence(os, 7, 5, lab, 1);
+    CHECK(crfp_dataset_add(host, dev, crf, os, lab, 0) == CRFP_OK, "dev add");
+    const crfp_seq *s0 = crfp_dataset_get(dev, 0);
+    CHECK(s0 && s0->uoff[1] - s0->uoff[0] == 2, "unknown dropped: %u",
+          s0 ? s0->uoff[1] - s0->uoff[0] : 0);
+    lab[2] = "I-XX";
+    CHECK(crfp_dataset_add(host, dev, crf, os, lab, 0) == CRFP_ENOTFOUND, "unknown label");
+    CHECK(strstr(crfp_errmsg(host), "I-XX") != NULL, "message names it: %s", crfp_errmsg(host));
+    CHECK(crfp_dataset_size(dev) == 1, "failed add leaves nothing");
+
+    /* The tagging buffer gives the same ids, unlabelled. */
+    crfp_seqbuf *sb = crfp_seqbuf_new();
+    const crfp_seq *ts;
+    CHECK(crfp_seqbuf_fill(sb, crf, os, &ts) == CRFP_OK, "fill");
+    CHECK(ts->T == 5 && ts->y == NULL, "tagging seq");
+    CHECK(memcmp(ts->uobs, s0->uobs, s0->uoff[5] * sizeof(uint32_t)) == 0 &&
+          memcmp(ts->uoff, s0->uoff, 6 * sizeof(uint32_t)) == 0 &&
+          memcmp(ts->bobs, s0->bobs, s0->boff[5] * sizeof(uint32_t)) == 0, "same ids");
+
+    /* Errors: with θ = 0 every label ties and Viterbi says label 0. */
+    size_t P = crfp_crf_nparams(crf);
+    double *theta = calloc(P, sizeof(double));
+    size_t expect = 0, expect_seq = 0;
+    for (size_t i = 0; i < crfp_dataset_size(ds); i++) {
+        const crfp_seq *s = crfp_dataset_get(ds, i);
+        size_t e = 0;
+        for (uint32_t t = 0; t < s->T; t++)
+            e += s->y[t] != 0;
+        expect += e;
+        expect_seq += e != 0;
+    }
+    for (int nt = 1; nt <= 3; nt++) {
+        size_t te, se;
+        CHECK(crfp_crf_errors(crf, ds, theta, nt, &te, &se) == CRFP_OK, "errors");
+        CHECK(te == expect && se == expect_seq, "threads %d: %zu/%zu vs %zu/%zu", nt, te, se,
+              expect, expect_seq);
+    }
+    /* Weights that name the gold label from the word: no errors. */
+    for (uint32_t wd = 0; wd < 50; wd++) {
+        char w[32];
+        int n = snprintf(w, sizeof w, "w=%u", wd);
+        int64_t o = crfp_crf_obs_id(crf, w, (size_t)n);
+        int64_t y = crfp_crf_label_id(crf, labels_of[wd % 4]);
+        theta[crfp_crf_ublock(crf, (uint32_t)o) + (uint64_t)y] = 1.0;
+    }
+    size_t te, se;
+    CHECK(crfp_crf_errors(crf, ds, theta, 2, &te, &se) == CRFP_OK && te == 0 && se == 0,
+          "perfect weights: %zu errors", te);
+    free(theta);
+
+    /* A big dictionary: 300k observations, then lookups of each. */
+    crfp_crf *big = crfp_crf_new();
+    char w[32];
+    for (uint32_t i = 0; i < 300000; i++) {
+        int n = snprintf(w, sizeof w, "U%02u:w=%u", i % 19, i);
+        CHECK(crfp_crf_add_obs(big, w, (size_t)n, CRFP_OBS_UNIGRAM, &id) == CRFP_OK && id == i,
+              "intern %u", i);
+    }
+    for (uint32_t i = 0; i < 300000; i++) {
+        int n = snprintf(w, sizeof w, "U%02u:w=%u", i % 19, i);
+        CHECK(crfp_crf_obs_id(big, w, (size_t)n) == i, "find %u", i);
+    }
+    CHECK(crfp_crf_obs_id(big, "U00:w=x", 7) < 0, "absent");
+    crfp_crf_free(big);
+
+    crfp_seqbuf_free(sb);
+    crfp_dataset_free(dev);
+    crfp_obsseq_free(os);
+    crfp_dataset_free(ds);
+    crfp_crf_free(crf);
+    crfp_host_free(host);
+    if (ct_failures)
+        fprintf(stderr, "%d failures\n", ct_failures);
+    return ct_failures ? 1 : 0;
+}

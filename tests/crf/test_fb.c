@@ -1,0 +1,147 @@
+/* Forward-backward: log Z, token and pairwise marginals against brute-force
+ * enumeration on random tiny CRFs, in automatic, sparse and dense modes; and
+ * sparse against dense on larger problems with many and with no zero
+ * transition weights. */
+#include "crftest.h"
+
+typedef struct brute {
+    uint32_t Y, T;
+    double mx;        /* max score (for a stable log-sum-exp) */
+    double z;         /* Σ exp(score − mx) */
+    double *marg;     /* T·Y, unnormalised */
+    double *pair;     /* T·(Y+1)·Y, unnormalised */
+    int pass;
+} brute;
+
+static void visit(void *ud, const uint32_t *y, double score)
+{
+    brute *b = ud;
+    if (b->pass == 0) {
+        if (score > b->mx)
+            b->mx = score;
+        return;
+    }
+    double p = exp(score - b->mx);
+    b->z += p;
+    for (uint32_t t = 0; t < b->T; t++) {
+        b->marg[t * b->Y + y[t]] += p;
+        uint32_t prev = t ? y[t - 1] : b->Y;
+        b->pair[((size_t)t * (b->Y + 1) + prev) * b->Y + y[t]] += p;
+    }
+}
+
+static void tiny_trial(int trial)
+{
+    uint32_t Y = 1 + ct_int(4), T = 1 + ct_int(6);
+    crfp_crf *crf = ct_model(Y, 3 + ct_int(5));
+    ct_weights(crf, trial % 3 == 0 ? 0.0 : 0.6, 0, trial % 5 == 0 ? 6.0 : 2.0);
+    crfp_seq seq;
+    ct_seq_make(crf, T, 3, 2, &seq);
+    const double *theta = crfp_crf_weights_const(crf);
+
+    brute b = {Y, T, -INFINITY, 0.0, calloc(T * Y, sizeof(double)),
+               calloc((size_t)T * (Y + 1) * Y, sizeof(double)), 0};
+    ct_enumerate(crf, &seq, theta, visit, &b);
+    b.pass = 1;
+    ct_enumerate(crf, &seq, theta, visit, &b);
+    double logz_ref = b.mx + log(b.z);
+
+    crfp_infer *w = crfp_infer_new(crf);
+    double *marg = malloc(T * Y * sizeof(double));
+    double *pair = malloc((size_t)T * (Y + 1) * Y * sizeof(double));
+    for (int mode = 0; mode <= 2; mode++) {
+        crfp_infer_set_mode(w, mode);
+        double logz;
+        CHECK(crfp_forward_backward(w, &seq, theta, &logz, marg) == CRFP_OK, "fb");
+        CHECK(ct_close(logz, logz_ref, 1e-10), "trial %d mode %d logZ %.17g vs %.17g", trial,
+              mode, logz, logz_ref);
+        for (size_t i = 0; i < (size_t)T * Y; i++)
+            CHECK(ct_close(marg[i], b.marg[i] / b.z, 1e-10), "trial %d mode %d marg[%zu]",
+                  trial, mode, i);
+        CHECK(crfp_pair_marginals(w, &seq, theta, pair) == CRFP_OK, "pairs");
+        for (size_t i = 0; i < (size_t)T * (Y + 1) * Y; i++)
+            CHECK(ct_close(pair[i], b.pair[i] / b.z, 1e-10), "trial %d mode %d pair[%zu] %g vs %g",
+                  trial, mode, i, pair[i], b.pair[i] / b.z);
+        double lz2;
+        CHECK(crfp_forward_backward(w, &seq, theta, &lz2, NULL) == CRFP_OK && lz2 == logz,
+              "logZ without marginals");
+    }
+    free(marg);
+    free(pair);
+    free(b.marg);
+    free(b.pair);
+    crfp_infer_free(w);
+    ct_seq_free(&seq);
+    crfp_crf_free(crf);
+}
+
+static double rel(double a, double b)
+{
+    return fabs(a - b) / (fabs(a) + fabs(b) + 1e-300);
+}
+
+/* Larger problems: sparse and dense recursions must agree. */
+static void sparse_dense_trial(int trial, double pzero)
+{
+    uint32_t Y = 5 + ct_int(18), T = 20 + ct_int(40);
+    crfp_crf *crf = ct_model(Y, 30);
+    ct_weights(crf, pzero, 0, 1.5);
+    crfp_seq seq;
+    ct_seq_make(crf, T, 6, trial % 2 ? 1 : 3, &seq);
+    const double *theta = crfp_crf_weights_const(crf);
+    crfp_infer *ws = crfp_infer_new(crf), *wd = crfp_infer_new(crf), *wa = crfp_infer_new(crf);
+    crfp_infer_set_mode(ws, 1);
+    crfp_infer_set_mode(wd, 2);
+    size_t n = (size_t)T * Y, np = (size_t)T * (Y + 1) * Y;
+    double *ms = malloc(n * sizeof(double)), *md = malloc(n * sizeof(double));
+    double *ma = malloc(n * sizeof(double));
+    double *ps = malloc(np * sizeof(double)), *pd = malloc(np * sizeof(double));
+    double ls, ld, la;
+    CHECK(crfp_forward_backward(ws, &seq, theta, &ls, ms) == CRFP_OK, "sparse");
+    CHECK(crfp_forward_backward(wd, &seq, theta, &ld, md) == CRFP_OK, "dense");
+    CHECK(crfp_forward_backward(wa, &seq, theta, &la, ma) == CRFP_OK, "auto");
+    CHECK(rel(ls, ld) <= 1e-10, "trial %d pzero %g logZ sparse %.17g dense %.17g", trial, pzero,
+          ls, ld);
+    CHECK(rel(la, ld) <= 1e-10, "auto logZ");
+    for (size_t i = 0; i < n; i++) {
+        CHECK(fabs(ms[i] - md[i]) <= 1e-10 * fabs(md[i]) + 1e-14, "marg %zu: %g vs %g", i, ms[i],
+              md[i]);
+        CHECK(fabs(ma[i] - md[i]) <= 1e-10 * fabs(md[i]) + 1e-14, "auto marg %zu", i);
+    }
+    CHECK(crfp_pair_marginals(ws, &seq, theta, ps) == CRFP_OK, "sparse pairs");
+    CHECK(crfp_pair_marginals(wd, &seq, theta, pd) == CRFP_OK, "dense pairs");
+    for (size_t i = 0; i < np; i++)
+        CHECK(fabs(ps[i] - pd[i]) <= 1e-10 * fabs(pd[i]) + 1e-14, "pair %zu", i);
+    /* Marginals are probabilities: each position sums to 1. */
+    for (uint32_t t = 0; t < T; t++) {
+        double s = 0.0;
+        for (uint32_t y = 0; y < Y; y++)
+            s += ms[t * Y + y];
+        CHECK(fabs(s - 1.0) < 1e-12, "position %u sums to %.17g", t, s);
+    }
+    free(ms);
+    free(md);
+    free(ma);
+    free(ps);
+    free(pd);
+    crfp_infer_free(ws);
+    crfp_infer_free(wd);
+    crfp_infer_free(wa);
+    ct_seq_free(&seq);
+    crfp_crf_free(crf);
+}
+
+int main(void)
+{
+    ct_rng = 0x1234567887654321ULL;
+    for (int trial = 0; trial < 400; trial++)
+        tiny_trial(trial);
+    for (int trial = 0; trial < 20; trial++) {
+        sparse_dense_trial(trial, 0.95);
+        sparse_dense_trial(trial, 0.6);
+        sparse_dense_trial(trial, 0.0);
+    }
+    if (ct_failures)
+        fprintf(stderr, "%d failures\n", ct_failures);
+    return ct_failures ? 1 : 0;
+}

@@ -1,0 +1,150 @@
+/* The training objective: f against brute force, ∇f against central finite
+ * differences (with rho2 > 0), and the same f and ∇f with 1, 2 and 3
+ * threads, in sparse and dense modes. */
+#include "crftest.h"
+
+typedef struct lse {
+    double mx, z;
+    int pass;
+} lse;
+
+static void visit(void *ud, const uint32_t *y, double score)
+{
+    (void)y;
+    lse *l = ud;
+    if (l->pass == 0)
+        l->mx = score > l->mx ? score : l->mx;
+    else
+        l->z += exp(score - l->mx);
+}
+
+static double brute_f(const crfp_crf *crf, crfp_seq *seqs, int n, const double *theta, double rho2)
+{
+    double f = 0.0;
+    for (int i = 0; i < n; i++) {
+        lse l = {-INFINITY, 0.0, 0};
+        ct_enumerate(crf, &seqs[i], theta, visit, &l);
+        l.pass = 1;
+        ct_enumerate(crf, &seqs[i], theta, visit, &l);
+        f += l.mx + log(l.z) - crfp_path_score(crf, &seqs[i], theta, seqs[i].y);
+    }
+    double sq = 0.0;
+    for (size_t j = 0; j < crfp_crf_nparams(crf); j++)
+        sq += theta[j] * theta[j];
+    return f + 0.5 * rho2 * sq;
+}
+
+static void fd_trial(int trial)
+{
+    uint32_t Y = 2 + ct_int(3);
+    crfp_crf *crf = ct_model(Y, 5);
+    ct_weights(crf, trial % 2 ? 0.5 : 0.0, 0, 1.0);
+    crfp_dataset *ds = crfp_dataset_new();
+    crfp_seq seqs[4];
+    for (int i = 0; i < 4; i++) {
+        ct_seq_make(crf, 1 + ct_int(5), 3, 2, &seqs[i]);
+        CHECK(crfp_dataset_add_ids(NULL, ds, &seqs[i]) == CRFP_OK, "add");
+    }
+    const double rho2 = 0.3;
+    size_t P = crfp_crf_nparams(crf);
+    double *theta = malloc(P * sizeof(double)), *g = malloc(P * sizeof(double));
+    double *g2 = malloc(P * sizeof(double));
+    memcpy(theta, crfp_crf_weights_const(crf), P * sizeof(double));
+    crfp_crfobj *obj;
+    CHECK(crfp_crfobj_new(NULL, crf, ds, 1, rho2, &obj) == CRFP_OK, "obj");
+    for (int mode = 0; mode <= 2; mode++) {
+        crfp_crfobj_set_mode(obj, mode);
+        double f;
+        CHECK(crfp_crfobj_eval(obj, theta, &f, g) == CRFP_OK, "eval");
+        double fb = brute_f(crf, seqs, 4, theta, rho2);
+        CHECK(ct_close(f, fb, 1e-10), "trial %d f %.17g brute %.17g", trial, f, fb);
+        for (size_t j = 0; j < P; j++) {
+            const double h = 1e-5, keep = theta[j];
+            double fp, fm;
+            theta[j] = keep + h;
+            CHECK(crfp_crfobj_eval(obj, theta, &fp, g2) == CRFP_OK, "eval+");
+            theta[j] = keep - h;
+            CHECK(crfp_crfobj_eval(obj, theta, &fm, g2) == CRFP_OK, "eval-");
+            theta[j] = keep;
+            double fd = (fp - fm) / (2 * h);
+            CHECK(fabs(fd - g[j]) <= 1e-6 * (1.0 + fabs(g[j])),
+                  "trial %d mode %d param %zu: analytic %.12g finite difference %.12g", trial,
+                  mode, j, g[j], fd);
+        }
+    }
+    crfp_crfobj_free(obj);
+    free(theta);
+    free(g);
+    free(g2);
+    for (int i = 0; i < 4; i++)
+        ct_seq_free(&seqs[i]);
+    crfp_dataset_free(ds);
+    crfp_crf_free(crf);
+}
+
+/* Threads only change the order of summation between sequences. */
+static void thread_trial(int trial, double pzero)
+{
+    uint32_t Y = 3 + ct_int(8);
+    crfp_crf *crf = ct_model(Y, 40);
+    ct_weights(crf, pzero, 0, 1.0);
+    crfp_dataset *ds = crfp_dataset_new();
+    for (int i = 0; i < 37; i++) {
+        crfp_seq s;
+        ct_seq_make(crf, 1 + ct_int(30), 5, 2, &s);
+        CHECK(crfp_dataset_add_ids(NULL, ds, &s) == CRFP_OK, "add");
+        ct_seq_free(&s);
+    }
+    size_t P = crfp_crf_nparams(crf);
+    const double *theta = crfp_crf_weights_const(crf);
+    double *g1 = malloc(P * sizeof(double)), *gn = malloc(P * sizeof(double));
+    double f1 = 0.0;
+    for (int nt = 1; nt <= 3; nt++) {
+        crfp_crfobj *obj;
+        CHECK(crfp_crfobj_new(NULL, crf, ds, nt, 0.1, &obj) == CRFP_OK, "obj");
+        crfp_crfobj_set_mode(obj, trial % 3);
+        double f;
+        /* Evaluate twice: the pool must be reusable and θ-independent caches
+         * must not leak between evaluations. */
+        for (int rep = 0; rep < 2; rep++) {
+            CHECK(crfp_crfobj_eval(obj, theta, &f, nt == 1 ? g1 : gn) == CRFP_OK, "eval");
+            if (nt == 1 && rep == 0)
+                f1 = f;
+            CHECK(ct_close(f, f1, 1e-9), "threads %d: f %.17g vs %.17g", nt, f, f1);
+            if (nt > 1)
+                for (size_t j = 0; j < P; j++)
+                    CHECK(fabs(gn[j] - g1[j]) <= 1e-9 * (1.0 + fabs(g1[j])), "threads %d g[%zu]",
+                          nt, j);
+        }
+        crfp_crfobj_free(obj);
+    }
+    free(g1);
+    free(gn);
+    crfp_dataset_free(ds);
+    crfp_crf_free(crf);
+}
+
+int main(void)
+{
+    ct_rng = 0xabcdef0123456789ULL;
+    for (int trial = 0; trial < 6; trial++)
+        fd_trial(trial);
+    for (int trial = 0; trial < 6; trial++)
+        thread_trial(trial, trial % 2 ? 0.8 : 0.0);
+    /* An unlabelled sequence is refused with a message, not a crash. */
+    crfp_crf *crf = ct_model(3, 4);
+    crfp_dataset *ds = crfp_dataset_new();
+    crfp_seq s;
+    ct_seq_make(crf, 3, 2, 1, &s);
+    free(s.y);
+    s.y = NULL;
+    crfp_dataset_add_ids(NULL, ds, &s);
+    crfp_crfobj *obj = NULL;
+    CHECK(crfp_crfobj_new(NULL, crf, ds, 2, 0.0, &obj) == CRFP_EINVAL && !obj, "unlabelled");
+    ct_seq_free(&s);
+    crfp_dataset_free(ds);
+    crfp_crf_free(crf);
+    if (ct_failures)
+        fprintf(stderr, "%d failures\n", ct_failures);
+    return ct_failures ? 1 : 0;
+}

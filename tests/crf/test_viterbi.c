@@ -1,0 +1,129 @@
+/* Viterbi and n-best against a brute-force ranking of all labellings, with
+ * discrete weights so that ties occur; sparse and dense Viterbi must return
+ * the very same labelling. */
+#include "crftest.h"
+
+typedef struct rank {
+    uint32_t T;
+    size_t n;
+    double *score;
+    uint32_t *y;  /* n·T */
+} rank;
+
+static void visit(void *ud, const uint32_t *y, double score)
+{
+    rank *r = ud;
+    r->score[r->n] = score;
+    memcpy(r->y + r->n * r->T, y, r->T * sizeof *y);
+    r->n++;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void trial_run(int trial)
+{
+    uint32_t Y = 1 + ct_int(4), T = 1 + ct_int(6);
+    crfp_crf *crf = ct_model(Y, 3 + ct_int(5));
+    int discrete = trial % 2 == 0;
+    ct_weights(crf, trial % 3 == 0 ? 0.0 : 0.6, discrete, 2.0);
+    crfp_seq seq;
+    ct_seq_make(crf, T, 3, 2, &seq);
+    const double *theta = crfp_crf_weights_const(crf);
+    size_t total = 1;
+    for (uint32_t t = 0; t < T; t++)
+        total *= Y;
+    rank r = {T, 0, malloc(total * sizeof(double)), malloc(total * T * sizeof(uint32_t))};
+    ct_enumerate(crf, &seq, theta, visit, &r);
+    double *sorted = malloc(total * sizeof(double));
+    memcpy(sorted, r.score, total * sizeof(double));
+    qsort(sorted, total, sizeof(double), cmp_desc);
+
+    crfp_infer *w = crfp_infer_new(crf);
+    uint32_t yv[3][8];
+    double sv[3];
+    for (int mode = 0; mode <= 2; mode++) {
+        crfp_infer_set_mode(w, mode);
+        CHECK(crfp_viterbi(w, &seq, theta, yv[mode], &sv[mode]) == CRFP_OK, "viterbi");
+        CHECK(ct_close(sv[mode], sorted[0], 1e-12), "trial %d mode %d: viterbi %.17g best %.17g",
+              trial, mode, sv[mode], sorted[0]);
+        CHECK(ct_close(crfp_path_score(crf, &seq, theta, yv[mode]), sorted[0], 1e-12),
+              "trial %d mode %d: labelling is not a best one", trial, mode);
+    }
+    CHECK(memcmp(yv[1], yv[2], T * sizeof(uint32_t)) == 0,
+          "trial %d: sparse and dense Viterbi disagree on ties", trial);
+    CHECK(memcmp(yv[0], yv[2], T * sizeof(uint32_t)) == 0, "trial %d: auto differs", trial);
+
+    /* n-best: every labelling when k exceeds their number, else the top k. */
+    size_t ks[3] = {1, 3, total + 2};
+    for (int ki = 0; ki < 3; ki++) {
+        size_t k = ks[ki], found = 0;
+        uint32_t *ny = malloc(k * T * sizeof(uint32_t));
+        double *ns = malloc(k * sizeof(double));
+        CHECK(crfp_nbest(w, &seq, theta, k, ny, ns, &found) == CRFP_OK, "nbest");
+        size_t want = k < total ? k : total;
+        CHECK(found == want, "trial %d k %zu: found %zu want %zu", trial, k, found, want);
+        for (size_t j = 0; j < found && j < want; j++) {
+            CHECK(ct_close(ns[j], sorted[j], 1e-12), "trial %d k %zu rank %zu: %.17g vs %.17g",
+                  trial, k, j, ns[j], sorted[j]);
+            CHECK(ct_close(crfp_path_score(crf, &seq, theta, ny + j * T), ns[j], 1e-12),
+                  "trial %d rank %zu: score does not match labelling", trial, j);
+            for (size_t i = j > 64 ? j - 64 : 0; i < j; i++)
+                CHECK(memcmp(ny + i * T, ny + j * T, T * sizeof(uint32_t)) != 0,
+                      "trial %d: ranks %zu and %zu repeat a labelling", trial, i, j);
+        }
+        if (found)
+            CHECK(memcmp(ny, yv[2], T * sizeof(uint32_t)) == 0 || ns[0] == sv[2],
+                  "1-best differs from Viterbi");
+        free(ny);
+        free(ns);
+    }
+    crfp_infer_free(w);
+    free(sorted);
+    free(r.score);
+    free(r.y);
+    ct_seq_free(&seq);
+    crfp_crf_free(crf);
+}
+
+/* Larger problems: sparse and dense Viterbi agree exactly. */
+static void big_trial(int trial)
+{
+    uint32_t Y = 5 + ct_int(18), T = 50 + ct_int(50);
+    crfp_crf *crf = ct_model(Y, 30);
+    ct_weights(crf, trial % 2 ? 0.97 : 0.5, trial % 4 < 2, 2.0);
+    crfp_seq seq;
+    ct_seq_make(crf, T, 4, trial % 3, &seq);
+    const double *theta = crfp_crf_weights_const(crf);
+    crfp_infer *ws = crfp_infer_new(crf), *wd = crfp_infer_new(crf);
+    crfp_infer_set_mode(ws, 1);
+    crfp_infer_set_mode(wd, 2);
+    uint32_t *a = malloc(T * sizeof(uint32_t)), *b = malloc(T * sizeof(uint32_t));
+    double sa, sb;
+    CHECK(crfp_viterbi(ws, &seq, theta, a, &sa) == CRFP_OK, "sparse");
+    CHECK(crfp_viterbi(wd, &seq, theta, b, &sb) == CRFP_OK, "dense");
+    CHECK(sa == sb, "big trial %d: scores %.17g %.17g", trial, sa, sb);
+    CHECK(memcmp(a, b, T * sizeof(uint32_t)) == 0, "big trial %d: labellings differ", trial);
+    CHECK(ct_close(crfp_path_score(crf, &seq, theta, a), sa, 1e-12), "score of labelling");
+    free(a);
+    free(b);
+    crfp_infer_free(ws);
+    crfp_infer_free(wd);
+    ct_seq_free(&seq);
+    crfp_crf_free(crf);
+}
+
+int main(void)
+{
+    ct_rng = 0x0badc0ffee123457ULL;
+    for (int trial = 0; trial < 500; trial++)
+        trial_run(trial);
+    for (int trial = 0; trial < 40; trial++)
+        big_trial(trial);
+    if (ct_failures)
+        fprintf(stderr, "%d failures\n", ct_failures);
+    return ct_failures ? 1 : 0;
+}

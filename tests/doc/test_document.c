@@ -1,0 +1,359 @@
+/* Unit tests of the document model: text and UTF-8 checks, offsets in each
+ * unit (with non-BMP characters), annotations, select, features of every
+ * type, meta, processors and deep comparison. */
+#include "config.h"
+#include "crfpipe/crfpipe.h"
+#include "doccheck.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* "a😀b中c": a(1) 😀(4 bytes, 2 UTF-16 units) b(1) 中(3 bytes) c(1). */
+static const char MIXED[] = "a\xF0\x9F\x98\x80" "b\xE4\xB8\xAD" "c";
+
+static void test_text(crfp_host *h)
+{
+    crfp_doc *d = crfp_doc_new("t");
+    CHECK(d != NULL);
+    CHECK_STR(crfp_doc_id(d), "t");
+    size_t len;
+    CHECK_STR(crfp_doc_text(d, &len), "");
+    CHECK(len == 0);
+    CHECK(crfp_doc_length(d) == 0);
+
+    /* Each invalid form, and the byte offset it must be reported at. */
+    static const struct { const char *s; size_t n; const char *off; } bad[] = {
+        {"ab\x80", 3, "offset 2"},              /* stray continuation */
+        {"a\xC0\xAF", 3, "offset 1"},           /* overlong '/' */
+        {"xy\xE0\x80\xAF", 5, "offset 2"},      /* overlong 3-byte */
+        {"\xED\xA0\x80", 3, "offset 0"},        /* surrogate U+D800 */
+        {"abc\xF4\x90\x80\x80", 7, "offset 3"}, /* U+110000 */
+        {"ok\xE4\xB8", 4, "offset 2"},          /* truncated */
+        {"\xFF", 1, "offset 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK_ST(crfp_doc_set_text(h, d, bad[i].s, bad[i].n), CRFP_EUTF8);
+        CHECK_MSG(h, bad[i].off);
+    }
+    CHECK_ST(crfp_doc_set_text(h, d, MIXED, sizeof MIXED - 1), CRFP_OK);
+    CHECK(crfp_doc_length(d) == 6);
+    CHECK_ST(crfp_doc_set_offset_unit(d, CRFP_OFFSET_CODEPOINT), CRFP_OK);
+    CHECK(crfp_doc_length(d) == 5);
+    CHECK_ST(crfp_doc_set_offset_unit(d, CRFP_OFFSET_BYTE), CRFP_OK);
+    CHECK(crfp_doc_length(d) == 10);
+    CHECK_ST(crfp_doc_set_offset_unit(d, CRFP_OFFSET_UTF16), CRFP_OK);
+
+    /* The text is frozen once annotations exist, and so is the unit. */
+    crfp_annset *s = crfp_doc_annset(d, "", 1);
+    CHECK_ST(crfp_annset_add(h, d, s, "X", 0, 1, NULL), CRFP_OK);
+    CHECK_ST(crfp_doc_set_text(h, d, "abc", 3), CRFP_EINVAL);
+    CHECK_ST(crfp_doc_set_offset_unit(d, CRFP_OFFSET_BYTE), CRFP_EINVAL);
+    crfp_doc_free(d);
+
+    CHECK_STR(crfp_offset_unit_name(CRFP_OFFSET_CODEPOINT), "codepoint");
+    CHECK(crfp_offset_unit_parse("utf16") == CRFP_OFFSET_UTF16);
+    CHECK(crfp_offset_unit_parse("byte") == CRFP_OFFSET_BYTE);
+    CHECK(crfp_offset_unit_parse("utf8") == -1);
+}
+
+static void test_offsets(crfp_host *h)
+{
+    crfp_doc *d = crfp_doc_new(NULL);
+    CHECK(crfp_doc_id(d) == NULL);
+    CHECK_ST(crfp_doc_set_text(h, d, MIXED, sizeof MIXED - 1), CRFP_OK);
+    size_t b, o;
+    /* UTF-16: a=0, 😀=1..2, b=3, 中=4, c=5, end=6. */
+    CHECK(crfp_doc_length(d) == 6);
+    static const struct { size_t u16; size_t byte; } map16[] = {
+        {0, 0}, {1, 1}, {3, 5}, {4, 6}, {5, 9}, {6, 10}};
+    for (size_t i = 0; i < sizeof map16 / sizeof *map16; i++) {
+        CHECK_ST(crfp_doc_to_byte(d, map16[i].u16, &b), CRFP_OK);
+        CHECK(b == map16[i].byte);
+        CHECK_ST(crfp_doc_from_byte(d, map16[i].byte, &o), CRFP_OK);
+        CHECK(o == map16[i].u16);
+    }
+    /* Between the halves of the surrogate pair of 😀. */
+    CHECK_ST(crfp_doc_to_byte(d, 2, &b), CRFP_EUTF8);
+    CHECK_ST(crfp_doc_to_byte(d, 7, &b), CRFP_EINVAL);
+    CHECK_ST(crfp_doc_from_byte(d, 2, &o), CRFP_EUTF8); /* inside 😀's bytes */
+    CHECK_ST(crfp_doc_from_byte(d, 7, &o), CRFP_EUTF8); /* inside 中 */
+    CHECK_ST(crfp_doc_from_byte(d, 11, &o), CRFP_EINVAL);
+
+    crfp_annset *s = crfp_doc_annset(d, "", 1);
+    crfp_ann *a = NULL;
+    CHECK_ST(crfp_annset_add(h, d, s, "Emoji", 1, 3, &a), CRFP_OK);
+    CHECK(a && a->start == 1 && a->end == 3);
+    CHECK_ST(crfp_annset_add(h, d, s, "Half", 1, 2, NULL), CRFP_EUTF8);
+    CHECK_MSG(h, "inside a character");
+    CHECK_ST(crfp_annset_add(h, d, s, "Half", 2, 3, NULL), CRFP_EUTF8);
+    CHECK_ST(crfp_annset_add(h, d, s, "Far", 2, 9, NULL), CRFP_EINVAL);
+    CHECK_MSG(h, "outside the text");
+    CHECK_ST(crfp_annset_add(h, d, s, "Back", 3, 1, NULL), CRFP_EINVAL);
+    CHECK(crfp_annset_size(s) == 1);
+    crfp_doc_free(d);
+
+    /* Code points: 😀 is one unit. */
+    d = crfp_doc_new("cp");
+    crfp_doc_set_offset_unit(d, CRFP_OFFSET_CODEPOINT);
+    CHECK_ST(crfp_doc_set_text(h, d, MIXED, sizeof MIXED - 1), CRFP_OK);
+    CHECK(crfp_doc_length(d) == 5);
+    CHECK_ST(crfp_doc_to_byte(d, 2, &b), CRFP_OK);
+    CHECK(b == 5);
+    CHECK_ST(crfp_doc_to_byte(d, 4, &b), CRFP_OK);
+    CHECK(b == 9);
+    CHECK_ST(crfp_doc_from_byte(d, 6, &o), CRFP_OK);
+    CHECK(o == 3);
+    crfp_doc_free(d);
+
+    /* Bytes: continuation bytes are not boundaries. */
+    d = crfp_doc_new("b");
+    crfp_doc_set_offset_unit(d, CRFP_OFFSET_BYTE);
+    CHECK_ST(crfp_doc_set_text(h, d, MIXED, sizeof MIXED - 1), CRFP_OK);
+    CHECK_ST(crfp_doc_to_byte(d, 5, &b), CRFP_OK);
+    CHECK(b == 5);
+    CHECK_ST(crfp_doc_to_byte(d, 3, &b), CRFP_EUTF8);
+    CHECK_ST(crfp_doc_to_byte(d, 12, &b), CRFP_EINVAL);
+    crfp_annset *bs = crfp_doc_annset(d, "x", 1);
+    CHECK_ST(crfp_annset_add(h, d, bs, "Han", 6, 9, NULL), CRFP_OK);
+    CHECK_ST(crfp_annset_add(h, d, bs, "Han", 7, 9, NULL), CRFP_EUTF8);
+    crfp_doc_free(d);
+
+    /* A long text with many multi-byte characters: every mapping inverts. */
+    d = crfp_doc_new("long");
+    char *big = malloc(4000 * 8);
+    size_t n = 0;
+    for (int i = 0; i < 4000; i++) {
+        switch (i % 4) {
+        case 0: big[n++] = 'x'; break;
+        case 1: memcpy(big + n, "\xC3\xA9", 2); n += 2; break;          /* é */
+        case 2: memcpy(big + n, "\xE4\xB8\xAD", 3); n += 3; break;      /* 中 */
+        case 3: memcpy(big + n, "\xF0\x9F\x98\x80", 4); n += 4; break;  /* 😀 */
+        }
+    }
+    CHECK_ST(crfp_doc_set_text(h, d, big, n), CRFP_OK);
+    CHECK(crfp_doc_length(d) == 5000);
+    size_t u = 0, bytes = 0, bad = 0;
+    for (int i = 0; i < 4000; i++) {
+        if (crfp_doc_to_byte(d, u, &b) != CRFP_OK || b != bytes ||
+            crfp_doc_from_byte(d, bytes, &o) != CRFP_OK || o != u)
+            bad++;
+        int k = i % 4;
+        if (k == 3 && crfp_doc_to_byte(d, u + 1, &b) != CRFP_EUTF8)
+            bad++;
+        u += k == 3 ? 2 : 1;
+        bytes += (size_t)(k + 1);
+    }
+    CHECK(bad == 0);
+    free(big);
+    crfp_doc_free(d);
+}
+
+static void test_annotations(crfp_host *h)
+{
+    crfp_doc *d = crfp_doc_new("ann");
+    const char *text = "The cat sat.\nIt purred.";
+    CHECK_ST(crfp_doc_set_text(h, d, text, strlen(text)), CRFP_OK);
+    crfp_annset *s = crfp_doc_annset(d, "", 1);
+    CHECK(crfp_doc_annset(d, "", 0) == s);
+    CHECK(crfp_doc_annset(d, "other", 0) == NULL);
+    CHECK(crfp_doc_annset_count(d) == 1);
+    CHECK_STR(crfp_annset_name(s), "");
+
+    /* Added out of order on purpose: select must sort. */
+    crfp_ann *toks[6], *s2, *s1;
+    CHECK_ST(crfp_annset_add(h, d, s, "Sentence", 13, 23, &s2), CRFP_OK);
+    static const size_t spans[6][2] = {{13, 15}, {16, 22}, {22, 23}, {0, 3}, {4, 7}, {8, 11}};
+    for (int i = 0; i < 6; i++)
+        CHECK_ST(crfp_annset_add(h, d, s, "Token", spans[i][0], spans[i][1], &toks[i]), CRFP_OK);
+    CHECK_ST(crfp_annset_add(h, d, s, "Sentence", 0, 12, &s1), CRFP_OK);
+    crfp_ann *first = crfp_annset_get(s, 0);
+    CHECK(first == s2);
+    CHECK(crfp_annset_size(s) == 8);
+    CHECK(crfp_annset_get(s, 8) == NULL);
+
+    /* Ids are fresh and unique; explicit ids must not collide. */
+    CHECK(s1->id != s2->id && toks[0]->id != toks[1]->id);
+    CHECK(crfp_doc_find_ann(d, toks[3]->id) == toks[3]);
+    CHECK(crfp_doc_find_ann(d, 9999) == NULL);
+    CHECK_ST(crfp_annset_add_with_id(h, d, s, toks[2]->id, "Token", 0, 1, NULL), CRFP_EINVAL);
+    CHECK_MSG(h, "duplicate annotation id");
+    crfp_ann *x;
+    CHECK_ST(crfp_annset_add_with_id(h, d, s, 100, "Mark", 12, 12, &x), CRFP_OK);
+    CHECK(x->id == 100);
+    crfp_ann *y;
+    CHECK_ST(crfp_annset_add(h, d, s, "Mark", 23, 23, &y), CRFP_OK);
+    CHECK(y->id == 101);
+
+    crfp_ann **res;
+    size_t n;
+    CHECK_ST(crfp_annset_select(s, "Token", s1->start, s1->end, &res, &n), CRFP_OK);
+    CHECK(n == 3);
+    if (n == 3)
+        CHECK(res[0] == toks[3] && res[1] == toks[4] && res[2] == toks[5]);
+    free(res);
+    CHECK_ST(crfp_annset_select(s, "Token", s2->start, s2->end, &res, &n), CRFP_OK);
+    CHECK(n == 3 && res[0] == toks[0] && res[2] == toks[2]);
+    free(res);
+    /* Any type: enclosing first (start, -end, id); zero-length marks at the
+     * end of the range are inside it. */
+    CHECK_ST(crfp_annset_select(s, NULL, 0, 12, &res, &n), CRFP_OK);
+    CHECK(n == 5);
+    if (n == 5)
+        CHECK(res[0] == s1 && res[1] == toks[3] && res[4] == x);
+    free(res);
+    CHECK_ST(crfp_annset_select(s, "Nothing", 0, 23, &res, &n), CRFP_OK);
+    CHECK(n == 0 && res == NULL);
+    CHECK_ST(crfp_annset_select(s, "Token", 5, 20, &res, &n), CRFP_OK);
+    CHECK(n == 2 && res[0] == toks[5] && res[1] == toks[0]);
+    free(res);
+
+    /* The index follows later additions, in order or not. */
+    crfp_ann *late;
+    CHECK_ST(crfp_annset_add(h, d, s, "Token", 4, 5, &late), CRFP_OK);
+    CHECK_ST(crfp_annset_select(s, "Token", 0, 12, &res, &n), CRFP_OK);
+    CHECK(n == 4 && res[1] == toks[4] && res[2] == late);
+    free(res);
+
+    /* Pointers stay valid while the set grows a lot. */
+    for (int i = 0; i < 20000; i++)
+        if (crfp_annset_add(h, d, s, "Filler", 0, 0, NULL) != CRFP_OK)
+            break;
+    CHECK(crfp_annset_size(s) == 20011);
+    CHECK(toks[3]->start == 0 && toks[3]->end == 3 && strcmp(toks[3]->type, "Token") == 0);
+    CHECK_ST(crfp_annset_select(s, "Token", 0, 23, &res, &n), CRFP_OK);
+    CHECK(n == 7);
+    free(res);
+    crfp_doc_free(d);
+}
+
+static void test_features(crfp_host *h)
+{
+    crfp_doc *d = crfp_doc_new("f");
+    CHECK_ST(crfp_doc_set_text(h, d, "word", 4), CRFP_OK);
+    crfp_annset *s = crfp_doc_annset(d, "feat", 1);
+    crfp_ann *a, *b;
+    CHECK_ST(crfp_annset_add(h, d, s, "Token", 0, 4, &a), CRFP_OK);
+    CHECK_ST(crfp_annset_add(h, d, s, "Token", 0, 4, &b), CRFP_OK);
+
+    char name[8] = "form";
+    CHECK_ST(crfp_ann_set_str(d, a, name, "word"), CRFP_OK);
+    name[0] = 'X'; /* names are copied */
+    CHECK_STR(crfp_ann_str(a, "form"), "word");
+    CHECK_ST(crfp_ann_set_int(d, a, "n", INT64_MIN), CRFP_OK);
+    CHECK_ST(crfp_ann_set_float(d, a, "p", 0.1), CRFP_OK);
+    CHECK_ST(crfp_ann_set_bool(d, a, "ok", 7), CRFP_OK);
+    CHECK_ST(crfp_ann_set_ref(d, a, "head", b->id), CRFP_OK);
+    CHECK(crfp_ann_get(a, "n")->type == CRFP_V_INT && crfp_ann_get(a, "n")->u.i == INT64_MIN);
+    CHECK(crfp_ann_get(a, "p")->u.f == 0.1);
+    CHECK(crfp_ann_get(a, "ok")->u.b == 1);
+    CHECK(crfp_ann_get(a, "head")->type == CRFP_V_REF && crfp_ann_get(a, "head")->u.ref == b->id);
+    CHECK(crfp_ann_get(a, "missing") == NULL);
+    CHECK(crfp_ann_str(a, "n") == NULL);
+
+    /* Replacing keeps the position; other features are untouched. */
+    CHECK_ST(crfp_ann_set_str(d, a, "n", "seven"), CRFP_OK);
+    CHECK(a->nfeats == 5);
+    CHECK_STR(a->feats[1].name, "n");
+    CHECK_STR(crfp_ann_str(a, "n"), "seven");
+
+    /* Nested list, deep-copied. */
+    char buf[8] = "inner";
+    crfp_value inner[2] = {{.type = CRFP_V_STRING, .u.s = buf}, {.type = CRFP_V_FLOAT, .u.f = -0.0}};
+    crfp_value outer[3] = {{.type = CRFP_V_INT, .u.i = 3},
+                           {.type = CRFP_V_LIST, .u.list = {inner, 2}},
+                           {.type = CRFP_V_LIST, .u.list = {NULL, 0}}};
+    crfp_value list = {.type = CRFP_V_LIST, .u.list = {outer, 3}};
+    CHECK_ST(crfp_ann_set(d, b, "l", &list), CRFP_OK);
+    buf[0] = 'X';
+    const crfp_value *l = crfp_ann_get(b, "l");
+    CHECK(l && l->type == CRFP_V_LIST && l->u.list.n == 3);
+    if (l && l->u.list.n == 3) {
+        CHECK(l->u.list.items[0].u.i == 3);
+        CHECK_STR(l->u.list.items[1].u.list.items[0].u.s, "inner");
+        CHECK(signbit(l->u.list.items[1].u.list.items[1].u.f));
+        CHECK(l->u.list.items[2].u.list.n == 0);
+        CHECK(crfp_value_equal(l, &list) == 0); /* buf changed since */
+    }
+    /* Invalid UTF-8 in a string value is refused. */
+    CHECK_ST(crfp_ann_set_str(d, b, "bad", "\xC0\x80"), CRFP_EUTF8);
+    CHECK(crfp_ann_get(b, "bad") == NULL);
+
+    /* Many features on many annotations (the column readers' load). */
+    crfp_ann *many[1000];
+    for (int i = 0; i < 1000; i++) {
+        crfp_annset_add(h, d, s, "Token", 0, 4, &many[i]);
+        for (int k = 0; k < 10; k++) {
+            char nm[8], val[16];
+            snprintf(nm, sizeof nm, "c%d", k);
+            snprintf(val, sizeof val, "v%d_%d", i, k);
+            crfp_ann_set_str(d, many[i], nm, val);
+        }
+    }
+    int wrong = 0;
+    for (int i = 0; i < 1000; i++) {
+        char val[16];
+        snprintf(val, sizeof val, "v%d_9", i);
+        if (many[i]->nfeats != 10 || strcmp(crfp_ann_str(many[i], "c9"), val) != 0)
+            wrong++;
+    }
+    CHECK(wrong == 0);
+    crfp_doc_free(d);
+}
+
+static void test_meta_processors_equal(crfp_host *h)
+{
+    crfp_doc *d = crfp_doc_new("m");
+    CHECK_ST(crfp_doc_meta_set_str(d, "format", "conll"), CRFP_OK);
+    crfp_value iv = {.type = CRFP_V_INT, .u.i = 42};
+    CHECK_ST(crfp_doc_meta_set(d, "n", &iv), CRFP_OK);
+    CHECK_ST(crfp_doc_meta_set_str(d, "format", "conllu"), CRFP_OK);
+    CHECK_STR(crfp_doc_meta_str(d, "format"), "conllu");
+    CHECK(crfp_doc_meta_str(d, "n") == NULL);
+    CHECK(crfp_doc_meta_get(d, "n")->u.i == 42);
+    size_t nm;
+    const crfp_feature *meta = crfp_doc_meta(d, &nm);
+    CHECK(nm == 2 && strcmp(meta[0].name, "format") == 0);
+
+    crfp_annset *s = crfp_doc_annset(d, "tagger", 1);
+    const char *names[] = {"model", "nbest"}, *vals[] = {"m.crf", "1"};
+    CHECK_ST(crfp_annset_add_processor(d, s, "viterbi", "1.0", names, vals, 2), CRFP_OK);
+    CHECK_ST(crfp_annset_add_processor(d, s, "tok", "0.1", NULL, NULL, 0), CRFP_OK);
+    size_t np;
+    const crfp_processor *p = crfp_annset_processors(s, &np);
+    CHECK(np == 2);
+    CHECK_STR(p[0].plugin, "viterbi");
+    CHECK_STR(p[0].param_values[0], "m.crf");
+    CHECK(p[1].nparams == 0);
+
+    crfp_doc *e = crfp_doc_new("m");
+    crfp_doc_meta_set_str(e, "format", "conllu");
+    crfp_doc_meta_set(e, "n", &iv);
+    crfp_annset *t = crfp_doc_annset(e, "tagger", 1);
+    crfp_annset_add_processor(e, t, "viterbi", "1.0", names, vals, 2);
+    crfp_annset_add_processor(e, t, "tok", "0.1", NULL, NULL, 0);
+    char why[200];
+    CHECK(crfp_doc_equal(d, e, why, sizeof why));
+    crfp_doc_set_text(h, e, "x", 1);
+    CHECK(!crfp_doc_equal(d, e, why, sizeof why));
+    CHECK_STR(why, "texts differ");
+    crfp_doc_free(e);
+    crfp_doc_free(d);
+}
+
+int main(void)
+{
+    crfp_host *h = crfp_host_new();
+    if (!h) {
+        fprintf(stderr, "cannot create host\n");
+        return 1;
+    }
+    test_text(h);
+    test_offsets(h);
+    test_annotations(h);
+    test_features(h);
+    test_meta_processors_equal(h);
+    crfp_host_free(h);
+    if (doc_failures)
+        fprintf(stderr, "%d check(s) failed\n", doc_failures);
+    return doc_failures ? 1 : 0;
+}
