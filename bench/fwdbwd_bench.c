@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "crfpipe/crfpipe.h"
 
 static uint64_t rng = 88172645463325252ULL;
@@ -153,6 +154,26 @@ int main(int argc, char **argv)
         printf("  %d thread%s: best of 4 evaluations %.3f s (f = %.10g)\n", nt, nt > 1 ? "s" : "",
                best, f);
         crfp_crfobj_free(obj);
+    }
+    /* 3. model file of that size: save and load times */
+    memcpy(crfp_crf_weights(crf), theta, P * sizeof *theta);
+    char path[] = "/tmp/crfp-bench-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+        close(fd);
+        crfp_host *host = crfp_host_new();
+        double t0 = now();
+        crfp_status st = crfp_crf_save(host, crf, path);
+        double t1 = now();
+        crfp_crf *m = NULL;
+        if (st == CRFP_OK)
+            st = crfp_crf_load(host, path, &m);
+        double t2 = now();
+        printf("model file: save %.3f s, load %.3f s (%s)\n", t1 - t0, t2 - t1,
+               st == CRFP_OK ? "ok" : crfp_errmsg(host));
+        crfp_crf_free(m);
+        crfp_host_free(host);
+        unlink(path);
     }
     free(theta);
     free(g);

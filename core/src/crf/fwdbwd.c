@@ -89,8 +89,12 @@ static void pair_add(uint32_t Y, const crfp_tview *v, const double *ap, const do
     }
 }
 
+/* How many positions ahead the model's blocks are prefetched. */
+#define PREFETCH_AHEAD 2
+
 crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta, double *logz,
-                        int backward, double *g, double *pair)
+                        int backward, double *g, double *pair, const uint32_t *gold,
+                        double *gold_score)
 {
     const crfp_crf *crf = w->crf;
     const uint32_t Y = w->Y, T = seq->T;
@@ -101,11 +105,16 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
     if (T == 0 || Y == 0)
         return CRFP_OK;
     crfp_tview v;
-    double lz = 0.0;
+    double lz = 0.0, gs = 0.0;
     double *acc = w->tmp;
+    for (uint32_t t = 0; t < PREFETCH_AHEAD; t++)
+        crfp_prefetch_unigram(crf, seq, t, theta, 0);
     for (uint32_t t = 0; t < T; t++) {
         double *psi = w->psi + (size_t)t * Y, *a = w->alpha + (size_t)t * Y;
+        crfp_prefetch_unigram(crf, seq, t + PREFETCH_AHEAD, theta, 0);
         crfp_unigram(crf, seq, t, theta, psi);
+        if (gold)
+            gs += psi[gold[t]];
         double mx = psi[0];
         for (uint32_t y = 1; y < Y; y++)
             mx = psi[y] > mx ? psi[y] : mx;
@@ -114,6 +123,8 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
         w->shift[t] = mx;
         if (crfp_view_get(w, seq, t, theta, CRFP_VIEW_FB, &v) != CRFP_OK)
             return CRFP_ENOMEM;
+        if (gold)
+            gs += v.L[(size_t)(t ? gold[t - 1] : Y) * Y + gold[t]];
         if (t == 0) {
             for (uint32_t y = 0; y < Y; y++)
                 a[y] = psi[y] * v.sE[y];
@@ -131,6 +142,8 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
         lz += log(z) + mx;
     }
     *logz = lz;
+    if (gold_score)
+        *gold_score = gs;
     if (!backward && !g && !pair)
         return CRFP_OK;
 
@@ -138,6 +151,9 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
     double *bT = w->beta + (size_t)(T - 1) * Y;
     for (uint32_t y = 0; y < Y; y++)
         bT[y] = 1.0;
+    if (g)
+        for (uint32_t t = T; t-- > 0 && t + PREFETCH_AHEAD >= T;)
+            crfp_prefetch_unigram(crf, seq, t, g, 1);
     for (uint32_t t = T; t-- > 0;) {
         const double *a = w->alpha + (size_t)t * Y, *b = w->beta + (size_t)t * Y;
         const double *psi = w->psi + (size_t)t * Y;
@@ -146,10 +162,14 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
                 p[y] = a[y] * b[y];
         }
         if (g) {
+            if (t >= PREFETCH_AHEAD)
+                crfp_prefetch_unigram(crf, seq, t - PREFETCH_AHEAD, g, 1);
             for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
                 double *gu = g + crf->ublk[seq->uobs[i]];
                 for (uint32_t y = 0; y < Y; y++)
                     gu[y] += p[y];
+                if (gold)
+                    gu[gold[t]] -= 1.0;
             }
         }
         if (t == 0) {
@@ -159,6 +179,8 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
                     double *gb = g + crf->bblk[seq->bobs[i]] + YY;
                     for (uint32_t y = 0; y < Y; y++)
                         gb[y] += p[y];
+                    if (gold)
+                        gb[gold[0]] -= 1.0;
                 }
             if (pair) {
                 memset(pair, 0, YY * sizeof *pair);
@@ -180,10 +202,15 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             pair_add(Y, &v, ap, gam, pt);
         }
         if (g && nb == 1) {
-            pair_add(Y, &v, ap, gam, g + crf->bblk[seq->bobs[seq->boff[t]]]);
+            double *gb = g + crf->bblk[seq->bobs[seq->boff[t]]];
+            pair_add(Y, &v, ap, gam, gb);
+            if (gold)
+                gb[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
         } else if (g && nb > 1) {
             memset(w->pair, 0, YY * sizeof *w->pair);
             pair_add(Y, &v, ap, gam, w->pair);
+            if (gold)
+                w->pair[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
             for (uint32_t i = seq->boff[t]; i < seq->boff[t + 1]; i++) {
                 double *gb = g + crf->bblk[seq->bobs[i]];
                 for (size_t j = 0; j < YY; j++)

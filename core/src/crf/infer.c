@@ -145,7 +145,7 @@ crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const doub
     if (st != CRFP_OK)
         return st;
     crfp_infer_epoch(w);
-    st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL);
+    st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL, NULL, NULL);
     if (st != CRFP_OK || !marg)
         return st;
     size_t n = (size_t)seq->T * w->Y;
@@ -164,7 +164,7 @@ crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double
         return st;
     crfp_infer_epoch(w);
     double logz;
-    return crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair);
+    return crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair, NULL, NULL);
 }
 
 double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,

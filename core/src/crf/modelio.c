@@ -315,11 +315,18 @@ static int read_block(rbuf *r, size_t size, double *w)
     if (enc == 1) {
         if (r->n - r->at < size * 8)
             return r->bad = 1, -1;
-        if (w)
+        if (w) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* The file's byte order is the host's: the block is the array. */
+            memcpy(w, r->p + r->at, size * 8);
+            r->at += size * 8;
+#else
             for (size_t i = 0; i < size; i++)
                 w[i] = get_double(r);
-        else
+#endif
+        } else {
             r->at += size * 8;
+        }
         return 0;
     }
     if (enc != 0)
@@ -443,14 +450,14 @@ static crfp_status parse(crfp_host *host, const char *path, const unsigned char 
             what = "bad observation flags";
             goto fail;
         }
-        if (crfp_crf_obs_id(crf, s, len) >= 0) {
-            what = "duplicate observation";
-            goto fail;
-        }
-        uint32_t id;
+        uint32_t id, before = crf->obs.n;
         if ((st = crfp_crf_add_obs(crf, s, len, flags, &id)) != CRFP_OK)
             goto fail;
         st = CRFP_EFORMAT;
+        if (crf->obs.n == before) {
+            what = "duplicate observation";
+            goto fail;
+        }
         where[i] = r.at;
         if ((flags & CRFP_OBS_UNIGRAM) && read_block(&r, usz, NULL))
             goto fail;

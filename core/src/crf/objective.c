@@ -38,7 +38,6 @@ static void phase_compute(worker *k)
 {
     crfp_crfobj *o = k->o;
     const crfp_crf *crf = o->crf;
-    const uint32_t Y = crf->Y;
     double *g = k->id == 0 ? o->g : k->g;
     memset(g, 0, crf->nparams * sizeof *g);
     crfp_infer_epoch(k->w);
@@ -46,21 +45,13 @@ static void phase_compute(worker *k)
     k->st = CRFP_OK;
     for (size_t i = k->s0; i < k->s1; i++) {
         const crfp_seq *seq = crfp_dataset_get(o->ds, i);
-        double logz;
-        crfp_status st = crfp_fb_run(k->w, seq, o->theta, &logz, 1, g, NULL);
+        double logz, gold;
+        crfp_status st = crfp_fb_run(k->w, seq, o->theta, &logz, 1, g, NULL, seq->y, &gold);
         if (st != CRFP_OK) {
             k->st = st;
             return;
         }
-        loss += logz - crfp_path_score(crf, seq, o->theta, seq->y);
-        for (uint32_t t = 0; t < seq->T; t++) {
-            uint32_t y = seq->y[t];
-            size_t prev = t ? seq->y[t - 1] : Y;
-            for (uint32_t j = seq->uoff[t]; j < seq->uoff[t + 1]; j++)
-                g[crf->ublk[seq->uobs[j]] + y] -= 1.0;
-            for (uint32_t j = seq->boff[t]; j < seq->boff[t + 1]; j++)
-                g[crf->bblk[seq->bobs[j]] + prev * Y + y] -= 1.0;
-        }
+        loss += logz - gold;
     }
     k->loss = loss;
 }
