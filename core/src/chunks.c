@@ -18,7 +18,8 @@ void crfp_chunk_split(const char *label, crfp_chunk_label *out)
 {
     if (!label)
         label = "O";
-    /* Perl's split(/-/) keeps the first two fields: tag and type. */
+    /* The tag ends at the first '-'; the type is all the rest, so types
+     * may contain hyphens ("B-creative-work"), as in conlleval since 2004. */
     const char *dash = strchr(label, '-');
     if (!dash) {
         copy_trunc(out->tag, sizeof out->tag, label, strlen(label));
@@ -26,8 +27,7 @@ void crfp_chunk_split(const char *label, crfp_chunk_label *out)
         return;
     }
     copy_trunc(out->tag, sizeof out->tag, label, (size_t)(dash - label));
-    const char *t = dash + 1, *end = strchr(t, '-');
-    copy_trunc(out->type, sizeof out->type, t, end ? (size_t)(end - t) : strlen(t));
+    copy_trunc(out->type, sizeof out->type, dash + 1, strlen(dash + 1));
 }
 
 static int is(const crfp_chunk_label *l, const char *tag)

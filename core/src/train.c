@@ -9,6 +9,10 @@
 
 #include "train.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 const crfp_param_spec crfp_train_common_params[] = {
     {"model", CRFP_PARAM_PATH, NULL, "file the trained model is written to (required)"},
     {"label", CRFP_PARAM_STRING, "", "token feature holding the gold label (default: last column)"},
@@ -48,6 +52,8 @@ struct crfp_trainrun {
     size_t best_dev;
     int best_iter, last_iter;
     double objective;
+    double eval_secs;   /* time spent in f/∇f, to tell it from the optimizer's own */
+    int nevals;
 };
 
 static double seconds_since(const struct timespec *a)
@@ -250,7 +256,12 @@ static crfp_status load_dev(crfp_trainrun *r, const char *path)
 static crfp_status obj_eval(void *ud, const double *theta, double *f, double *g)
 {
     crfp_trainrun *r = ud;
-    return crfp_crfobj_eval(r->obj, theta, f, g);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    crfp_status st = crfp_crfobj_eval(r->obj, theta, f, g);
+    r->eval_secs += seconds_since(&t0);
+    r->nevals++;
+    return st;
 }
 
 static size_t count_active(const double *theta, size_t n)
@@ -351,6 +362,12 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     if (dev && (st = load_dev(r, dev)) != CRFP_OK)
         return st;
 
+#ifdef __GLIBC__
+    /* The documents the data came from are gone; hand their pages back
+     * before the optimizer allocates its vectors, so that peak memory is
+     * data + optimizer rather than their sum with the parse. */
+    malloc_trim(0);
+#endif
     size_t np = crfp_crf_nparams(r->crf);
     crfp_log(host, CRFP_LOG_INFO,
              "training: %zu sequences, %zu tokens; %u labels, %u observations, %zu parameters "
@@ -404,6 +421,9 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     double secs = seconds_since(&r->t0);
     crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
              "features of %zu", r->last_iter, secs, r->objective, active, np);
+    crfp_log(host, CRFP_LOG_INFO, "time: %d objective evaluations, %.1f s (%.3f s each); "
+             "optimizer and progress %.1f s", r->nevals, r->eval_secs,
+             r->nevals ? r->eval_secs / r->nevals : 0.0, secs - r->eval_secs);
     crfp_status sst = crfp_crf_save(host, r->crf, crfp_params_str(r->params, "model"));
     if (sst != CRFP_OK)
         return sst;

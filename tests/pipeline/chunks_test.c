@@ -104,6 +104,13 @@ int main(void)
         CHECK(spans[2].s == 5 && spans[2].e == 6 && strcmp(spans[2].type, "PER") == 0);
         CHECK(spans[3].s == 6 && spans[3].e == 7 && strcmp(spans[3].type, "LOC") == 0);
     }
+    {   /* types may contain hyphens */
+        crfp_chunk_label l;
+        crfp_chunk_split("I-creative-work", &l);
+        CHECK(strcmp(l.tag, "I") == 0 && strcmp(l.type, "creative-work") == 0);
+        crfp_chunk_split("O", &l);
+        CHECK(strcmp(l.tag, "O") == 0 && l.type[0] == '\0');
+    }
     {
         const char *bio[] = {"O", "B-NP", "I-NP"}, *pos[] = {"NN", "VB"};
         CHECK(crfp_labels_are_chunked(bio, 3));

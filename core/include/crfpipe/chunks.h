@@ -20,8 +20,8 @@ typedef struct crfp_chunk_label {
     char type[64];      /* truncated beyond 63 bytes; "" when none */
 } crfp_chunk_label;
 
-/* Split a label as conlleval does (at the first '-'; a second '-' ends the
- * type).  NULL is treated as "O". */
+/* Split a label as conlleval does: the tag before the first '-', the type
+ * after it (hyphens included).  NULL is treated as "O". */
 void crfp_chunk_split(const char *label, crfp_chunk_label *out);
 
 /* conlleval's endOfChunk / startOfChunk between consecutive labels. */

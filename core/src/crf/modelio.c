@@ -25,21 +25,35 @@
 #define MAGIC "CRFPMODL"
 #define VERSION 1u
 
-/* FNV-1a over 64-bit little-endian words (then the tail bytes): one
- * multiply per 8 bytes keeps verifying a 60 MB model in the milliseconds. */
+/* FNV-1a-style mixing of 64-bit little-endian words in four interleaved
+ * lanes (so the multiplies do not wait on each other), the lanes and the
+ * tail bytes folded at the end: verifying a 60 MB model costs a few
+ * milliseconds, not a tenth of a second. */
+static inline uint64_t load_le64(const unsigned char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
 static uint64_t checksum64(const unsigned char *p, size_t n)
 {
-    uint64_t h = CRFP_FNV64_INIT;
+    const uint64_t prime = 0x100000001b3ULL;
+    uint64_t h[4] = {CRFP_FNV64_INIT, CRFP_FNV64_INIT ^ 1, CRFP_FNV64_INIT ^ 2,
+                     CRFP_FNV64_INIT ^ 3};
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x = 0;
-        for (int k = 7; k >= 0; k--)
-            x = (x << 8) | p[i + (size_t)k];
-        h = (h ^ x) * 0x100000001b3ULL;
-    }
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++)
+            h[k] = (h[k] ^ load_le64(p + i + 8 * (size_t)k)) * prime;
+    uint64_t r = CRFP_FNV64_INIT;
+    for (int k = 0; k < 4; k++)
+        r = (r ^ h[k]) * prime;
     for (; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
+        r = (r ^ p[i]) * prime;
+    return r;
 }
 
 /* --- writing --------------------------------------------------------------- */

@@ -11,6 +11,8 @@
 #include <math.h>
 #include "infer.h"
 
+#define VITERBI_PREFETCH 3
+
 /* Labels by decreasing δ, ties by increasing id (insertion sort: Y is small
  * and δ changes little in order from one position to the next). */
 static void sort_labels(uint32_t Y, const double *d, uint32_t *order)
@@ -49,6 +51,10 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         return CRFP_ENOMEM;
     double *d = w->tmp, *dn = w->tmp + Y, *s = w->tmp + 2 * (size_t)Y;
     crfp_tview v;
+    /* Unigram blocks are scattered over the whole model: ask for the next
+     * positions' blocks while this one is decoded. */
+    for (uint32_t t = 0; t < VITERBI_PREFETCH; t++)
+        crfp_prefetch_unigram(crf, seq, t, theta, 0);
     crfp_unigram(crf, seq, 0, theta, s);
     if (crfp_view_get(w, seq, 0, theta, CRFP_VIEW_LOG, &v) != CRFP_OK)
         return CRFP_ENOMEM;
@@ -59,6 +65,7 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         w->order[y] = y;
     for (uint32_t t = 1; t < T; t++) {
         uint32_t *bp = w->bp + (size_t)t * Y;
+        crfp_prefetch_unigram(crf, seq, t + VITERBI_PREFETCH - 1, theta, 0);
         crfp_unigram(crf, seq, t, theta, s);
         if (crfp_view_get(w, seq, t, theta, CRFP_VIEW_LOG, &v) != CRFP_OK)
             return CRFP_ENOMEM;
