@@ -198,7 +198,8 @@ crfp_status crfp_chunkeval_finish(crfp_chunkeval *e)
         s->correct++;
         e->in_correct = 0;
     }
-    qsort(e->types, e->ntypes, sizeof *e->types, cmp_type);
+    if (e->ntypes > 1)
+        qsort(e->types, e->ntypes, sizeof *e->types, cmp_type);
     return CRFP_OK;
 }
 

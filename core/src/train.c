@@ -26,6 +26,8 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"max-iter", CRFP_PARAM_INT, "0", "stop after this many iterations (0 = optimizer decides)"},
     {"init-model", CRFP_PARAM_PATH, NULL, "warm start from this model's weights"},
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
+    {"train-error", CRFP_PARAM_BOOL, "false",
+     "also print the training-set error every iteration (one more Viterbi pass each)"},
 };
 const size_t crfp_train_common_nparams =
     sizeof crfp_train_common_params / sizeof crfp_train_common_params[0];
@@ -301,9 +303,19 @@ static crfp_status obj_iteration(void *ud, const crfp_iter_info *info, const dou
             *stop = 1;
         }
     }
+    char train[48] = "";
+    if (crfp_params_bool(r->params, "train-error")) {
+        size_t te = 0, se = 0;
+        crfp_status st = crfp_crf_errors(r->crf, r->train, theta, r->nthreads, &te, &se);
+        if (st != CRFP_OK)
+            return st;
+        snprintf(train, sizeof train, "  train-err %6.3f%%",
+                 100.0 * (double)te / (double)crfp_dataset_tokens(r->train));
+    }
     crfp_log(r->host, CRFP_LOG_PROGRESS,
-             "iter %4d  obj %.6e  active %9zu%s  step %.3g  evals %d  %.2fs (%.1fs)", info->iter,
-             info->objective, active, dev, info->step, info->nevals, dt, seconds_since(&r->t0));
+             "iter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", info->iter,
+             info->objective, active, train, dev, info->step, info->nevals, dt,
+             seconds_since(&r->t0));
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(r->params, "max-iter");
     if (maxit > 0 && info->iter >= maxit)

@@ -159,7 +159,8 @@ static crfp_status ev_finish(void *state)
     FILE *f = e->out->fp;
     if (crfp_chunkeval_finish(&e->chunks) != CRFP_OK)
         return crfp_error(e->host, CRFP_ENOMEM, "out of memory");
-    qsort(e->labels, e->nlabels, sizeof *e->labels, cmp_label);
+    if (e->nlabels > 1)
+        qsort(e->labels, e->nlabels, sizeof *e->labels, cmp_label);
     fprintf(f, "tokens %zu, sentences %zu\n", e->tokens, e->sents);
     fprintf(f, "token accuracy:    %6.2f%%  (%zu/%zu)\n", pct(e->correct, e->tokens), e->correct,
             e->tokens);

@@ -52,6 +52,7 @@ static const crfp_param_spec lbfgs_params[] = {
      "stop after this many iterations (0 = no limit besides the host's own)"},
     {"gtol", CRFP_PARAM_FLOAT, "1e-5",
      "stop when the (pseudo-)gradient norm is at most gtol * max(1, |theta|) (0 disables)"},
+    {"threads", CRFP_PARAM_INT, "0", "threads for the vector loops (0 = all cores)"},
 };
 
 /* Parameters arrive as int64; anything outside int is out of range. */
@@ -79,6 +80,8 @@ static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
         o.epsilon = crfp_params_float(params, "epsilon");
         o.gtol = crfp_params_float(params, "gtol");
         o.max_iter = crfp_params_int(params, "max-iter");
+        int64_t th = crfp_params_int(params, "threads");
+        o.threads = th > 0 && th < 1024 ? (int)th : crfp_host_threads(host);
     }
     return lbfgs_minimize(host, &o, obj, theta);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "crfpipe/plugin.h"
+#include "vpool.h"
 
 /* --- options ------------------------------------------------------------ */
 typedef struct lbfgs_opts {
@@ -16,6 +17,7 @@ typedef struct lbfgs_opts {
     int max_ls;        /* trial points per line search */
     int64_t max_iter;  /* 0 = unlimited */
     double gtol;       /* stop when ‖pg‖ <= gtol·max(1, ‖θ‖); 0 disables */
+    int threads;       /* team size for the vector loops (1 = serial) */
 } lbfgs_opts;
 
 /* Fill `o` with the documented defaults (same as the plugin's). */
@@ -46,6 +48,7 @@ typedef struct lbfgs_mem {
     double *rho;        /* 1 / s'y per slot */
     double *alpha;      /* two-loop coefficients, m */
     double gamma;       /* s'y / y'y of the newest pair */
+    vpool *pool;        /* borrowed; NULL = serial */
 } lbfgs_mem;
 
 /* Allocate 2m vectors of n doubles (CRFP_ENOMEM on failure, message in
@@ -69,15 +72,15 @@ void lbfgs_twoloop(lbfgs_mem *mem, double *d);
  * With rho1 = 0 these reduce to the plain gradient and no projection. */
 
 /* d = -pg(x, g); *pg2 = ‖pg‖², *x2 = ‖x‖². */
-void owlqn_steepest(size_t n, const double *x, const double *g, double rho1, double *d,
+void owlqn_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1, double *d,
                     double *pg2, double *x2);
 /* Zero the components of d whose sign disagrees with -pg (only when
  * rho1 > 0), copy x → xs and g → gs, and return pg'd. */
-double owlqn_constrain_save(size_t n, const double *x, const double *g, double rho1,
+double owlqn_constrain_save(vpool *pool, size_t n, const double *x, const double *g, double rho1,
                             double *d, double *xs, double *gs);
 /* x = π(x0 + a·d) onto the orthant of x0 (sign(x0), or sign(-pg0) where
  * x0 = 0); *dd = pg0'(x - x0), *l1 = ‖x‖₁.  g0 = ∇f(x0). */
-void owlqn_trial(size_t n, const double *x0, const double *g0, const double *d, double a,
+void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, const double *d, double a,
                  double rho1, double *x, double *dd, double *l1);
 
 /* --- line search (linesearch.c) ----------------------------------------- */
@@ -88,6 +91,7 @@ typedef struct lbfgs_ls {
     const double *d;       /* descent direction */
     double dd0;            /* pg0'd < 0 */
     double a0;             /* first trial step */
+    vpool *pool;           /* borrowed; NULL = serial */
     /* out */
     double f, F, step;
     int nevals;

@@ -21,6 +21,7 @@ void lbfgs_opts_default(lbfgs_opts *o)
     o->max_ls = 20;
     o->max_iter = 0;
     o->gtol = 1e-5;
+    o->threads = 1;
 }
 
 crfp_status lbfgs_opts_check(crfp_host *host, const lbfgs_opts *o)
@@ -53,6 +54,7 @@ typedef struct run {
     size_t n;
     double *x, *g, *d;
     lbfgs_mem mem;
+    vpool *pool;
     double f, F;
     double *Fwin; /* F of the last `window` iterates, ring indexed by iter */
 } run;
@@ -73,6 +75,7 @@ static crfp_status search(run *r, int k, double dd, double a0, lbfgs_ls *ls)
     ls->d = r->d;
     ls->dd0 = dd;
     ls->a0 = a0;
+    ls->pool = r->pool;
     crfp_status st = lbfgs_linesearch(r->host, r->obj, r->opts, ls, r->x, r->g);
     if (st != CRFP_OK || !ls->found)
         restore(r, k);
@@ -98,7 +101,7 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
             return CRFP_OK;
         }
         double pg2, x2;
-        owlqn_steepest(r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
+        owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
         if (pg2 == 0 || sqrt(pg2) <= o->gtol * fmax(1.0, sqrt(x2))) {
             *why = END_CONVERGED;
             return CRFP_OK;
@@ -106,14 +109,14 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
         int fresh = r->mem.count == 0;
         lbfgs_twoloop(&r->mem, r->d);
         int k = lbfgs_mem_reserve(&r->mem);
-        double dd = owlqn_constrain_save(r->n, r->x, r->g, rho1, r->d, r->mem.s[k], r->mem.y[k]);
+        double dd = owlqn_constrain_save(r->pool, r->n, r->x, r->g, rho1, r->d, r->mem.s[k], r->mem.y[k]);
         if (!(dd < 0)) {
             /* H lost positive definiteness numerically, or the orthant
              * constraint removed every component: start over. */
             crfp_log(r->host, CRFP_LOG_DEBUG, "lbfgs: iteration %d: not a descent direction, "
                      "resetting the history", iter + 1);
             lbfgs_mem_reset(&r->mem);
-            owlqn_steepest(r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
+            owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
             dd = -pg2;
             fresh = 1;
         }
@@ -131,7 +134,7 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
             crfp_log(r->host, CRFP_LOG_DEBUG, "lbfgs: iteration %d: line search failed, "
                      "retrying along the steepest descent direction", iter + 1);
             lbfgs_mem_reset(&r->mem);
-            owlqn_steepest(r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
+            owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
             st = search(r, k, -pg2, fmin(1.0, 1.0 / sqrt(pg2)), &ls);
             if (st != CRFP_OK)
                 return st;
@@ -206,13 +209,15 @@ crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_o
     st = lbfgs_mem_init(host, &r.mem, r.n, opts->m);
     if (st != CRFP_OK)
         goto out;
+    r.pool = vpool_new(opts->threads);
+    r.mem.pool = r.pool;
     crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s, %zu weights, history %d, optimizer memory %.1f MB",
              obj->rho1 > 0 ? "OWL-QN" : "L-BFGS", r.n, opts->m,
              (double)(2 * opts->m + 2) * (double)r.n * sizeof(double) / 1e6);
     st = obj->eval(obj->ud, theta, &r.f, r.g);
     if (st != CRFP_OK)
         goto out;
-    r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * vec_l1(r.n, theta) : 0.0);
+    r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * vec_l1(r.pool, r.n, theta) : 0.0);
     if (!isfinite(r.F)) {
         st = crfp_error(host, CRFP_EINVAL, "lbfgs: the objective is not finite (%g) at the "
                         "starting point", r.F);
@@ -230,6 +235,7 @@ crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_o
                  reasons[why], iters, evals, r.F);
     }
 out:
+    vpool_free(r.pool);
     lbfgs_mem_free(&r.mem);
     free(r.g);
     free(r.d);

@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "vpool.h"
+
 /* Component of the pseudo-gradient of f + c‖·‖₁: the one-sided derivative
  * that points downhill, or 0 when neither side does. */
 static inline double pgrad(double x, double g, double c)
@@ -22,35 +24,56 @@ static inline double pgrad(double x, double g, double c)
     return 0.0;
 }
 
-void owlqn_steepest(size_t n, const double *restrict x, const double *restrict g, double rho1,
-                    double *restrict d, double *pg2, double *x2)
+typedef struct oargs {
+    const double *x, *g, *x0, *g0, *dc;
+    double *d, *xs, *gs, *xo;
+    double rho1, a;
+} oargs;
+
+static void k_steepest(void *ctx, size_t lo, size_t hi, double *acc)
 {
+    const oargs *o = ctx;
+    const double *restrict x = o->x, *restrict g = o->g;
+    double *restrict d = o->d;
+    const double rho1 = o->rho1;
     double a = 0, b = 0;
     if (rho1 > 0) {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = lo; i < hi; i++) {
             double p = pgrad(x[i], g[i], rho1);
             d[i] = -p;
             a += p * p;
             b += x[i] * x[i];
         }
     } else {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = lo; i < hi; i++) {
             d[i] = -g[i];
             a += g[i] * g[i];
             b += x[i] * x[i];
         }
     }
-    *pg2 = a;
-    *x2 = b;
+    acc[0] += a;
+    acc[1] += b;
 }
 
-double owlqn_constrain_save(size_t n, const double *restrict x, const double *restrict g,
-                            double rho1, double *restrict d, double *restrict xs,
-                            double *restrict gs)
+void owlqn_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1,
+                    double *d, double *pg2, double *x2)
 {
+    oargs o = {.x = x, .g = g, .d = d, .rho1 = rho1};
+    double out[VPOOL_ACC];
+    vpool_run(pool, n, k_steepest, &o, out);
+    *pg2 = out[0];
+    *x2 = out[1];
+}
+
+static void k_constrain_save(void *ctx, size_t lo, size_t hi, double *acc)
+{
+    const oargs *o = ctx;
+    const double *restrict x = o->x, *restrict g = o->g;
+    double *restrict d = o->d, *restrict xs = o->xs, *restrict gs = o->gs;
+    const double rho1 = o->rho1;
     double dd = 0;
     if (rho1 > 0) {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = lo; i < hi; i++) {
             double p = pgrad(x[i], g[i], rho1);
             double v = d[i];
             if (v * p >= 0)
@@ -61,39 +84,60 @@ double owlqn_constrain_save(size_t n, const double *restrict x, const double *re
             gs[i] = g[i];
         }
     } else {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = lo; i < hi; i++) {
             dd += g[i] * d[i];
             xs[i] = x[i];
             gs[i] = g[i];
         }
     }
-    return dd;
+    acc[0] += dd;
 }
 
-void owlqn_trial(size_t n, const double *restrict x0, const double *restrict g0,
-                 const double *restrict d, double a, double rho1, double *restrict x,
-                 double *dd, double *l1)
+double owlqn_constrain_save(vpool *pool, size_t n, const double *x, const double *g,
+                            double rho1, double *d, double *xs, double *gs)
 {
+    oargs o = {.x = x, .g = g, .d = d, .xs = xs, .gs = gs, .rho1 = rho1};
+    double out[VPOOL_ACC];
+    vpool_run(pool, n, k_constrain_save, &o, out);
+    return out[0];
+}
+
+static void k_trial(void *ctx, size_t lo, size_t hi, double *acc)
+{
+    const oargs *o = ctx;
+    const double *restrict x0 = o->x0, *restrict g0 = o->g0, *restrict d = o->dc;
+    double *restrict x = o->xo;
+    const double rho1 = o->rho1, a = o->a;
     double s = 0, t = 0;
     if (rho1 > 0) {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = lo; i < hi; i++) {
             double p = pgrad(x0[i], g0[i], rho1);
             /* orthant: sign of x0, or of -pg where x0 is zero */
-            double o = x0[i] != 0 ? x0[i] : -p;
+            double or = x0[i] != 0 ? x0[i] : -p;
             double v = x0[i] + a * d[i];
-            if (v * o <= 0)
+            if (v * or <= 0)
                 v = 0;
             x[i] = v;
             s += p * (v - x0[i]);
             t += fabs(v);
         }
     } else {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = lo; i < hi; i++) {
             x[i] = x0[i] + a * d[i];
             s += g0[i] * d[i];
         }
         s *= a;
     }
-    *dd = s;
-    *l1 = t;
+    acc[0] += s;
+    acc[1] += t;
+}
+
+void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, const double *d,
+                 double a, double rho1, double *x, double *dd, double *l1)
+{
+    oargs o = {.x0 = x0, .g0 = g0, .dc = d, .xo = x, .rho1 = rho1, .a = a};
+    double out[VPOOL_ACC];
+    vpool_run(pool, n, k_trial, &o, out);
+    *dd = out[0];
+    *l1 = out[1];
 }

@@ -66,7 +66,7 @@ int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g)
 {
     int k = mem->head;
     double sy, yy;
-    vec_make_pair(mem->n, x, g, mem->s[k], mem->y[k], &sy, &yy);
+    vec_make_pair(mem->pool, mem->n, x, g, mem->s[k], mem->y[k], &sy, &yy);
     if (!(yy > 0) || !(sy > CURVATURE_EPS * yy))
         return 0;
     mem->rho[k] = 1.0 / sy;
@@ -91,20 +91,20 @@ void lbfgs_twoloop(lbfgs_mem *mem, double *d)
     if (c == 0)
         return;
     int k = slot(mem, c - 1);
-    double dot = vec_dot(n, mem->s[k], d);
+    double dot = vec_dot(mem->pool, n, mem->s[k], d);
     for (int i = c - 1; i >= 0; i--) {
         k = slot(mem, i);
         double a = mem->rho[k] * dot;
         mem->alpha[i] = a;
         if (i > 0)
-            dot = vec_axpy_dot(n, -a, mem->y[k], d, mem->s[slot(mem, i - 1)]);
+            dot = vec_axpy_dot(mem->pool, n, -a, mem->y[k], d, mem->s[slot(mem, i - 1)]);
         else
-            dot = vec_axpy_scale_dot(n, -a, mem->y[k], mem->gamma, d, mem->y[k]);
+            dot = vec_axpy_scale_dot(mem->pool, n, -a, mem->y[k], mem->gamma, d, mem->y[k]);
     }
     for (int i = 0; i < c; i++) {
         k = slot(mem, i);
         double b = mem->rho[k] * dot;
         const double *next = i + 1 < c ? mem->y[slot(mem, i + 1)] : NULL;
-        dot = vec_axpy_dot(n, mem->alpha[i] - b, mem->s[k], d, next);
+        dot = vec_axpy_dot(mem->pool, n, mem->alpha[i] - b, mem->s[k], d, next);
     }
 }

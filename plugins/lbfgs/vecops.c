@@ -1,65 +1,61 @@
-/* lbfgs plugin — dense vector kernels (see vecops.h).
- *
- * Reductions use four independent partial sums: without -ffast-math the
- * compiler may not reorder a floating-point sum, and a single accumulator
- * would serialise every pass on the add latency. */
+/* lbfgs plugin — dense vector kernels (see vecops.h).  Each public routine
+ * wraps a range kernel run over the team; the kernels keep four partial
+ * sums so the additions do not wait on each other. */
 #include "config.h"
 #include "vecops.h"
 
 #include <math.h>
 
-double vec_dot(size_t n, const double *restrict x, const double *restrict y)
+typedef struct vargs {
+    double a, c;
+    const double *x, *y, *z, *g;
+    double *d, *s, *yw;
+} vargs;
+
+static void k_dot(void *ctx, size_t lo, size_t hi, double *acc)
 {
+    const vargs *v = ctx;
+    const double *restrict x = v->x, *restrict y = v->y;
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    size_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
         s0 += x[i] * y[i];
         s1 += x[i + 1] * y[i + 1];
         s2 += x[i + 2] * y[i + 2];
         s3 += x[i + 3] * y[i + 3];
     }
-    for (; i < n; i++)
+    for (; i < hi; i++)
         s0 += x[i] * y[i];
-    return (s0 + s1) + (s2 + s3);
+    acc[0] += (s0 + s1) + (s2 + s3);
 }
 
-double vec_axpy_dot(size_t n, double a, const double *restrict x, double *restrict d,
-                    const double *restrict z)
+double vec_dot(vpool *p, size_t n, const double *x, const double *y)
 {
-    if (!z) {
-        for (size_t i = 0; i < n; i++)
-            d[i] += a * x[i];
-        return 0.0;
-    }
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        double v0 = d[i] + a * x[i], v1 = d[i + 1] + a * x[i + 1];
-        double v2 = d[i + 2] + a * x[i + 2], v3 = d[i + 3] + a * x[i + 3];
-        d[i] = v0, d[i + 1] = v1, d[i + 2] = v2, d[i + 3] = v3;
-        s0 += z[i] * v0;
-        s1 += z[i + 1] * v1;
-        s2 += z[i + 2] * v2;
-        s3 += z[i + 3] * v3;
-    }
-    for (; i < n; i++) {
-        d[i] += a * x[i];
-        s0 += z[i] * d[i];
-    }
-    return (s0 + s1) + (s2 + s3);
+    vargs v = {.x = x, .y = y};
+    double out[VPOOL_ACC];
+    vpool_run(p, n, k_dot, &v, out);
+    return out[0];
 }
 
-double vec_axpy_scale_dot(size_t n, double a, const double *restrict x, double c,
-                          double *restrict d, const double *restrict z)
+/* d = c·(d + a·x); acc += z'd.  c == 1 is the plain axpy. */
+static void k_axpy_scale_dot(void *ctx, size_t lo, size_t hi, double *acc)
 {
+    const vargs *v = ctx;
+    const double a = v->a, c = v->c;
+    const double *restrict x = v->x, *restrict z = v->z;
+    double *restrict d = v->d;
     if (!z) {
-        for (size_t i = 0; i < n; i++)
-            d[i] = c * (d[i] + a * x[i]);
-        return 0.0;
+        if (c == 1.0)
+            for (size_t i = lo; i < hi; i++)
+                d[i] += a * x[i];
+        else
+            for (size_t i = lo; i < hi; i++)
+                d[i] = c * (d[i] + a * x[i]);
+        return;
     }
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    size_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
         double v0 = c * (d[i] + a * x[i]), v1 = c * (d[i + 1] + a * x[i + 1]);
         double v2 = c * (d[i + 2] + a * x[i + 2]), v3 = c * (d[i + 3] + a * x[i + 3]);
         d[i] = v0, d[i + 1] = v1, d[i + 2] = v2, d[i + 3] = v3;
@@ -68,19 +64,38 @@ double vec_axpy_scale_dot(size_t n, double a, const double *restrict x, double c
         s2 += z[i + 2] * v2;
         s3 += z[i + 3] * v3;
     }
-    for (; i < n; i++) {
+    for (; i < hi; i++) {
         d[i] = c * (d[i] + a * x[i]);
         s0 += z[i] * d[i];
     }
-    return (s0 + s1) + (s2 + s3);
+    acc[0] += (s0 + s1) + (s2 + s3);
 }
 
-void vec_make_pair(size_t n, const double *restrict x, const double *restrict g,
-                   double *restrict s, double *restrict y, double *sy, double *yy)
+double vec_axpy_dot(vpool *p, size_t n, double a, const double *x, double *d, const double *z)
 {
+    vargs v = {.a = a, .c = 1.0, .x = x, .z = z, .d = d};
+    double out[VPOOL_ACC];
+    vpool_run(p, n, k_axpy_scale_dot, &v, out);
+    return out[0];
+}
+
+double vec_axpy_scale_dot(vpool *p, size_t n, double a, const double *x, double c, double *d,
+                          const double *z)
+{
+    vargs v = {.a = a, .c = c, .x = x, .z = z, .d = d};
+    double out[VPOOL_ACC];
+    vpool_run(p, n, k_axpy_scale_dot, &v, out);
+    return out[0];
+}
+
+static void k_make_pair(void *ctx, size_t lo, size_t hi, double *acc)
+{
+    const vargs *v = ctx;
+    const double *restrict x = v->x, *restrict g = v->g;
+    double *restrict s = v->s, *restrict y = v->yw;
     double a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
+    size_t i = lo;
+    for (; i + 2 <= hi; i += 2) {
         double s_0 = x[i] - s[i], s_1 = x[i + 1] - s[i + 1];
         double y_0 = g[i] - y[i], y_1 = g[i + 1] - y[i + 1];
         s[i] = s_0, s[i + 1] = s_1, y[i] = y_0, y[i + 1] = y_1;
@@ -89,27 +104,47 @@ void vec_make_pair(size_t n, const double *restrict x, const double *restrict g,
         b0 += y_0 * y_0;
         b1 += y_1 * y_1;
     }
-    for (; i < n; i++) {
+    for (; i < hi; i++) {
         s[i] = x[i] - s[i];
         y[i] = g[i] - y[i];
         a0 += s[i] * y[i];
         b0 += y[i] * y[i];
     }
-    *sy = a0 + a1;
-    *yy = b0 + b1;
+    acc[0] += a0 + a1;
+    acc[1] += b0 + b1;
 }
 
-double vec_l1(size_t n, const double *restrict x)
+void vec_make_pair(vpool *p, size_t n, const double *x, const double *g, double *s, double *y,
+                   double *sy, double *yy)
 {
+    vargs v = {.x = x, .g = g, .s = s, .yw = y};
+    double out[VPOOL_ACC];
+    vpool_run(p, n, k_make_pair, &v, out);
+    *sy = out[0];
+    *yy = out[1];
+}
+
+static void k_l1(void *ctx, size_t lo, size_t hi, double *acc)
+{
+    const vargs *v = ctx;
+    const double *restrict x = v->x;
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    size_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
         s0 += fabs(x[i]);
         s1 += fabs(x[i + 1]);
         s2 += fabs(x[i + 2]);
         s3 += fabs(x[i + 3]);
     }
-    for (; i < n; i++)
+    for (; i < hi; i++)
         s0 += fabs(x[i]);
-    return (s0 + s1) + (s2 + s3);
+    acc[0] += (s0 + s1) + (s2 + s3);
+}
+
+double vec_l1(vpool *p, size_t n, const double *x)
+{
+    vargs v = {.x = x};
+    double out[VPOOL_ACC];
+    vpool_run(p, n, k_l1, &v, out);
+    return out[0];
 }

@@ -3,30 +3,32 @@
  * Every routine is a single pass over its vectors: on a CRF with millions of
  * weights the optimizer is memory-bandwidth bound, so fusing a dot product
  * into the axpy that precedes it halves the traffic of the two-loop
- * recursion.  None allocates; none fails.  Output vectors must not alias
- * input vectors unless stated.
+ * recursion, and each pass is split over the vpool team (NULL = serial).
+ * None allocates; none fails.  Output vectors must not alias input vectors
+ * unless stated.
  */
 #ifndef CRFP_LBFGS_VECOPS_H
 #define CRFP_LBFGS_VECOPS_H
 
 #include <stddef.h>
+#include "vpool.h"
 
 /* x'y. */
-double vec_dot(size_t n, const double *x, const double *y);
+double vec_dot(vpool *p, size_t n, const double *x, const double *y);
 
 /* d += a·x, then return z'd (the updated d).  z may be NULL: returns 0. */
-double vec_axpy_dot(size_t n, double a, const double *x, double *d, const double *z);
+double vec_axpy_dot(vpool *p, size_t n, double a, const double *x, double *d, const double *z);
 
 /* d = c·(d + a·x), then return z'd (the updated d).  z may be NULL. */
-double vec_axpy_scale_dot(size_t n, double a, const double *x, double c, double *d,
+double vec_axpy_scale_dot(vpool *p, size_t n, double a, const double *x, double c, double *d,
                           const double *z);
 
 /* s = x - s, y = g - y (turning the saved previous point and gradient into
  * a correction pair in place); *sy = s'y, *yy = y'y. */
-void vec_make_pair(size_t n, const double *x, const double *g, double *s, double *y,
+void vec_make_pair(vpool *p, size_t n, const double *x, const double *g, double *s, double *y,
                    double *sy, double *yy);
 
 /* ‖x‖₁. */
-double vec_l1(size_t n, const double *x);
+double vec_l1(vpool *p, size_t n, const double *x);
 
 #endif
