@@ -22,9 +22,12 @@
  *    history is dropped and steepest descent is tried once before giving up
  *    cleanly with the best point found.
  *  - Stopping: the relative decrease of F over the last `window` = 5
- *    iterations below epsilon = 1e-5, i.e. an average gain of about 2 parts
- *    per million per iteration, past which CRF accuracy no longer moves
- *    measurably; measuring over a window rather than one iteration ignores
+ *    iterations below epsilon = 3e-4.  Chosen on CoNLL-2000 with a
+ *    dev split of the training set (last 1,000 sentences held out): dev
+ *    chunk F1 was 94.16 at 1e-3 (105 iterations), 94.24-94.28 at 3e-4
+ *    (122-127), 94.26-94.31 at 1e-4 (135-142) and 94.28 after 160: past
+ *    3e-4 the gain is within noise while each iteration costs a pass over
+ *    the data.  Measuring over a window rather than one iteration ignores
  *    the occasional nearly flat step.  A gradient test (gtol) ends runs that
  *    reach a stationary point exactly, e.g. a warm start from the optimum,
  *    and a run also ends quietly once the decrease a step predicts is below
@@ -42,7 +45,7 @@
 static const crfp_param_spec lbfgs_params[] = {
     {"history", CRFP_PARAM_INT, "5",
      "number m of correction pairs kept (memory: 2m+2 vectors of the weight count)"},
-    {"epsilon", CRFP_PARAM_FLOAT, "1e-5",
+    {"epsilon", CRFP_PARAM_FLOAT, "3e-4",
      "stop when (F[k-window] - F[k]) / |F[k]| falls to epsilon or below (0 disables)"},
     {"window", CRFP_PARAM_INT, "5",
      "number of iterations over which the relative decrease of F is measured"},

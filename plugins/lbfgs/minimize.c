@@ -16,7 +16,7 @@
 void lbfgs_opts_default(lbfgs_opts *o)
 {
     o->m = 5;
-    o->epsilon = 1e-5;
+    o->epsilon = 3e-4;
     o->window = 5;
     o->max_ls = 20;
     o->max_iter = 0;
