@@ -266,6 +266,7 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
 struct crfp_seqbuf {
     crfp_seq seq;
     u32buf uoff, uobs, boff, bobs;
+    u32buf hash, len;   /* per observation of the sentence, for batching */
 };
 
 crfp_seqbuf *crfp_seqbuf_new(void)
@@ -281,6 +282,8 @@ void crfp_seqbuf_free(crfp_seqbuf *b)
     free(b->uobs.v);
     free(b->boff.v);
     free(b->bobs.v);
+    free(b->hash.v);
+    free(b->len.v);
     free(b);
 }
 
@@ -296,6 +299,29 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
     if (u32_reserve(&b->uoff, ntok + 1) || u32_reserve(&b->boff, ntok + 1))
         return CRFP_ENOMEM;
     b->uoff.v[0] = b->boff.v[0] = 0;
+    /* Two passes: hash every observation of the sentence and ask for its
+     * table slot, then look them up.  Over a 300k-entry table nearly every
+     * lookup misses the cache; batching lets those misses overlap. */
+    const crfp_dict *dict = &crf->obs;
+    b->hash.n = b->len.n = 0;
+    for (size_t t = 0; t < ntok; t++) {
+        const char *const *strs;
+        const unsigned char *flags;
+        size_t n;
+        crfp_obsseq_get(obs, t, &strs, &flags, &n);
+        if (u32_reserve(&b->hash, n) || u32_reserve(&b->len, n))
+            return CRFP_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(strs[i]);
+            if (len >= UINT32_MAX)
+                return CRFP_EINVAL;
+            uint32_t h = crfp_dict_hash(strs[i], len);
+            crfp_dict_prefetch(dict, h);
+            b->hash.v[b->hash.n++] = h;
+            b->len.v[b->len.n++] = (uint32_t)len;
+        }
+    }
+    size_t k = 0;
     for (size_t t = 0; t < ntok; t++) {
         const char *const *strs;
         const unsigned char *flags;
@@ -303,8 +329,8 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
         crfp_obsseq_get(obs, t, &strs, &flags, &n);
         if (u32_reserve(&b->uobs, n) || u32_reserve(&b->bobs, n))
             return CRFP_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            int64_t id = crfp_crf_obs_id(crf, strs[i], strlen(strs[i]));
+        for (size_t i = 0; i < n; i++, k++) {
+            int64_t id = crfp_dict_find_h(dict, strs[i], b->len.v[k], b->hash.v[k]);
             if (id < 0)
                 continue;
             if ((flags[i] & CRFP_OBS_UNIGRAM) && crf->ublk[id] != CRFP_NO_BLOCK)

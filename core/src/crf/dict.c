@@ -3,7 +3,7 @@
 #include <string.h>
 #include "dict.h"
 
-#define EMPTY UINT32_MAX
+#define EMPTY UINT64_MAX
 
 void crfp_dict_init(crfp_dict *d)
 {
@@ -32,30 +32,56 @@ uint64_t crfp_fnv1a64(const void *p, size_t n, uint64_t h)
     return h;
 }
 
-/* The table indexes by the upper bits mixed down, so that short keys differing
- * only in their last byte still spread over the table. */
-static inline uint32_t slot_of(uint64_t h)
+uint32_t crfp_dict_hash(const char *s, size_t len)
 {
-    return (uint32_t)(h ^ (h >> 32));
+    /* FNV-style multiply over 8-byte words, then a final avalanche so that
+     * keys differing in their last bytes spread over the whole table. */
+    uint64_t h = CRFP_FNV64_INIT ^ (uint64_t)len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8); /* a fixed-size copy compiles to one load */
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    if (i < len) {
+        uint64_t w = 0;
+        for (size_t k = 0; i + k < len; k++)
+            w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+        h = (h ^ w) * 0x100000001b3ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return (uint32_t)h;
+}
+
+static inline int same(const crfp_dict *d, uint32_t id, const char *s, size_t len)
+{
+    return d->len[id] == len && memcmp(d->arena + d->off[id], s, len) == 0;
+}
+
+int64_t crfp_dict_find_h(const crfp_dict *d, const char *s, size_t len, uint32_t h)
+{
+    if (!d->slots)
+        return -1;
+    for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
+        uint64_t e = d->slots[i];
+        if (e == EMPTY)
+            return -1;
+        if ((uint32_t)(e >> 32) == h && same(d, (uint32_t)e, s, len))
+            return (uint32_t)e;
+    }
 }
 
 int64_t crfp_dict_find(const crfp_dict *d, const char *s, size_t len)
 {
-    if (!d->slots)
-        return -1;
-    uint32_t h = slot_of(crfp_fnv1a64(s, len, CRFP_FNV64_INIT));
-    for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
-        uint32_t id = d->slots[i];
-        if (id == EMPTY)
-            return -1;
-        if (d->hash[id] == h && d->len[id] == len && memcmp(d->arena + d->off[id], s, len) == 0)
-            return id;
-    }
+    return crfp_dict_find_h(d, s, len, crfp_dict_hash(s, len));
 }
 
 static crfp_status rehash(crfp_dict *d, uint32_t nslots)
 {
-    uint32_t *slots = malloc((size_t)nslots * sizeof *slots);
+    uint64_t *slots = malloc((size_t)nslots * sizeof *slots);
     if (!slots)
         return CRFP_ENOMEM;
     memset(slots, 0xff, (size_t)nslots * sizeof *slots);
@@ -64,7 +90,7 @@ static crfp_status rehash(crfp_dict *d, uint32_t nslots)
         uint32_t i = d->hash[id] & mask;
         while (slots[i] != EMPTY)
             i = (i + 1) & mask;
-        slots[i] = id;
+        slots[i] = (uint64_t)d->hash[id] << 32 | id;
     }
     free(d->slots);
     d->slots = slots;
@@ -146,14 +172,14 @@ crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *
     crfp_status st = ensure_slots(d, (size_t)d->n + 1);
     if (st != CRFP_OK)
         return st;
-    uint32_t h = slot_of(crfp_fnv1a64(s, len, CRFP_FNV64_INIT));
+    uint32_t h = crfp_dict_hash(s, len);
     uint32_t i = h & d->mask;
     for (;; i = (i + 1) & d->mask) {
-        uint32_t e = d->slots[i];
+        uint64_t e = d->slots[i];
         if (e == EMPTY)
             break;
-        if (d->hash[e] == h && d->len[e] == len && memcmp(d->arena + d->off[e], s, len) == 0) {
-            *id = e;
+        if ((uint32_t)(e >> 32) == h && same(d, (uint32_t)e, s, len)) {
+            *id = (uint32_t)e;
             return CRFP_OK;
         }
     }
@@ -169,7 +195,7 @@ crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *
         memcpy(d->arena + d->arena_len, s, len);
     d->arena[d->arena_len + len] = '\0';
     d->arena_len += len + 1;
-    d->slots[i] = nid;
+    d->slots[i] = (uint64_t)h << 32 | nid;
     *id = nid;
     if (added)
         *added = 1;

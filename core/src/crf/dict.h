@@ -18,9 +18,12 @@ typedef struct crfp_dict {
     size_t arena_len, arena_cap;
     uint64_t *off;        /* off[id]: start of string id in arena */
     uint32_t *len;        /* len[id]: its length without the NUL */
-    uint32_t *hash;       /* hash[id]: low 32 bits of its FNV-1a hash */
+    uint32_t *hash;       /* hash[id]: its 32-bit hash (crfp_dict_hash) */
     uint32_t n, cap;      /* strings stored / capacity of off,len,hash */
-    uint32_t *slots;      /* table of ids, UINT32_MAX = empty; size mask+1 */
+    /* The table: hash << 32 | id per slot, UINT64_MAX = empty; size mask+1.
+     * Keeping the hash in the slot means a probe that misses touches one
+     * cache line, not the id's entries. */
+    uint64_t *slots;
     uint32_t mask;
 } crfp_dict;
 
@@ -32,8 +35,26 @@ void crfp_dict_free(crfp_dict *d);
 uint64_t crfp_fnv1a64(const void *p, size_t n, uint64_t h);
 #define CRFP_FNV64_INIT 0xcbf29ce484222325ULL
 
+/* The 32-bit hash the table uses (8 bytes per step, then mixed). */
+uint32_t crfp_dict_hash(const char *s, size_t len);
+
 /* Id of s[0..len) or -1.  Read-only: safe from many threads. */
 int64_t crfp_dict_find(const crfp_dict *d, const char *s, size_t len);
+/* Same with the hash already computed (callers batching lookups hash and
+ * prefetch first, then find). */
+int64_t crfp_dict_find_h(const crfp_dict *d, const char *s, size_t len, uint32_t h);
+
+/* Ask for the table slot of hash h ahead of a crfp_dict_find_h. */
+static inline void crfp_dict_prefetch(const crfp_dict *d, uint32_t h)
+{
+#if defined(__GNUC__)
+    if (d->slots)
+        __builtin_prefetch(&d->slots[h & d->mask], 0, 1);
+#else
+    (void)d;
+    (void)h;
+#endif
+}
 
 /* Id of s[0..len), adding it when new (*added set to 1, may be NULL).
  * Errors: CRFP_ENOMEM; CRFP_EINVAL for strings of 4 GiB or more, or when the

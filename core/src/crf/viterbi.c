@@ -77,12 +77,12 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
             }
             for (uint32_t r = 1; r < Y; r++) {
                 const double dr = d[r], *Lr = L + (size_t)r * Y;
+                /* select, not branch: which row wins is data-dependent */
                 for (uint32_t c = 0; c < Y; c++) {
                     double x = dr + Lr[c];
-                    if (x > dn[c]) {
-                        dn[c] = x;
-                        bp[c] = r;
-                    }
+                    int win = x > dn[c];
+                    dn[c] = win ? x : dn[c];
+                    bp[c] = win ? r : bp[c];
                 }
             }
         } else {
