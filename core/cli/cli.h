@@ -47,6 +47,12 @@ void cli_input_close(crfp_stream *s);
  * the value is missing (usage message printed). */
 int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
 
+/* argv[*i] is `--name VALUE` or `--name=VALUE` meant for a stage, whose
+ * declaration will check it: append it to names/values (n of max used).
+ * Returns 1, or -1 after a usage message (missing value, too many). */
+int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **names,
+                  const char **values, size_t *n, size_t max);
+
 /* Run pipeline `p` from inpath to outpath (NULL/"-" = stdin/stdout); the
  * output file appears only if the run succeeds.  Returns an exit code. */
 int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, const char *outpath);

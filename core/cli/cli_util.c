@@ -176,3 +176,26 @@ const char *cli_writer_for(const char *fmt, const char *path)
         return "conll_writer";
     return NULL;
 }
+
+int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **names,
+                  const char **values, size_t *n, size_t max)
+{
+    char *name = argv[*i] + 2, *eq = strchr(name, '=');
+    const char *v;
+    if (eq) {
+        *eq = '\0';
+        v = eq + 1;
+    } else if (*i + 1 < argc) {
+        v = argv[++*i];
+    } else {
+        cli_usage(cmd, "option --%s needs a value", name);
+        return -1;
+    }
+    if (*n == max) {
+        cli_usage(cmd, "too many options");
+        return -1;
+    }
+    names[*n] = name;
+    values[(*n)++] = v;
+    return 1;
+}

@@ -33,24 +33,11 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             output = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "tagger", &v)) != 0)
             tagger = v;
-        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
+        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* --model, --threads, --nbest, ... go to the tagger, which
              * checks them against its declaration. */
-            char *name = argv[i] + 2, *eq = strchr(name, '=');
-            if (eq) {
-                *eq = '\0';
-                v = eq + 1;
-            } else if (i + 1 < argc) {
-                v = argv[++i];
-            } else {
-                return cli_usage(argv[0], "option --%s needs a value", name);
-            }
-            if (n == 32)
-                return cli_usage(argv[0], "too many options");
-            names[n] = name;
-            values[n++] = v;
-            r = 1;
-        } else if (!input) {
+            r = cli_stage_opt(argv[0], argc, argv, &i, names, values, &n, 32);
+        else if (!input) {
             input = argv[i];
             r = 1;
         } else {

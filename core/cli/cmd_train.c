@@ -37,22 +37,11 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             format = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
             columns = v;
-        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
+        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */
-            char *name = argv[i] + 2, *eq = strchr(name, '=');
-            if (eq) {
-                *eq = '\0';
-                v = eq + 1;
-            } else if (i + 1 < argc) {
-                v = argv[++i];
-            } else {
-                return cli_usage(argv[0], "option --%s needs a value", name);
-            }
-            if (!kv_add(&tp, name, v))
-                return cli_usage(argv[0], "too many options");
-            r = 1;
-        } else if (!input) {
+            r = cli_stage_opt(argv[0], argc, argv, &i, tp.names, tp.values, &tp.n, MAXP);
+        else if (!input) {
             input = argv[i];
             r = 1;
         } else {
