@@ -94,9 +94,11 @@ int main(int argc, char **argv)
     const double *theta = crfp_crf_weights_const(crf);
     uint32_t *y = malloc(100000 * sizeof *y);
     size_t ntok = 0, nsent = 0;
-    double best = 1e30;
+    /* stage times: token table, feature extraction, observation lookup,
+     * Viterbi (the best of three runs of each) */
+    double best = 1e30, stage[4] = {1e30, 1e30, 1e30, 1e30};
     for (int rep = 0; rep < 3; rep++) {
-        double ts = now();
+        double ts = now(), acc[4] = {0, 0, 0, 0};
         ntok = nsent = 0;
         for (size_t d = 0; d < ndocs; d++) {
             crfp_ann **sents;
@@ -105,11 +107,20 @@ int main(int argc, char **argv)
             for (size_t s = 0; s < ns; s++) {
                 const crfp_tokseq *seq;
                 const crfp_seq *q;
-                if (crfp_sentbuf_fill(h, sb, docs[d], NULL, sents[s], &seq, NULL) != CRFP_OK ||
-                    fv->extract(ex, seq, obs) != CRFP_OK ||
-                    crfp_seqbuf_fill(qb, crf, obs, &q) != CRFP_OK ||
-                    crfp_viterbi(inf, q, theta, y, NULL) != CRFP_OK)
-                    return die(h, "tag");
+                double t0 = now();
+                if (crfp_sentbuf_fill(h, sb, docs[d], NULL, sents[s], &seq, NULL) != CRFP_OK)
+                    return die(h, "tokens");
+                double t1 = now();
+                if (fv->extract(ex, seq, obs) != CRFP_OK)
+                    return die(h, "features");
+                double t2 = now();
+                if (crfp_seqbuf_fill(qb, crf, obs, &q) != CRFP_OK)
+                    return die(h, "lookup");
+                double t3 = now();
+                if (crfp_viterbi(inf, q, theta, y, NULL) != CRFP_OK)
+                    return die(h, "viterbi");
+                double t4 = now();
+                acc[0] += t1 - t0, acc[1] += t2 - t1, acc[2] += t3 - t2, acc[3] += t4 - t3;
                 if (rep == 0 && crfp_dataset_add(h, ds, crf, obs, NULL, 0) != CRFP_OK)
                     return die(h, "dataset");
                 ntok += seq->ntok;
@@ -120,11 +131,17 @@ int main(int argc, char **argv)
         double dt = now() - ts;
         if (dt < best)
             best = dt;
+        for (int k = 0; k < 4; k++)
+            if (acc[k] < stage[k])
+                stage[k] = acc[k];
     }
     printf("model load:        %.3f s (%zu parameters, %zu active, %u observations)\n", tload,
            crfp_crf_nparams(crf), crfp_crf_active(crf), crfp_crf_nobs(crf));
     printf("tagging:           %zu tokens, %zu sentences in %.3f s = %.0f tokens/s (1 thread, "
            "features + Viterbi)\n", ntok, nsent, best, (double)ntok / best);
+
+    printf("  of which:        token table %.3f s, features %.3f s, lookup %.3f s, Viterbi %.3f s\n",
+           stage[0], stage[1], stage[2], stage[3]);
 
     /* Sparse vs dense forward-backward on the same sequences. */
     double tm[3] = {0, 0, 0}, lz[3] = {0, 0, 0};

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "lbfgs_impl.h"
 #include "vecops.h"
+#include "crfpipe/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -199,8 +200,8 @@ crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_o
     r.obj = obj;
     r.n = obj->dim;
     r.x = theta;
-    r.g = malloc(r.n * sizeof(double));
-    r.d = malloc(r.n * sizeof(double));
+    r.g = crfp_big_alloc(r.n * sizeof(double));
+    r.d = crfp_big_alloc(r.n * sizeof(double));
     r.Fwin = malloc((size_t)opts->window * sizeof(double));
     if (!r.g || !r.d || !r.Fwin) {
         st = crfp_error(host, CRFP_ENOMEM, "lbfgs: out of memory for %zu weights", r.n);

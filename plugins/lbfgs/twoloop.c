@@ -2,6 +2,7 @@
 #include "config.h"
 #include "lbfgs_impl.h"
 #include "vecops.h"
+#include "crfpipe/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,8 @@ crfp_status lbfgs_mem_init(crfp_host *host, lbfgs_mem *mem, size_t n, int m)
     if (!mem->s || !mem->y || !mem->rho || !mem->alpha)
         goto nomem;
     for (int i = 0; i < m; i++) {
-        mem->s[i] = malloc(n * sizeof(double));
-        mem->y[i] = malloc(n * sizeof(double));
+        mem->s[i] = crfp_big_alloc(n * sizeof(double));
+        mem->y[i] = crfp_big_alloc(n * sizeof(double));
         if (!mem->s[i] || !mem->y[i])
             goto nomem;
     }

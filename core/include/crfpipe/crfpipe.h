@@ -10,5 +10,6 @@
 #include "crfpipe/pipeline.h"
 #include "crfpipe/tokseq.h"
 #include "crfpipe/chunks.h"
+#include "crfpipe/alloc.h"
 #include "crfpipe/crf.h"
 #endif

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "crfpipe/crf.h"
 #include "dict.h"
+#include "crfpipe/alloc.h"
 
 struct crfp_crf {
     crfp_dict labels;

@@ -266,7 +266,7 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
 struct crfp_seqbuf {
     crfp_seq seq;
     u32buf uoff, uobs, boff, bobs;
-    u32buf hash, len;   /* per observation of the sentence, for batching */
+    u32buf hash, len, slot; /* per observation of the sentence, for batching */
 };
 
 crfp_seqbuf *crfp_seqbuf_new(void)
@@ -284,6 +284,7 @@ void crfp_seqbuf_free(crfp_seqbuf *b)
     free(b->bobs.v);
     free(b->hash.v);
     free(b->len.v);
+    free(b->slot.v);
     free(b);
 }
 
@@ -321,6 +322,12 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
             b->len.v[b->len.n++] = (uint32_t)len;
         }
     }
+    /* Then find each hash's slot (now cached) and ask for its string, and
+     * only then compare strings. */
+    if (u32_reserve(&b->slot, b->hash.n))
+        return CRFP_ENOMEM;
+    for (size_t k = 0; k < b->hash.n; k++)
+        b->slot.v[k] = crfp_dict_probe(dict, b->hash.v[k]);
     size_t k = 0;
     for (size_t t = 0; t < ntok; t++) {
         const char *const *strs;
@@ -330,11 +337,18 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
         if (u32_reserve(&b->uobs, n) || u32_reserve(&b->bobs, n))
             return CRFP_ENOMEM;
         for (size_t i = 0; i < n; i++, k++) {
-            int64_t id = crfp_dict_find_h(dict, strs[i], b->len.v[k], b->hash.v[k]);
+            int64_t id = crfp_dict_confirm(dict, b->slot.v[k], strs[i], b->len.v[k], b->hash.v[k]);
             if (id < 0)
                 continue;
-            if ((flags[i] & CRFP_OBS_UNIGRAM) && crf->ublk[id] != CRFP_NO_BLOCK)
+            if ((flags[i] & CRFP_OBS_UNIGRAM) && crf->ublk[id] != CRFP_NO_BLOCK) {
                 b->uobs.v[b->uobs.n++] = (uint32_t)id;
+#if defined(__GNUC__)
+                /* the decoder reads this block next: start fetching it */
+                const char *blk = (const char *)(crf->w + crf->ublk[id]);
+                for (size_t off = 0; off < (size_t)crf->Y * sizeof(double); off += 64)
+                    __builtin_prefetch(blk + off, 0, 1);
+#endif
+            }
             if ((flags[i] & CRFP_OBS_BIGRAM) && crf->bblk[id] != CRFP_NO_BLOCK)
                 b->bobs.v[b->bobs.n++] = (uint32_t)id;
         }

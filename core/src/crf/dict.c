@@ -2,8 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dict.h"
+#include "crfpipe/alloc.h"
 
-#define EMPTY UINT64_MAX
+#define EMPTY UINT32_MAX
+#define PREFIX 4
 
 void crfp_dict_init(crfp_dict *d)
 {
@@ -56,21 +58,63 @@ uint32_t crfp_dict_hash(const char *s, size_t len)
     return (uint32_t)h;
 }
 
-static inline int same(const crfp_dict *d, uint32_t id, const char *s, size_t len)
-{
-    return d->len[id] == len && memcmp(d->arena + d->off[id], s, len) == 0;
-}
-
 int64_t crfp_dict_find_h(const crfp_dict *d, const char *s, size_t len, uint32_t h)
 {
     if (!d->slots)
         return -1;
     for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
-        uint64_t e = d->slots[i];
-        if (e == EMPTY)
+        const struct crfp_dslot *e = &d->slots[i];
+        if (e->id == EMPTY)
             return -1;
-        if ((uint32_t)(e >> 32) == h && same(d, (uint32_t)e, s, len))
-            return (uint32_t)e;
+        if (e->hash != h)
+            continue;
+        const char *p = d->arena + e->off;
+        uint32_t n;
+        memcpy(&n, p - PREFIX, PREFIX);
+        if (n == len && memcmp(p, s, len) == 0)
+            return e->id;
+    }
+}
+
+uint32_t crfp_dict_probe(const crfp_dict *d, uint32_t h)
+{
+    if (!d->slots)
+        return UINT32_MAX;
+    for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
+        const struct crfp_dslot *e = &d->slots[i];
+        if (e->id == EMPTY)
+            return UINT32_MAX;
+        if (e->hash == h) {
+#if defined(__GNUC__)
+            __builtin_prefetch(d->arena + e->off - PREFIX, 0, 1);
+#endif
+            return i;
+        }
+    }
+}
+
+int64_t crfp_dict_confirm(const crfp_dict *d, uint32_t slot, const char *s, size_t len,
+                          uint32_t h)
+{
+    if (slot == UINT32_MAX)
+        return -1;
+    const struct crfp_dslot *e = &d->slots[slot];
+    const char *p = d->arena + e->off;
+    uint32_t n;
+    memcpy(&n, p - PREFIX, PREFIX);
+    if (n == len && memcmp(p, s, len) == 0)
+        return e->id;
+    /* a 32-bit hash collision: walk the rest of the chain */
+    for (uint32_t i = (slot + 1) & d->mask;; i = (i + 1) & d->mask) {
+        const struct crfp_dslot *f = &d->slots[i];
+        if (f->id == EMPTY)
+            return -1;
+        if (f->hash != h)
+            continue;
+        p = d->arena + f->off;
+        memcpy(&n, p - PREFIX, PREFIX);
+        if (n == len && memcmp(p, s, len) == 0)
+            return f->id;
     }
 }
 
@@ -81,16 +125,19 @@ int64_t crfp_dict_find(const crfp_dict *d, const char *s, size_t len)
 
 static crfp_status rehash(crfp_dict *d, uint32_t nslots)
 {
-    uint64_t *slots = malloc((size_t)nslots * sizeof *slots);
+    struct crfp_dslot *slots = crfp_big_alloc((size_t)nslots * sizeof *slots);
     if (!slots)
         return CRFP_ENOMEM;
-    memset(slots, 0xff, (size_t)nslots * sizeof *slots);
+    for (uint32_t i = 0; i < nslots; i++)
+        slots[i].id = EMPTY;
     uint32_t mask = nslots - 1;
     for (uint32_t id = 0; id < d->n; id++) {
         uint32_t i = d->hash[id] & mask;
-        while (slots[i] != EMPTY)
+        while (slots[i].id != EMPTY)
             i = (i + 1) & mask;
-        slots[i] = (uint64_t)d->hash[id] << 32 | id;
+        slots[i].hash = d->hash[id];
+        slots[i].id = id;
+        slots[i].off = d->off[id];
     }
     free(d->slots);
     d->slots = slots;
@@ -157,7 +204,7 @@ crfp_status crfp_dict_reserve(crfp_dict *d, size_t n, size_t bytes)
 {
     crfp_status st = grow_entries(d, (size_t)d->n + n);
     if (st == CRFP_OK)
-        st = grow_arena(d, d->arena_len + bytes + n);
+        st = grow_arena(d, d->arena_len + bytes + (PREFIX + 1) * n);
     if (st == CRFP_OK)
         st = ensure_slots(d, (size_t)d->n + n);
     return st;
@@ -173,29 +220,32 @@ crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *
     if (st != CRFP_OK)
         return st;
     uint32_t h = crfp_dict_hash(s, len);
-    uint32_t i = h & d->mask;
-    for (;; i = (i + 1) & d->mask) {
-        uint64_t e = d->slots[i];
-        if (e == EMPTY)
-            break;
-        if ((uint32_t)(e >> 32) == h && same(d, (uint32_t)e, s, len)) {
-            *id = (uint32_t)e;
-            return CRFP_OK;
-        }
+    int64_t have = crfp_dict_find_h(d, s, len, h);
+    if (have >= 0) {
+        *id = (uint32_t)have;
+        return CRFP_OK;
     }
+    uint32_t i = h & d->mask;
+    while (d->slots[i].id != EMPTY)
+        i = (i + 1) & d->mask;
     if ((st = grow_entries(d, (size_t)d->n + 1)) != CRFP_OK)
         return st;
-    if ((st = grow_arena(d, d->arena_len + len + 1)) != CRFP_OK)
+    if ((st = grow_arena(d, d->arena_len + PREFIX + len + 1)) != CRFP_OK)
         return st;
     uint32_t nid = d->n++;
+    uint32_t n32 = (uint32_t)len;
+    memcpy(d->arena + d->arena_len, &n32, PREFIX);
+    d->arena_len += PREFIX;
     d->off[nid] = d->arena_len;
-    d->len[nid] = (uint32_t)len;
+    d->len[nid] = n32;
     d->hash[nid] = h;
     if (len)
         memcpy(d->arena + d->arena_len, s, len);
     d->arena[d->arena_len + len] = '\0';
     d->arena_len += len + 1;
-    d->slots[i] = (uint64_t)h << 32 | nid;
+    d->slots[i].hash = h;
+    d->slots[i].id = nid;
+    d->slots[i].off = d->off[nid];
     *id = nid;
     if (added)
         *added = 1;

@@ -1,6 +1,7 @@
 /* crfpipe — string interning for labels and observations (internal).
  *
- * Strings live NUL-terminated in one growable arena and are referred to by
+ * Strings live NUL-terminated in one growable arena, each preceded by its
+ * length (4 bytes, native order), and are referred to by
  * dense ids in insertion order; an open-addressing table of ids (linear
  * probing, FNV-1a hashes kept alongside) finds them.  No per-string malloc:
  * loading a model with 300k+ observations or interning a large corpus costs a
@@ -20,10 +21,14 @@ typedef struct crfp_dict {
     uint32_t *len;        /* len[id]: its length without the NUL */
     uint32_t *hash;       /* hash[id]: its 32-bit hash (crfp_dict_hash) */
     uint32_t n, cap;      /* strings stored / capacity of off,len,hash */
-    /* The table: hash << 32 | id per slot, UINT64_MAX = empty; size mask+1.
-     * Keeping the hash in the slot means a probe that misses touches one
-     * cache line, not the id's entries. */
-    uint64_t *slots;
+    /* The table: hash, id and arena offset per slot (id UINT32_MAX =
+     * empty); size mask+1.  A lookup reads its slot and then the string
+     * itself, whose length is stored just before it in the arena: two
+     * cache lines, the first prefetchable (crfp_dict_prefetch). */
+    struct crfp_dslot {
+        uint32_t hash, id;
+        uint64_t off;
+    } *slots;
     uint32_t mask;
 } crfp_dict;
 
@@ -43,6 +48,14 @@ int64_t crfp_dict_find(const crfp_dict *d, const char *s, size_t len);
 /* Same with the hash already computed (callers batching lookups hash and
  * prefetch first, then find). */
 int64_t crfp_dict_find_h(const crfp_dict *d, const char *s, size_t len, uint32_t h);
+
+/* Batched lookups in three steps, each over a whole batch so that cache
+ * misses overlap: crfp_dict_prefetch(h); then crfp_dict_probe(h), which
+ * returns the first slot holding hash h (or UINT32_MAX: absent) and asks
+ * for its string; then crfp_dict_confirm(slot, s, len, h), the id or -1. */
+uint32_t crfp_dict_probe(const crfp_dict *d, uint32_t h);
+int64_t crfp_dict_confirm(const crfp_dict *d, uint32_t slot, const char *s, size_t len,
+                          uint32_t h);
 
 /* Ask for the table slot of hash h ahead of a crfp_dict_find_h. */
 static inline void crfp_dict_prefetch(const crfp_dict *d, uint32_t h)

@@ -150,7 +150,7 @@ crfp_status crfp_crf_finalize(crfp_crf *crf)
     }
     if (off > SIZE_MAX / sizeof(double))
         return CRFP_ENOMEM;
-    crf->w = calloc(off ? off : 1, sizeof(double));
+    crf->w = crfp_big_calloc(off ? off : 1, sizeof(double));
     if (!crf->w)
         return CRFP_ENOMEM;
     crf->nparams = off;

@@ -200,7 +200,7 @@ crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dat
         k->s1 = cut[i + 1];
         k->w = crfp_infer_new(crf);
         if (i > 0)
-            k->g = malloc((crf->nparams ? crf->nparams : 1) * sizeof *k->g);
+            k->g = crfp_big_alloc((crf->nparams ? crf->nparams : 1) * sizeof *k->g);
         if (!k->w || (i > 0 && !k->g)) {
             free(cut);
             crfp_crfobj_free(o);

@@ -11,7 +11,7 @@
 #include <math.h>
 #include "infer.h"
 
-#define VITERBI_PREFETCH 3
+#define VITERBI_PREFETCH 8
 
 /* Labels by decreasing δ, ties by increasing id (insertion sort: Y is small
  * and δ changes little in order from one position to the next). */

@@ -1,0 +1,37 @@
+/* Large arrays on huge pages where available (see alloc.h). */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "crfpipe/alloc.h"
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *crfp_big_alloc(size_t bytes)
+{
+    if (bytes < 2 * HUGE_PAGE)
+        return malloc(bytes ? bytes : 1);
+    size_t len = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, len) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    /* Advice only: without transparent huge pages the array still works. */
+    madvise(p, len, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+void *crfp_big_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = n * size;
+    void *p = crfp_big_alloc(bytes);
+    if (p && bytes)
+        memset(p, 0, bytes);
+    return p;
+}
