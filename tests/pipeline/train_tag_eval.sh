@@ -52,6 +52,19 @@ acc2=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/eval2.txt")
 "$CRFPIPE" validate "$tmp/tagged.xml" >/dev/null || fail "tagged XML is not valid"
 grep -q 'plugin="viterbi"' "$tmp/tagged.xml" || fail "no viterbi provenance"
 
+# 5b. Separate processes chain through Unix pipes: column file -> XML on
+# stdout -> a tagging pipeline reading XML on stdin -> XML on stdout.
+cat >"$tmp/tagxml.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="viterbi"><param name="model" value="$tmp/a.model"/></stage>
+</pipeline>
+X
+"$CRFPIPE" convert --from conllu --to xml "$pos/test.conllu" | "$CRFPIPE" run "$tmp/tagxml.xml" \
+    >"$tmp/piped.xml" || fail "piped pipeline"
+"$CRFPIPE" validate "$tmp/piped.xml" >/dev/null || fail "piped output is not valid"
+[ "$(grep -c 'name="predicted"' "$tmp/piped.xml")" -eq "$(grep -c 'name="predicted"' "$tmp/tagged.xml")" ] \
+    || fail "piped tagging lost tokens"
+
 # 6. Model dump.
 "$CRFPIPE" model dump "$tmp/a.model" >"$tmp/dump.txt" || fail "model dump"
 grep -q "^U	" "$tmp/dump.txt" || fail "dump has no unigram weights"

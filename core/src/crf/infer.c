@@ -28,6 +28,7 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
     w->ce = calloc(crf->nbig + 1, sizeof *w->ce);
     w->Ls = calloc(Y1 * Y + 1, sizeof *w->Ls);
     w->Es = calloc(YY + 1, sizeof *w->Es);
+    w->Ps = malloc((Y1 * Y + 1) * sizeof *w->Ps);
     w->slam = calloc(Y1 * Y + 1, sizeof *w->slam);
     w->sm = calloc(Y1 * Y + 1, sizeof *w->sm);
     w->sE = calloc(Y1, sizeof *w->sE);
@@ -40,13 +41,15 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
     w->cnt = calloc(2 * Y1, sizeof *w->cnt);
     w->consts = malloc((YY + Y1 * Y + 1) * sizeof *w->consts);
     if (!w->tmp || !w->order || !w->mark || !w->pair || !w->stamp || !w->ce || !w->Ls ||
-        !w->Es || !w->slam || !w->sm || !w->sE || !w->touched_mark || !w->touched ||
+        !w->Es || !w->Ps || !w->slam || !w->sm || !w->sE || !w->touched_mark || !w->touched ||
         !w->scol || !w->srow || !w->cnt || !w->consts) {
         crfp_infer_free(w);
         return NULL;
     }
     for (size_t i = 0; i < YY; i++)
         w->consts[i] = 1.0;
+    for (size_t i = 0; i < Y1 * Y + 1; i++)
+        w->Ps[i] = 1.0;
     for (size_t i = YY; i < YY + Y1 * Y + 1; i++)
         w->consts[i] = 0.0;
     w->ones = w->consts;
@@ -74,6 +77,7 @@ void crfp_infer_free(crfp_infer *w)
     free(w->dpool);
     free(w->Ls);
     free(w->Es);
+    free(w->Ps);
     free(w->slam);
     free(w->sm);
     free(w->sE);

@@ -57,8 +57,10 @@ struct crfp_infer {
     size_t dpool_n, dpool_cap, ebudget, eused;
     /* scratch view for positions with several bigram observations */
     double *Ls, *Es, *slam, *sm, *sE;
+    double *Ps;      /* product of the observations' exp(λ), 1 where untouched */
     unsigned char *touched_mark;
     uint32_t *touched, ntouched, *scol, *srow, *cnt;
+    int multi_dense;  /* the last multi-observation view filled Ls densely */
     const double *ones, *zeros;
     double *consts;
     /* n-best */

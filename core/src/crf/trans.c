@@ -118,6 +118,67 @@ static void fill_exp(double *E, const double *L, size_t n)
         E[i] = exp(L[i]);
 }
 
+static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
+                              const double *theta, int want, uint32_t base, crfp_tview *v)
+{
+    const crfp_crf *crf = w->crf;
+    const uint32_t Y = w->Y;
+    const size_t YY = (size_t)Y * Y;
+    const uint32_t *obs = seq->bobs + seq->boff[t];
+    const uint32_t nb = seq->boff[t + 1] - seq->boff[t];
+    const int fb = want == CRFP_VIEW_FB;
+    double *Ls = w->Ls, *Es = w->Es, *sE = w->sE;
+    const double *Lb = theta + crf->bblk[obs[base]];
+    memcpy(Ls, Lb, (YY + Y) * sizeof *Ls);
+    w->multi_dense = 1;
+    if (fb) {
+        crfp_centry *eb = &w->ce[crf->bidx[obs[base]]];
+        if (eb->eoff == SIZE_MAX && w->eused + YY <= w->ebudget) {
+            if (reserve_d(w, YY))
+                return CRFP_ENOMEM;
+            eb->eoff = w->dpool_n;
+            w->dpool_n += YY;
+            w->eused += YY;
+            fill_exp(w->dpool + eb->eoff, Lb, YY);
+        }
+        if (eb->eoff != SIZE_MAX)
+            memcpy(Es, w->dpool + eb->eoff, YY * sizeof *Es);
+        else
+            fill_exp(Es, Lb, YY);
+        const double *seb = w->dpool + eb->doff + 2 * (size_t)eb->nnz;
+        memcpy(sE, seb, Y * sizeof *sE);
+    }
+    for (uint32_t i = 0; i < nb; i++) {
+        if (i == base)
+            continue;
+        const crfp_centry *e = &w->ce[crf->bidx[obs[i]]];
+        const uint32_t *colptr = w->ipool + e->ioff, *row = colptr + Y + 1;
+        const double *lam = w->dpool + e->doff, *m = lam + e->nnz, *se = m + e->nnz;
+        for (uint32_t c = 0; c < Y; c++)
+            for (uint32_t k = colptr[c]; k < colptr[c + 1]; k++) {
+                size_t cell = (size_t)row[k] * Y + c;
+                Ls[cell] += lam[k];
+                if (fb)
+                    Es[cell] *= 1.0 + m[k];
+            }
+        const double *start = theta + crf->bblk[obs[i]] + YY;
+        for (uint32_t y = 0; y < Y; y++)
+            Ls[YY + y] += start[y];
+        if (fb)
+            for (uint32_t y = 0; y < Y; y++)
+                sE[y] *= se[y];
+    }
+    v->nnz = (uint32_t)YY;
+    v->colptr = w->cnt + Y + 1;
+    v->row = NULL;
+    v->lam = v->m = NULL;
+    v->L = Ls;
+    v->sE = sE;
+    v->dense = 1;
+    v->E = fb ? Es : NULL;
+    return CRFP_OK;
+}
+
 crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const double *theta,
                           int want, crfp_tview *v)
 {
@@ -169,13 +230,27 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
         v->sE = v->m + e->nnz;
         return CRFP_OK;
     }
+    /* Several observations, one of them dense (e.g. the constant "B" next
+     * to '*' templates): start from that one's matrix and fold the others'
+     * non-zeros in, which costs Y² copies instead of a merge of Y² cells. */
+    if (w->mode != 1) {
+        uint32_t base = nb;
+        for (uint32_t i = 0; i < nb && base == nb; i++)
+            if (want_dense(w, w->ce[crf->bidx[obs[i]]].nnz))
+                base = i;
+        if (base < nb)
+            return multi_dense(w, seq, t, theta, want, base, v);
+    }
     /* Several observations: sum their non-zeros into the scratch matrix,
-     * remembering which cells were touched so that release is O(nnz). */
-    double *Ls = w->Ls;
+     * remembering which cells were touched so that release is O(nnz).  For
+     * forward-backward, exp(Σλ) is the product of the observations' cached
+     * exp(λ), so no exp() is needed per position; Viterbi only needs Σλ. */
+    double *Ls = w->Ls, *Ps = w->Ps;
+    const int fb = want == CRFP_VIEW_FB;
     for (uint32_t i = 0; i < nb; i++) {
         const crfp_centry *e = &w->ce[crf->bidx[obs[i]]];
         const uint32_t *colptr = w->ipool + e->ioff, *row = colptr + Y + 1;
-        const double *lam = w->dpool + e->doff;
+        const double *lam = w->dpool + e->doff, *m = lam + e->nnz, *se = m + e->nnz;
         for (uint32_t c = 0; c < Y; c++)
             for (uint32_t k = colptr[c]; k < colptr[c + 1]; k++) {
                 size_t cell = (size_t)row[k] * Y + c;
@@ -184,10 +259,15 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
                     w->touched[w->ntouched++] = (uint32_t)cell;
                 }
                 Ls[cell] += lam[k];
+                if (fb)
+                    Ps[cell] *= 1.0 + m[k];
             }
         const double *start = theta + crf->bblk[obs[i]] + YY;
         for (uint32_t y = 0; y < Y; y++)
             Ls[YY + y] += start[y];
+        if (fb)
+            for (uint32_t y = 0; y < Y; y++)
+                Ps[YY + y] *= se[y];
     }
     uint32_t nnz = w->ntouched, *cnt = w->cnt;
     memset(cnt, 0, ((size_t)Y + 1) * sizeof *cnt);
@@ -203,11 +283,12 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
         uint32_t k = cnt[c]++;
         w->srow[k] = cell / Y;
         w->slam[k] = Ls[cell];
-        w->sm[k] = expm1(Ls[cell]);
+        w->sm[k] = fb ? Ps[cell] - 1.0 : 0.0;
     }
     memset(cnt, 0, ((size_t)Y + 1) * sizeof *cnt);
-    for (uint32_t y = 0; y < Y; y++)
-        w->sE[y] = exp(Ls[YY + y]);
+    if (fb)
+        for (uint32_t y = 0; y < Y; y++)
+            w->sE[y] = Ps[YY + y];
     v->nnz = nnz;
     v->colptr = w->scol;
     v->row = w->srow;
@@ -221,7 +302,7 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
         for (size_t i = 0; i < YY; i++)
             w->Es[i] = 1.0;
         for (uint32_t i = 0; i < nnz; i++)
-            w->Es[w->touched[i]] = exp(Ls[w->touched[i]]);
+            w->Es[w->touched[i]] = Ps[w->touched[i]];
         v->E = w->Es;
     }
     return CRFP_OK;
@@ -232,11 +313,19 @@ void crfp_view_release(crfp_infer *w, const crfp_seq *seq, uint32_t t)
     if (seq->boff[t + 1] - seq->boff[t] < 2)
         return;
     size_t YY = (size_t)w->Y * w->Y;
+    if (w->multi_dense) {
+        memset(w->Ls, 0, (YY + w->Y) * sizeof *w->Ls);
+        w->multi_dense = 0;
+        return;
+    }
     for (uint32_t i = 0; i < w->ntouched; i++) {
         w->Ls[w->touched[i]] = 0.0;
+        w->Ps[w->touched[i]] = 1.0;
         w->touched_mark[w->touched[i]] = 0;
     }
     w->ntouched = 0;
-    for (uint32_t y = 0; y < w->Y; y++)
+    for (uint32_t y = 0; y < w->Y; y++) {
         w->Ls[YY + y] = 0.0;
+        w->Ps[YY + y] = 1.0;
+    }
 }
