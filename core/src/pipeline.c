@@ -306,6 +306,8 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
                                reader == &rd ? NULL : reader->params};
         st = crfp_train_open(host, trainer->plugin, trainer->params, features->plugin,
                              features->state, ref, &run);
+        if (st == CRFP_OK)
+            st = crfp_train_set_source(run, in->name);
         if (st != CRFP_OK)
             goto out;
     }

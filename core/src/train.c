@@ -46,6 +46,7 @@ struct crfp_trainrun {
     const char **labels;
     size_t caplabels;
     char *labelname;
+    char *source;       /* training input name, for messages */
     crfp_crf *init;     /* warm-start model, if any */
     crfp_crfobj *obj;
     int nthreads;
@@ -213,9 +214,16 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
     return st;
 }
 
+crfp_status crfp_train_set_source(crfp_trainrun *r, const char *name)
+{
+    free(r->source);
+    r->source = name ? strdup(name) : NULL;
+    return !name || r->source ? CRFP_OK : crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+}
+
 crfp_status crfp_train_add(crfp_trainrun *r, crfp_doc *doc)
 {
-    return add_doc(r, doc, r->train, 1, "training data");
+    return add_doc(r, doc, r->train, 1, r->source ? r->source : "training data");
 }
 
 static crfp_status load_dev(crfp_trainrun *r, const char *path)
@@ -351,7 +359,8 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
 {
     crfp_host *host = r->host;
     if (crfp_dataset_size(r->train) == 0)
-        return crfp_error(host, CRFP_EINVAL, "no labelled sentences to train on");
+        return crfp_error(host, CRFP_EINVAL, "%s: no labelled sentences to train on",
+                          r->source ? r->source : "training data");
     crfp_status st = crfp_crf_finalize(r->crf);
     if (st != CRFP_OK)
         return crfp_error(host, st, "cannot lay out the model's parameters");
@@ -459,5 +468,6 @@ void crfp_train_free(crfp_trainrun *r)
     crfp_sentbuf_free(r->sb);
     free(r->labels);
     free(r->labelname);
+    free(r->source);
     free(r);
 }

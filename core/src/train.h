@@ -24,6 +24,8 @@ typedef struct crfp_reader_ref {
 crfp_status crfp_train_open(crfp_host *host, const crfp_plugin *trainer,
                             const crfp_params *params, const crfp_plugin *features, void *ex,
                             crfp_reader_ref reader, crfp_trainrun **out);
+/* Name of the training input, for messages (copied). */
+crfp_status crfp_train_set_source(crfp_trainrun *run, const char *name);
 /* Add the labelled sentences of a training document (not kept). */
 crfp_status crfp_train_add(crfp_trainrun *run, crfp_doc *doc);
 /* Train and save the model (also after Ctrl-C: the last iterate is saved
