@@ -49,7 +49,10 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         return CRFP_EINVAL;
     if (crfp_infer_reserve(w, T) != CRFP_OK)
         return CRFP_ENOMEM;
-    double *d = w->tmp, *dn = w->tmp + Y, *s = w->tmp + 2 * (size_t)Y;
+    /* δ of every position is kept (in the forward workspace) so that dense
+     * positions need no backpointers: the max loop then vectorises, and
+     * the argmax is recomputed for the one label the backtrace follows. */
+    double *d = w->alpha, *dn, *s = w->tmp + 2 * (size_t)Y;
     crfp_tview v;
     /* Unigram blocks are scattered over the whole model: ask for the next
      * positions' blocks while this one is decoded. */
@@ -65,26 +68,24 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         w->order[y] = y;
     for (uint32_t t = 1; t < T; t++) {
         uint32_t *bp = w->bp + (size_t)t * Y;
+        d = w->alpha + (size_t)(t - 1) * Y;
+        dn = w->alpha + (size_t)t * Y;
         crfp_prefetch_unigram(crf, seq, t + VITERBI_PREFETCH - 1, theta, 0);
         crfp_unigram(crf, seq, t, theta, s);
         if (crfp_view_get(w, seq, t, theta, CRFP_VIEW_LOG, &v) != CRFP_OK)
             return CRFP_ENOMEM;
         if (v.dense) {
             const double *L = v.L;
-            for (uint32_t c = 0; c < Y; c++) {
+            for (uint32_t c = 0; c < Y; c++)
                 dn[c] = d[0] + L[c];
-                bp[c] = 0;
-            }
             for (uint32_t r = 1; r < Y; r++) {
                 const double dr = d[r], *Lr = L + (size_t)r * Y;
-                /* select, not branch: which row wins is data-dependent */
                 for (uint32_t c = 0; c < Y; c++) {
                     double x = dr + Lr[c];
-                    int win = x > dn[c];
-                    dn[c] = win ? x : dn[c];
-                    bp[c] = win ? r : bp[c];
+                    dn[c] = x > dn[c] ? x : dn[c];
                 }
             }
+            bp[0] = UINT32_MAX; /* recomputed by the backtrace */
         } else {
             sort_labels(Y, d, w->order);
             for (uint32_t c = 0; c < Y; c++) {
@@ -123,10 +124,8 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         crfp_view_release(w, seq, t);
         for (uint32_t c = 0; c < Y; c++)
             dn[c] += s[c];
-        double *sw = d;
-        d = dn;
-        dn = sw;
     }
+    d = w->alpha + (size_t)(T - 1) * Y;
     uint32_t y = 0;
     for (uint32_t c = 1; c < Y; c++)
         if (d[c] > d[y])
@@ -135,8 +134,29 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         *score = d[y];
     for (uint32_t t = T; t-- > 0;) {
         out_y[t] = y;
-        if (t)
-            y = w->bp[(size_t)t * Y + y];
+        if (!t)
+            break;
+        const uint32_t *bp = w->bp + (size_t)t * Y;
+        if (bp[0] != UINT32_MAX) {
+            y = bp[y];
+            continue;
+        }
+        /* Same comparisons in the same order as a backpointer loop would
+         * make: the lowest label among equal scores wins. */
+        if (crfp_view_get(w, seq, t, theta, CRFP_VIEW_LOG, &v) != CRFP_OK)
+            return CRFP_ENOMEM;
+        const double *dp = w->alpha + (size_t)(t - 1) * Y;
+        double best = dp[0] + v.L[y];
+        uint32_t arg = 0;
+        for (uint32_t r = 1; r < Y; r++) {
+            double x = dp[r] + v.L[(size_t)r * Y + y];
+            if (x > best) {
+                best = x;
+                arg = r;
+            }
+        }
+        crfp_view_release(w, seq, t);
+        y = arg;
     }
     return CRFP_OK;
 }
