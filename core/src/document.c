@@ -463,27 +463,44 @@ static crfp_status value_copy(arena *a, crfp_value *dst, const crfp_value *src)
     return CRFP_OK;
 }
 
-/* --- document meta ------------------------------------------------------- */
-
-crfp_status crfp_doc_meta_set(crfp_doc *doc, const char *name, const crfp_value *v)
+/* Shared by document metadata and annotation features: check and copy the
+ * value into the document, intern the name, and replace the feature in
+ * place when `feats` already has it (*done = 1); otherwise the caller
+ * appends (name, copy). */
+static crfp_status feature_prepare(crfp_doc *doc, crfp_feature *feats, size_t n,
+                                   const char *name, const crfp_value *v,
+                                   const char **iname, crfp_value *copy, int *done)
 {
+    *done = 0;
     if (!name || !v)
         return CRFP_EINVAL;
     crfp_status st = value_check(v);
     if (st != CRFP_OK)
         return st;
-    const char *iname = strtab_intern(&doc->names, &doc->ar, name);
-    if (!iname)
+    if (!(*iname = strtab_intern(&doc->names, &doc->ar, name)))
         return CRFP_ENOMEM;
-    crfp_value copy;
-    if ((st = value_copy(&doc->ar, &copy, v)) != CRFP_OK)
+    if ((st = value_copy(&doc->ar, copy, v)) != CRFP_OK)
         return st;
-    for (size_t i = 0; i < doc->nmeta; i++) {
-        if (doc->meta[i].name == iname) {
-            doc->meta[i].value = copy;
-            return CRFP_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (feats[i].name == *iname) {
+            feats[i].value = *copy;
+            *done = 1;
+            break;
         }
     }
+    return CRFP_OK;
+}
+
+/* --- document meta ------------------------------------------------------- */
+
+crfp_status crfp_doc_meta_set(crfp_doc *doc, const char *name, const crfp_value *v)
+{
+    const char *iname;
+    crfp_value copy;
+    int done;
+    crfp_status st = feature_prepare(doc, doc->meta, doc->nmeta, name, v, &iname, &copy, &done);
+    if (st != CRFP_OK || done)
+        return st;
     if (!grow((void **)&doc->meta, &doc->capmeta, doc->nmeta + 1, sizeof *doc->meta))
         return CRFP_ENOMEM;
     doc->meta[doc->nmeta].name = iname;
@@ -762,23 +779,12 @@ crfp_ann *crfp_doc_find_ann(const crfp_doc *doc, uint64_t id)
 
 crfp_status crfp_ann_set(crfp_doc *doc, crfp_ann *ann, const char *name, const crfp_value *v)
 {
-    if (!name || !v)
-        return CRFP_EINVAL;
-    crfp_status st = value_check(v);
-    if (st != CRFP_OK)
-        return st;
-    const char *iname = strtab_intern(&doc->names, &doc->ar, name);
-    if (!iname)
-        return CRFP_ENOMEM;
+    const char *iname;
     crfp_value copy;
-    if ((st = value_copy(&doc->ar, &copy, v)) != CRFP_OK)
+    int done;
+    crfp_status st = feature_prepare(doc, ann->feats, ann->nfeats, name, v, &iname, &copy, &done);
+    if (st != CRFP_OK || done)
         return st;
-    for (size_t i = 0; i < ann->nfeats; i++) {
-        if (ann->feats[i].name == iname) {
-            ann->feats[i].value = copy;
-            return CRFP_OK;
-        }
-    }
     ann_node *node = (ann_node *)ann;
     if (ann->nfeats == node->cap) {
         /* The old array stays in the arena; doubling bounds the waste. */
