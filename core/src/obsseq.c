@@ -7,17 +7,23 @@
  * grows: the pointer array handed out by crfp_obsseq_get is rebuilt from the
  * offsets at that moment, which is why those pointers only live until the
  * next push or reset.
+ *
+ * Each entry also records its key length (bytes before the first NUL), found
+ * while the bytes are copied, so that the engine never runs strlen over
+ * strings it has just been handed.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "crfpipe/plugin.h"
+#include "obsseq_impl.h"
 
 struct crfp_obsseq {
     char *arena;            /* strings, each followed by '\0' */
     size_t alen, acap;
     size_t *soff;           /* per entry: offset of its string in arena */
     const char **sptr;      /* per entry: arena + soff, kept in sync */
+    size_t *klen;           /* per entry: length up to the first NUL */
     unsigned char *flags;   /* per entry */
     size_t nent, ecap;
     size_t *tstart;         /* per token: first entry; valid below `filled` */
@@ -37,6 +43,7 @@ void crfp_obsseq_free(crfp_obsseq *o)
     free(o->arena);
     free(o->soff);
     free(o->sptr);
+    free(o->klen);
     free(o->flags);
     free(o->tstart);
     free(o);
@@ -74,6 +81,10 @@ static crfp_status grow_entries(crfp_obsseq *o)
     if (!sp)
         return CRFP_ENOMEM;
     o->sptr = sp;
+    size_t *kl = realloc(o->klen, cap * sizeof *kl);
+    if (!kl)
+        return CRFP_ENOMEM;
+    o->klen = kl;
     unsigned char *fl = realloc(o->flags, cap);
     if (!fl)
         return CRFP_ENOMEM;
@@ -101,6 +112,61 @@ static crfp_status grow_arena(crfp_obsseq *o, size_t need)
     return CRFP_OK;
 }
 
+static inline uint64_t load64(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint32_t load32(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* Non-zero iff some byte of w is zero (exact: no false positives for the
+ * question "is there one", only for "which"). */
+#define HASZERO64(w) (((w) - 0x0101010101010101ULL) & ~(w) & 0x8080808080808080ULL)
+#define HASZERO32(w) (((w) - 0x01010101U) & ~(w) & 0x80808080U)
+
+/* Copy n bytes and return the length of the C string they start with (n when
+ * there is no NUL).  Words are read only inside [s, s+n): the last one
+ * overlaps the one before instead of reading past the end. */
+static size_t copy_key(char *dst, const char *s, size_t n)
+{
+    int zero;
+    if (n >= 8) {
+        uint64_t z = 0, w;
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            w = load64(s + i);
+            memcpy(dst + i, &w, 8);
+            z |= HASZERO64(w);
+        }
+        w = load64(s + n - 8);
+        memcpy(dst + n - 8, &w, 8);
+        z |= HASZERO64(w);
+        zero = z != 0;
+    } else if (n >= 4) {
+        uint32_t a = load32(s), b = load32(s + n - 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+        zero = (HASZERO32(a) | HASZERO32(b)) != 0;
+    } else {
+        zero = 0;
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = s[i];
+            zero |= s[i] == '\0';
+        }
+    }
+    if (!zero)
+        return n;
+    const char *nul = memchr(dst, 0, n);
+    return (size_t)(nul - dst);
+}
+
 crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const char *s, size_t len)
 {
     if (!o || (!s && len) || t >= o->ntok || (o->filled && t + 1 < o->filled))
@@ -116,15 +182,26 @@ crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const cha
     while (o->filled <= t)
         o->tstart[o->filled++] = o->nent;
     char *dst = o->arena + o->alen;
-    if (len)
-        memcpy(dst, s, len);
+    size_t k = o->nent;
+    o->klen[k] = copy_key(dst, s, len);
     dst[len] = '\0';
-    o->soff[o->nent] = o->alen;
-    o->sptr[o->nent] = dst;
-    o->flags[o->nent] = (unsigned char)flags;
-    o->nent++;
+    o->soff[k] = o->alen;
+    o->sptr[k] = dst;
+    o->flags[k] = (unsigned char)flags;
+    o->nent = k + 1;
     o->alen += len + 1;
     return CRFP_OK;
+}
+
+void crfp_obsseq_view(const crfp_obsseq *o, crfp_obsview *v)
+{
+    v->ntok = o->ntok;
+    v->nent = o->nent;
+    v->str = o->sptr;
+    v->klen = o->klen;
+    v->flags = o->flags;
+    v->tstart = o->tstart;
+    v->filled = o->filled;
 }
 
 size_t crfp_obsseq_ntok(const crfp_obsseq *o)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "crf_impl.h"
+#include "../obsseq_impl.h"
 
 /* A growable uint32 array.  Sequences point into these buffers, so when one
  * moves every crfp_seq is re-pointed (amortised O(1) per token). */
@@ -162,6 +163,8 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
     uint32_t *y = labelled ? ds->y.v + ds->y.n : NULL;
     size_t u0 = ds->uobs.n, b0 = ds->bobs.n;
     crfp_status st = CRFP_OK;
+    crfp_obsview ov;
+    crfp_obsseq_view(obs, &ov);
     for (uint32_t t = 0; t < T; t++) {
         if (labelled) {
             if (!labels[t]) {
@@ -185,25 +188,23 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
                 y[t] = (uint32_t)id;
             }
         }
-        const char *const *strs;
-        const unsigned char *flags;
-        size_t n;
-        crfp_obsseq_get(obs, t, &strs, &flags, &n);
-        if (u32_reserve(&ds->uobs, n) || u32_reserve(&ds->bobs, n)) {
+        size_t e0, e1;
+        crfp_obsview_range(&ov, t, &e0, &e1);
+        if (u32_reserve(&ds->uobs, e1 - e0) || u32_reserve(&ds->bobs, e1 - e0)) {
             st = crfp_error(host, CRFP_ENOMEM, "crf: out of memory adding a sentence");
             goto fail;
         }
-        for (size_t i = 0; i < n; i++) {
-            unsigned f = flags[i] & (CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM);
+        for (size_t i = e0; i < e1; i++) {
+            unsigned f = ov.flags[i] & (CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM);
             uint32_t id;
             if (grow) {
-                st = crfp_crf_add_obs(crf, strs[i], strlen(strs[i]), f, &id);
+                st = crfp_crf_add_obs(crf, ov.str[i], ov.klen[i], f, &id);
                 if (st != CRFP_OK) {
-                    st = crfp_error(host, st, "crf: cannot intern observation '%s'", strs[i]);
+                    st = crfp_error(host, st, "crf: cannot intern observation '%s'", ov.str[i]);
                     goto fail;
                 }
             } else {
-                int64_t have = crfp_crf_obs_id(crf, strs[i], strlen(strs[i]));
+                int64_t have = crfp_crf_obs_id(crf, ov.str[i], ov.klen[i]);
                 if (have < 0)
                     continue;
                 id = (uint32_t)have;
@@ -266,7 +267,7 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
 struct crfp_seqbuf {
     crfp_seq seq;
     u32buf uoff, uobs, boff, bobs;
-    u32buf hash, len, slot; /* per observation of the sentence, for batching */
+    u32buf hash, slot; /* per observation of the sentence, for batching */
 };
 
 crfp_seqbuf *crfp_seqbuf_new(void)
@@ -283,9 +284,24 @@ void crfp_seqbuf_free(crfp_seqbuf *b)
     free(b->boff.v);
     free(b->bobs.v);
     free(b->hash.v);
-    free(b->len.v);
     free(b->slot.v);
     free(b);
+}
+
+/* Ask for the cache lines of a unigram block: the decoder reads it next, and
+ * over a large model nearly every block is a miss. */
+static inline void prefetch_block(const double *blk, uint32_t Y)
+{
+#if defined(__GNUC__)
+    const char *p = (const char *)blk;
+    const char *end = (const char *)(blk + Y) - 1;
+    for (; p <= end; p += 64)
+        __builtin_prefetch(p, 0, 1);
+    /* the block's last line when it straddles one more boundary */
+    __builtin_prefetch(end, 0, 1);
+#else
+    (void)blk, (void)Y;
+#endif
 }
 
 crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obsseq *obs,
@@ -293,76 +309,66 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
 {
     if (!b || !crf || !obs || !seq || !crf->final)
         return CRFP_EINVAL;
-    size_t ntok = crfp_obsseq_ntok(obs);
-    if (ntok > UINT32_MAX - 1)
+    crfp_obsview ov;
+    crfp_obsseq_view(obs, &ov);
+    const size_t ntok = ov.ntok, nent = ov.nent;
+    if (ntok > UINT32_MAX - 1 || nent > UINT32_MAX - 1)
         return CRFP_EINVAL;
-    b->uoff.n = b->uobs.n = b->boff.n = b->bobs.n = 0;
-    if (u32_reserve(&b->uoff, ntok + 1) || u32_reserve(&b->boff, ntok + 1))
+    b->uoff.n = b->uobs.n = b->boff.n = b->bobs.n = b->hash.n = b->slot.n = 0;
+    if (u32_reserve(&b->uoff, ntok + 1) || u32_reserve(&b->boff, ntok + 1) ||
+        u32_reserve(&b->uobs, nent) || u32_reserve(&b->bobs, nent) ||
+        u32_reserve(&b->hash, nent) || u32_reserve(&b->slot, nent))
         return CRFP_ENOMEM;
-    b->uoff.v[0] = b->boff.v[0] = 0;
-    /* Two passes: hash every observation of the sentence and ask for its
-     * table slot, then look them up.  Over a 300k-entry table nearly every
-     * lookup misses the cache; batching lets those misses overlap. */
+    /* Three passes over the whole sentence: hash every observation and ask
+     * for its table slot; find each slot (now cached) and ask for its
+     * string; only then compare strings.  Over a 300k-entry table nearly
+     * every step misses the cache, and batching lets the misses overlap.
+     * The key lengths come from the obsseq: no strlen here. */
     const crfp_dict *dict = &crf->obs;
-    b->hash.n = b->len.n = 0;
-    for (size_t t = 0; t < ntok; t++) {
-        const char *const *strs;
-        const unsigned char *flags;
-        size_t n;
-        crfp_obsseq_get(obs, t, &strs, &flags, &n);
-        if (u32_reserve(&b->hash, n) || u32_reserve(&b->len, n))
-            return CRFP_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            size_t len = strlen(strs[i]);
-            if (len >= UINT32_MAX)
-                return CRFP_EINVAL;
-            uint32_t h = crfp_dict_hash(strs[i], len);
-            crfp_dict_prefetch(dict, h);
-            b->hash.v[b->hash.n++] = h;
-            b->len.v[b->len.n++] = (uint32_t)len;
-        }
+    const char *const *str = ov.str;
+    const size_t *klen = ov.klen;
+    uint32_t *hash = b->hash.v, *slot = b->slot.v;
+    for (size_t k = 0; k < nent; k++) {
+        if (klen[k] >= UINT32_MAX)
+            return CRFP_EINVAL;
+        uint32_t h = crfp_dict_hash_inline(str[k], klen[k]);
+        crfp_dict_prefetch(dict, h);
+        hash[k] = h;
     }
-    /* Then find each hash's slot (now cached) and ask for its string, and
-     * only then compare strings. */
-    if (u32_reserve(&b->slot, b->hash.n))
-        return CRFP_ENOMEM;
-    for (size_t k = 0; k < b->hash.n; k++)
-        b->slot.v[k] = crfp_dict_probe(dict, b->hash.v[k]);
-    size_t k = 0;
+    for (size_t k = 0; k < nent; k++)
+        slot[k] = crfp_dict_probe(dict, hash[k]);
+    const uint64_t *ublk = crf->ublk, *bblk = crf->bblk;
+    const double *wts = crf->w;
+    const uint32_t Y = crf->Y;
+    uint32_t *uobs = b->uobs.v, *bobs = b->bobs.v, *uoff = b->uoff.v, *boff = b->boff.v;
+    uint32_t nu = 0, nb = 0;
+    uoff[0] = boff[0] = 0;
     for (size_t t = 0; t < ntok; t++) {
-        const char *const *strs;
-        const unsigned char *flags;
-        size_t n;
-        crfp_obsseq_get(obs, t, &strs, &flags, &n);
-        if (u32_reserve(&b->uobs, n) || u32_reserve(&b->bobs, n))
-            return CRFP_ENOMEM;
-        for (size_t i = 0; i < n; i++, k++) {
-            int64_t id = crfp_dict_confirm(dict, b->slot.v[k], strs[i], b->len.v[k], b->hash.v[k]);
+        size_t e0, e1;
+        crfp_obsview_range(&ov, t, &e0, &e1);
+        for (size_t k = e0; k < e1; k++) {
+            int64_t id = crfp_dict_confirm(dict, slot[k], str[k], klen[k], hash[k]);
             if (id < 0)
                 continue;
-            if ((flags[i] & CRFP_OBS_UNIGRAM) && crf->ublk[id] != CRFP_NO_BLOCK) {
-                b->uobs.v[b->uobs.n++] = (uint32_t)id;
-#if defined(__GNUC__)
-                /* the decoder reads this block next: start fetching it */
-                const char *blk = (const char *)(crf->w + crf->ublk[id]);
-                for (size_t off = 0; off < (size_t)crf->Y * sizeof(double); off += 64)
-                    __builtin_prefetch(blk + off, 0, 1);
-#endif
+            const unsigned f = ov.flags[k];
+            if ((f & CRFP_OBS_UNIGRAM) && ublk[id] != CRFP_NO_BLOCK) {
+                uobs[nu++] = (uint32_t)id;
+                prefetch_block(wts + ublk[id], Y);
             }
-            if ((flags[i] & CRFP_OBS_BIGRAM) && crf->bblk[id] != CRFP_NO_BLOCK)
-                b->bobs.v[b->bobs.n++] = (uint32_t)id;
+            if ((f & CRFP_OBS_BIGRAM) && bblk[id] != CRFP_NO_BLOCK)
+                bobs[nb++] = (uint32_t)id;
         }
-        if (b->uobs.n > UINT32_MAX - 1 || b->bobs.n > UINT32_MAX - 1)
-            return CRFP_EINVAL;
-        b->uoff.v[t + 1] = (uint32_t)b->uobs.n;
-        b->boff.v[t + 1] = (uint32_t)b->bobs.n;
+        uoff[t + 1] = nu;
+        boff[t + 1] = nb;
     }
+    b->uobs.n = nu;
+    b->bobs.n = nb;
     b->seq.T = (uint32_t)ntok;
     b->seq.y = NULL;
-    b->seq.uoff = b->uoff.v;
-    b->seq.uobs = b->uobs.v;
-    b->seq.boff = b->boff.v;
-    b->seq.bobs = b->bobs.v;
+    b->seq.uoff = uoff;
+    b->seq.uobs = uobs;
+    b->seq.boff = boff;
+    b->seq.bobs = bobs;
     *seq = &b->seq;
     return CRFP_OK;
 }

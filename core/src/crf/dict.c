@@ -5,7 +5,6 @@
 #include "crfpipe/alloc.h"
 
 #define EMPTY UINT32_MAX
-#define PREFIX 4
 
 void crfp_dict_init(crfp_dict *d)
 {
@@ -36,26 +35,7 @@ uint64_t crfp_fnv1a64(const void *p, size_t n, uint64_t h)
 
 uint32_t crfp_dict_hash(const char *s, size_t len)
 {
-    /* FNV-style multiply over 8-byte words, then a final avalanche so that
-     * keys differing in their last bytes spread over the whole table. */
-    uint64_t h = CRFP_FNV64_INIT ^ (uint64_t)len;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8); /* a fixed-size copy compiles to one load */
-        h = (h ^ w) * 0x100000001b3ULL;
-        h ^= h >> 29;
-    }
-    if (i < len) {
-        uint64_t w = 0;
-        for (size_t k = 0; i + k < len; k++)
-            w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
-        h = (h ^ w) * 0x100000001b3ULL;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return (uint32_t)h;
+    return crfp_dict_hash_inline(s, len);
 }
 
 int64_t crfp_dict_find_h(const crfp_dict *d, const char *s, size_t len, uint32_t h)
@@ -70,50 +50,25 @@ int64_t crfp_dict_find_h(const crfp_dict *d, const char *s, size_t len, uint32_t
             continue;
         const char *p = d->arena + e->off;
         uint32_t n;
-        memcpy(&n, p - PREFIX, PREFIX);
-        if (n == len && memcmp(p, s, len) == 0)
+        memcpy(&n, p - CRFP_DICT_PREFIX, CRFP_DICT_PREFIX);
+        if (n == len && crfp_dict_same(p, s, len))
             return e->id;
     }
 }
 
-uint32_t crfp_dict_probe(const crfp_dict *d, uint32_t h)
+int64_t crfp_dict_confirm_slow(const crfp_dict *d, uint32_t slot, const char *s, size_t len,
+                               uint32_t h)
 {
-    if (!d->slots)
-        return UINT32_MAX;
-    for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
-        const struct crfp_dslot *e = &d->slots[i];
-        if (e->id == EMPTY)
-            return UINT32_MAX;
-        if (e->hash == h) {
-#if defined(__GNUC__)
-            __builtin_prefetch(d->arena + e->off - PREFIX, 0, 1);
-#endif
-            return i;
-        }
-    }
-}
-
-int64_t crfp_dict_confirm(const crfp_dict *d, uint32_t slot, const char *s, size_t len,
-                          uint32_t h)
-{
-    if (slot == UINT32_MAX)
-        return -1;
-    const struct crfp_dslot *e = &d->slots[slot];
-    const char *p = d->arena + e->off;
-    uint32_t n;
-    memcpy(&n, p - PREFIX, PREFIX);
-    if (n == len && memcmp(p, s, len) == 0)
-        return e->id;
-    /* a 32-bit hash collision: walk the rest of the chain */
     for (uint32_t i = (slot + 1) & d->mask;; i = (i + 1) & d->mask) {
         const struct crfp_dslot *f = &d->slots[i];
         if (f->id == EMPTY)
             return -1;
         if (f->hash != h)
             continue;
-        p = d->arena + f->off;
-        memcpy(&n, p - PREFIX, PREFIX);
-        if (n == len && memcmp(p, s, len) == 0)
+        const char *p = d->arena + f->off;
+        uint32_t n;
+        memcpy(&n, p - CRFP_DICT_PREFIX, CRFP_DICT_PREFIX);
+        if (n == len && crfp_dict_same(p, s, len))
             return f->id;
     }
 }
@@ -204,7 +159,7 @@ crfp_status crfp_dict_reserve(crfp_dict *d, size_t n, size_t bytes)
 {
     crfp_status st = grow_entries(d, (size_t)d->n + n);
     if (st == CRFP_OK)
-        st = grow_arena(d, d->arena_len + bytes + (PREFIX + 1) * n);
+        st = grow_arena(d, d->arena_len + bytes + (CRFP_DICT_PREFIX + 1) * n);
     if (st == CRFP_OK)
         st = ensure_slots(d, (size_t)d->n + n);
     return st;
@@ -230,12 +185,12 @@ crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *
         i = (i + 1) & d->mask;
     if ((st = grow_entries(d, (size_t)d->n + 1)) != CRFP_OK)
         return st;
-    if ((st = grow_arena(d, d->arena_len + PREFIX + len + 1)) != CRFP_OK)
+    if ((st = grow_arena(d, d->arena_len + CRFP_DICT_PREFIX + len + 1)) != CRFP_OK)
         return st;
     uint32_t nid = d->n++;
     uint32_t n32 = (uint32_t)len;
-    memcpy(d->arena + d->arena_len, &n32, PREFIX);
-    d->arena_len += PREFIX;
+    memcpy(d->arena + d->arena_len, &n32, CRFP_DICT_PREFIX);
+    d->arena_len += CRFP_DICT_PREFIX;
     d->off[nid] = d->arena_len;
     d->len[nid] = n32;
     d->hash[nid] = h;
