@@ -35,6 +35,145 @@ static inline int better(double v, uint32_t r, double best, uint32_t arg)
     return v > best || (v == best && r < arg);
 }
 
+/* Both kernels below work on blocks of labels whose running values stay
+ * in registers for a whole pass over the rows (or observations), instead of
+ * being loaded and stored once per row.  Every label still sees the same
+ * operations in the same order as the plain loops, so the results are
+ * bit-identical: additions in the same order, and a max that keeps the
+ * running value unless the new one is greater (x > m ? x : m, which is
+ * exactly what SSE2's maxpd(x, m) computes, NaN included). */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define VIT_SSE2 1
+#endif
+
+/* s(y) = Σ_i μ(y, o_i) over the unigram observations of position t, added
+ * in observation order from 0. */
+static void vit_unigram(const crfp_crf *crf, const crfp_seq *seq, uint32_t t,
+                        const double *theta, double *out)
+{
+    const uint32_t Y = crf->Y, i0 = seq->uoff[t], i1 = seq->uoff[t + 1];
+    const uint32_t *obs = seq->uobs;
+    const uint64_t *ublk = crf->ublk;
+    uint32_t c0 = 0;
+#ifdef VIT_SSE2
+    for (; c0 + 8 <= Y; c0 += 8) {
+        __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+        for (uint32_t i = i0; i < i1; i++) {
+            const double *mu = theta + ublk[obs[i]] + c0;
+            a0 = _mm_add_pd(a0, _mm_loadu_pd(mu));
+            a1 = _mm_add_pd(a1, _mm_loadu_pd(mu + 2));
+            a2 = _mm_add_pd(a2, _mm_loadu_pd(mu + 4));
+            a3 = _mm_add_pd(a3, _mm_loadu_pd(mu + 6));
+        }
+        _mm_storeu_pd(out + c0, a0);
+        _mm_storeu_pd(out + c0 + 2, a1);
+        _mm_storeu_pd(out + c0 + 4, a2);
+        _mm_storeu_pd(out + c0 + 6, a3);
+    }
+    for (; c0 + 2 <= Y; c0 += 2) {
+        __m128d a = _mm_setzero_pd();
+        for (uint32_t i = i0; i < i1; i++)
+            a = _mm_add_pd(a, _mm_loadu_pd(theta + ublk[obs[i]] + c0));
+        _mm_storeu_pd(out + c0, a);
+    }
+#endif
+    for (; c0 < Y; c0++) {
+        double a = 0.0;
+        for (uint32_t i = i0; i < i1; i++)
+            a += theta[ublk[obs[i]] + c0];
+        out[c0] = a;
+    }
+}
+
+/* dn(c) = max_r [d(r) + L(r, c)] + s(c), the max taken over r in increasing
+ * order with the first of equal values kept (as x > m ? x : m does). */
+static void vit_dense(uint32_t Y, const double *d, const double *L, const double *s,
+                      double *dn)
+{
+    uint32_t c0 = 0;
+#ifdef VIT_SSE2
+    for (; c0 + 8 <= Y; c0 += 8) {
+        const __m128d d0 = _mm_set1_pd(d[0]);
+        __m128d m0 = _mm_add_pd(d0, _mm_loadu_pd(L + c0));
+        __m128d m1 = _mm_add_pd(d0, _mm_loadu_pd(L + c0 + 2));
+        __m128d m2 = _mm_add_pd(d0, _mm_loadu_pd(L + c0 + 4));
+        __m128d m3 = _mm_add_pd(d0, _mm_loadu_pd(L + c0 + 6));
+        for (uint32_t r = 1; r < Y; r++) {
+            const __m128d dr = _mm_set1_pd(d[r]);
+            const double *Lr = L + (size_t)r * Y + c0;
+            m0 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr)), m0);
+            m1 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr + 2)), m1);
+            m2 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr + 4)), m2);
+            m3 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr + 6)), m3);
+        }
+        _mm_storeu_pd(dn + c0, _mm_add_pd(m0, _mm_loadu_pd(s + c0)));
+        _mm_storeu_pd(dn + c0 + 2, _mm_add_pd(m1, _mm_loadu_pd(s + c0 + 2)));
+        _mm_storeu_pd(dn + c0 + 4, _mm_add_pd(m2, _mm_loadu_pd(s + c0 + 4)));
+        _mm_storeu_pd(dn + c0 + 6, _mm_add_pd(m3, _mm_loadu_pd(s + c0 + 6)));
+    }
+    for (; c0 + 2 <= Y; c0 += 2) {
+        __m128d m = _mm_add_pd(_mm_set1_pd(d[0]), _mm_loadu_pd(L + c0));
+        for (uint32_t r = 1; r < Y; r++)
+            m = _mm_max_pd(_mm_add_pd(_mm_set1_pd(d[r]), _mm_loadu_pd(L + (size_t)r * Y + c0)),
+                           m);
+        _mm_storeu_pd(dn + c0, _mm_add_pd(m, _mm_loadu_pd(s + c0)));
+    }
+#endif
+    for (; c0 < Y; c0++) {
+        double m = d[0] + L[c0];
+        for (uint32_t r = 1; r < Y; r++) {
+            double x = d[r] + L[(size_t)r * Y + c0];
+            m = x > m ? x : m;
+        }
+        dn[c0] = m + s[c0];
+    }
+}
+
+/* Which observation's block was last found dense, within one decoding. */
+typedef struct vit_memo {
+    uint32_t obs;   /* UINT32_MAX: none yet */
+    int dense;
+} vit_memo;
+
+/* The transition of position t in the log domain.  Viterbi needs only λ:
+ * when one bigram observation fires (the constant "B" of a CRF++ template,
+ * at every position) and its block is dense, its weights are the view, and
+ * the cached non-zero list with expm1(λ) that forward-backward wants is
+ * never built.  The dense/sparse choice is trans.c's rule (a third of the
+ * matrix); either loop gives the same labelling and score.  Otherwise, and
+ * with several observations, trans.c builds the view; *release says
+ * whether crfp_view_release must follow. */
+static crfp_status vit_view(crfp_infer *w, const crfp_seq *seq, uint32_t t, const double *theta,
+                            vit_memo *memo, crfp_tview *v, int *release)
+{
+    const uint32_t b0 = seq->boff[t];
+    *release = 0;
+    if (seq->boff[t + 1] - b0 == 1 && w->mode != 1) {
+        const uint32_t o = seq->bobs[b0];
+        const double *L = theta + w->crf->bblk[o];
+        if (memo->obs != o) {
+            const uint32_t Y = w->Y;
+            size_t nnz = 0;
+            if (w->mode == 2) {
+                nnz = (size_t)Y * Y;
+            } else {
+                for (size_t i = 0; i < (size_t)Y * Y; i++)
+                    nnz += L[i] != 0.0;
+            }
+            memo->obs = o;
+            memo->dense = nnz * 3 > (size_t)Y * Y;
+        }
+        if (memo->dense) {
+            v->L = L;
+            v->dense = 1;
+            return CRFP_OK;
+        }
+    }
+    *release = 1;
+    return crfp_view_get(w, seq, t, theta, CRFP_VIEW_LOG, v);
+}
+
 crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
                              uint32_t *out_y, double *score)
 {
@@ -54,16 +193,19 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
      * the argmax is recomputed for the one label the backtrace follows. */
     double *d = w->alpha, *dn, *s = w->tmp + 2 * (size_t)Y;
     crfp_tview v;
+    vit_memo memo = {UINT32_MAX, 0};
+    int rel;
     /* Unigram blocks are scattered over the whole model: ask for the next
      * positions' blocks while this one is decoded. */
     for (uint32_t t = 0; t < VITERBI_PREFETCH; t++)
         crfp_prefetch_unigram(crf, seq, t, theta, 0);
-    crfp_unigram(crf, seq, 0, theta, s);
-    if (crfp_view_get(w, seq, 0, theta, CRFP_VIEW_LOG, &v) != CRFP_OK)
+    vit_unigram(crf, seq, 0, theta, s);
+    if (vit_view(w, seq, 0, theta, &memo, &v, &rel) != CRFP_OK)
         return CRFP_ENOMEM;
     for (uint32_t y = 0; y < Y; y++)
         d[y] = s[y] + v.L[YY + y];
-    crfp_view_release(w, seq, 0);
+    if (rel)
+        crfp_view_release(w, seq, 0);
     for (uint32_t y = 0; y < Y; y++)
         w->order[y] = y;
     for (uint32_t t = 1; t < T; t++) {
@@ -71,20 +213,11 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         d = w->alpha + (size_t)(t - 1) * Y;
         dn = w->alpha + (size_t)t * Y;
         crfp_prefetch_unigram(crf, seq, t + VITERBI_PREFETCH - 1, theta, 0);
-        crfp_unigram(crf, seq, t, theta, s);
-        if (crfp_view_get(w, seq, t, theta, CRFP_VIEW_LOG, &v) != CRFP_OK)
+        vit_unigram(crf, seq, t, theta, s);
+        if (vit_view(w, seq, t, theta, &memo, &v, &rel) != CRFP_OK)
             return CRFP_ENOMEM;
         if (v.dense) {
-            const double *L = v.L;
-            for (uint32_t c = 0; c < Y; c++)
-                dn[c] = d[0] + L[c];
-            for (uint32_t r = 1; r < Y; r++) {
-                const double dr = d[r], *Lr = L + (size_t)r * Y;
-                for (uint32_t c = 0; c < Y; c++) {
-                    double x = dr + Lr[c];
-                    dn[c] = x > dn[c] ? x : dn[c];
-                }
-            }
+            vit_dense(Y, d, v.L, s, dn);
             bp[0] = UINT32_MAX; /* recomputed by the backtrace */
         } else {
             sort_labels(Y, d, w->order);
@@ -117,13 +250,12 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
                     break;
                 }
                 /* NaN weights can leave no winner; keep the path well formed. */
-                dn[c] = best;
+                dn[c] = best + s[c];
                 bp[c] = arg == UINT32_MAX ? 0 : arg;
             }
         }
-        crfp_view_release(w, seq, t);
-        for (uint32_t c = 0; c < Y; c++)
-            dn[c] += s[c];
+        if (rel)
+            crfp_view_release(w, seq, t);
     }
     d = w->alpha + (size_t)(T - 1) * Y;
     uint32_t y = 0;
@@ -143,7 +275,7 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         }
         /* Same comparisons in the same order as a backpointer loop would
          * make: the lowest label among equal scores wins. */
-        if (crfp_view_get(w, seq, t, theta, CRFP_VIEW_LOG, &v) != CRFP_OK)
+        if (vit_view(w, seq, t, theta, &memo, &v, &rel) != CRFP_OK)
             return CRFP_ENOMEM;
         const double *dp = w->alpha + (size_t)(t - 1) * Y;
         double best = dp[0] + v.L[y];
@@ -155,7 +287,8 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
                 arg = r;
             }
         }
-        crfp_view_release(w, seq, t);
+        if (rel)
+            crfp_view_release(w, seq, t);
         y = arg;
     }
     return CRFP_OK;
