@@ -48,6 +48,8 @@ typedef struct lbfgs_mem {
     double *rho;        /* 1 / s'y per slot */
     double *alpha;      /* two-loop coefficients, m */
     double gamma;       /* s'y / y'y of the newest pair */
+    double sd;          /* s'd of the newest pair and the current d, when valid */
+    int sd_valid;       /* set by lbfgs_mem_commit, cleared by any other change */
     vpool *pool;        /* borrowed; NULL = serial */
 } lbfgs_mem;
 
@@ -61,9 +63,11 @@ void lbfgs_mem_reset(lbfgs_mem *mem);
  * Returns its index. */
 int lbfgs_mem_reserve(lbfgs_mem *mem);
 /* The scratch slot holds θ_prev and ∇f_prev: turn it into the pair
- * (x - θ_prev, g - ∇f_prev) and keep it when the curvature condition
- * holds.  Returns 1 when kept, 0 when skipped. */
-int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g);
+ * (x - θ_prev, g - ∇f_prev), keep it when the curvature condition holds,
+ * and set d = -pg(x, g) in the same pass (*pg2 = ‖pg‖², *x2 = ‖x‖²).
+ * Returns 1 when kept, 0 when skipped. */
+int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g, double rho1, double *d,
+                     double *pg2, double *x2);
 /* d := H·d, H the L-BFGS inverse-Hessian approximation (identity when no
  * pair is stored). */
 void lbfgs_twoloop(lbfgs_mem *mem, double *d);
@@ -79,9 +83,14 @@ void owlqn_steepest(vpool *pool, size_t n, const double *x, const double *g, dou
 double owlqn_constrain_save(vpool *pool, size_t n, const double *x, const double *g, double rho1,
                             double *d, double *xs, double *gs);
 /* x = π(x0 + a·d) onto the orthant of x0 (sign(x0), or sign(-pg0) where
- * x0 = 0); *dd = pg0'(x - x0), *l1 = ‖x‖₁.  g0 = ∇f(x0). */
-void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, const double *d, double a,
-                 double rho1, double *x, double *dd, double *l1);
+ * x0 = 0); *dd = pg0'(x - x0), *l1 = ‖x‖₁.  g0 = ∇f(x0), dd0 = pg0'd. */
+void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, const double *d,
+                 double dd0, double a, double rho1, double *x, double *dd, double *l1);
+/* After an accepted step: turn the saved x_prev, g_prev in s, y into the
+ * pair s = x - x_prev, y = g - g_prev and set d = -pg(x, g), in one pass.
+ * out = {s'y, y'y, ‖pg‖², ‖x‖², s'd}. */
+void owlqn_pair_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1,
+                         double *s, double *y, double *d, double out[5]);
 
 /* --- line search (linesearch.c) ----------------------------------------- */
 typedef struct lbfgs_ls {

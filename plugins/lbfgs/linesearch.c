@@ -28,7 +28,8 @@ crfp_status lbfgs_linesearch(crfp_host *host, const crfp_objective *obj, const l
         if (crfp_interrupted(host))
             return crfp_error(host, CRFP_EINTR, "lbfgs: interrupted during the line search");
         double dd, l1, f;
-        owlqn_trial(ls->pool, obj->dim, ls->x0, ls->g0, ls->d, a, obj->rho1, x, &dd, &l1);
+        owlqn_trial(ls->pool, obj->dim, ls->x0, ls->g0, ls->d, ls->dd0, a, obj->rho1, x, &dd,
+                    &l1);
         /* Once the predicted change of F is below the rounding error of F
          * itself, neither this step nor any shorter one can show a
          * decrease: save the evaluations. */

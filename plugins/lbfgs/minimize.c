@@ -95,14 +95,16 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
     double rho1 = obj->rho1;
     int iter = 0;
     r->Fwin[0] = r->F;
+    /* d = -pg at the current point, with ‖pg‖² and ‖x‖²: computed here for
+     * the first iteration, then by the pass that stores each new pair. */
+    double pg2, x2;
+    owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
     for (;;) {
         *iters = iter;
         if (o->max_iter > 0 && iter >= o->max_iter) {
             *why = END_MAXITER;
             return CRFP_OK;
         }
-        double pg2, x2;
-        owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
         if (pg2 == 0 || sqrt(pg2) <= o->gtol * fmax(1.0, sqrt(x2))) {
             *why = END_CONVERGED;
             return CRFP_OK;
@@ -154,7 +156,7 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
             *why = END_STUCK;
             return CRFP_OK;
         }
-        lbfgs_mem_commit(&r->mem, r->x, r->g);
+        lbfgs_mem_commit(&r->mem, r->x, r->g, rho1, r->d, &pg2, &x2);
         iter++;
         *iters = iter;
         r->f = ls.f;

@@ -108,8 +108,8 @@ static void k_trial(void *ctx, size_t lo, size_t hi, double *acc)
     const double *restrict x0 = o->x0, *restrict g0 = o->g0, *restrict d = o->dc;
     double *restrict x = o->xo;
     const double rho1 = o->rho1, a = o->a;
-    double s = 0, t = 0;
     if (rho1 > 0) {
+        double s = 0, t = 0;
         for (size_t i = lo; i < hi; i++) {
             double p = pgrad(x0[i], g0[i], rho1);
             /* orthant: sign of x0, or of -pg where x0 is zero */
@@ -121,23 +121,60 @@ static void k_trial(void *ctx, size_t lo, size_t hi, double *acc)
             s += p * (v - x0[i]);
             t += fabs(v);
         }
+        acc[0] += s;
+        acc[1] += t;
     } else {
-        for (size_t i = lo; i < hi; i++) {
+        for (size_t i = lo; i < hi; i++)
             x[i] = x0[i] + a * d[i];
-            s += g0[i] * d[i];
-        }
-        s *= a;
     }
-    acc[0] += s;
-    acc[1] += t;
 }
 
 void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, const double *d,
-                 double a, double rho1, double *x, double *dd, double *l1)
+                 double dd0, double a, double rho1, double *x, double *dd, double *l1)
 {
     oargs o = {.x0 = x0, .g0 = g0, .dc = d, .xo = x, .rho1 = rho1, .a = a};
     double out[VPOOL_ACC];
     vpool_run(pool, n, k_trial, &o, out);
-    *dd = out[0];
+    /* Without the projection the step is exactly a·d: the predicted
+     * decrease is a·(g0'd), known without another pass over g0. */
+    *dd = rho1 > 0 ? out[0] : a * dd0;
     *l1 = out[1];
+}
+
+/* The new pair in place (s = x − s, y = g − y) and the steepest direction
+ * at x, in one pass over the four vectors the two steps share. */
+static void k_pair_steepest(void *ctx, size_t lo, size_t hi, double *acc)
+{
+    const oargs *o = ctx;
+    const double *restrict x = o->x, *restrict g = o->g;
+    double *restrict d = o->d, *restrict s = o->xs, *restrict y = o->gs;
+    const double rho1 = o->rho1;
+    double sy = 0, yy = 0, pp = 0, xx = 0, sd = 0;
+    for (size_t i = lo; i < hi; i++) {
+        double si = x[i] - s[i], yi = g[i] - y[i];
+        double p = rho1 > 0 ? pgrad(x[i], g[i], rho1) : g[i];
+        s[i] = si;
+        y[i] = yi;
+        d[i] = -p;
+        sy += si * yi;
+        yy += yi * yi;
+        pp += p * p;
+        xx += x[i] * x[i];
+        sd -= si * p;
+    }
+    acc[0] += sy;
+    acc[1] += yy;
+    acc[2] += pp;
+    acc[3] += xx;
+    acc[4] += sd;
+}
+
+void owlqn_pair_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1,
+                         double *s, double *y, double *d, double out[5])
+{
+    oargs o = {.x = x, .g = g, .d = d, .xs = s, .gs = y, .rho1 = rho1};
+    double acc[VPOOL_ACC];
+    vpool_run(pool, n, k_pair_steepest, &o, acc);
+    for (int k = 0; k < 5; k++)
+        out[k] = acc[k];
 }

@@ -54,6 +54,7 @@ void lbfgs_mem_free(lbfgs_mem *mem)
 void lbfgs_mem_reset(lbfgs_mem *mem)
 {
     mem->count = 0;
+    mem->sd_valid = 0;
 }
 
 int lbfgs_mem_reserve(lbfgs_mem *mem)
@@ -63,17 +64,25 @@ int lbfgs_mem_reserve(lbfgs_mem *mem)
     return mem->head;
 }
 
-int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g)
+int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g, double rho1, double *d,
+                     double *pg2, double *x2)
 {
     int k = mem->head;
-    double sy, yy;
-    vec_make_pair(mem->pool, mem->n, x, g, mem->s[k], mem->y[k], &sy, &yy);
+    double r[5];
+    owlqn_pair_steepest(mem->pool, mem->n, x, g, rho1, mem->s[k], mem->y[k], d, r);
+    double sy = r[0], yy = r[1];
+    *pg2 = r[2];
+    *x2 = r[3];
+    mem->sd_valid = 0;
     if (!(yy > 0) || !(sy > CURVATURE_EPS * yy))
         return 0;
     mem->rho[k] = 1.0 / sy;
     mem->gamma = sy / yy;
     mem->head = (k + 1) % mem->m;
     mem->count++;
+    /* The two-loop recursion starts with exactly this product. */
+    mem->sd = r[4];
+    mem->sd_valid = 1;
     return 1;
 }
 
@@ -92,7 +101,8 @@ void lbfgs_twoloop(lbfgs_mem *mem, double *d)
     if (c == 0)
         return;
     int k = slot(mem, c - 1);
-    double dot = vec_dot(mem->pool, n, mem->s[k], d);
+    double dot = mem->sd_valid ? mem->sd : vec_dot(mem->pool, n, mem->s[k], d);
+    mem->sd_valid = 0;
     for (int i = c - 1; i >= 0; i--) {
         k = slot(mem, i);
         double a = mem->rho[k] * dot;

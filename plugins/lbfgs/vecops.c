@@ -88,42 +88,6 @@ double vec_axpy_scale_dot(vpool *p, size_t n, double a, const double *x, double 
     return out[0];
 }
 
-static void k_make_pair(void *ctx, size_t lo, size_t hi, double *acc)
-{
-    const vargs *v = ctx;
-    const double *restrict x = v->x, *restrict g = v->g;
-    double *restrict s = v->s, *restrict y = v->yw;
-    double a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-    size_t i = lo;
-    for (; i + 2 <= hi; i += 2) {
-        double s_0 = x[i] - s[i], s_1 = x[i + 1] - s[i + 1];
-        double y_0 = g[i] - y[i], y_1 = g[i + 1] - y[i + 1];
-        s[i] = s_0, s[i + 1] = s_1, y[i] = y_0, y[i + 1] = y_1;
-        a0 += s_0 * y_0;
-        a1 += s_1 * y_1;
-        b0 += y_0 * y_0;
-        b1 += y_1 * y_1;
-    }
-    for (; i < hi; i++) {
-        s[i] = x[i] - s[i];
-        y[i] = g[i] - y[i];
-        a0 += s[i] * y[i];
-        b0 += y[i] * y[i];
-    }
-    acc[0] += a0 + a1;
-    acc[1] += b0 + b1;
-}
-
-void vec_make_pair(vpool *p, size_t n, const double *x, const double *g, double *s, double *y,
-                   double *sy, double *yy)
-{
-    vargs v = {.x = x, .g = g, .s = s, .yw = y};
-    double out[VPOOL_ACC];
-    vpool_run(p, n, k_make_pair, &v, out);
-    *sy = out[0];
-    *yy = out[1];
-}
-
 static void k_l1(void *ctx, size_t lo, size_t hi, double *acc)
 {
     const vargs *v = ctx;

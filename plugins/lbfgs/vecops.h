@@ -23,11 +23,6 @@ double vec_axpy_dot(vpool *p, size_t n, double a, const double *x, double *d, co
 double vec_axpy_scale_dot(vpool *p, size_t n, double a, const double *x, double c, double *d,
                           const double *z);
 
-/* s = x - s, y = g - y (turning the saved previous point and gradient into
- * a correction pair in place); *sy = s'y, *yy = y'y. */
-void vec_make_pair(vpool *p, size_t n, const double *x, const double *g, double *s, double *y,
-                   double *sy, double *yy);
-
 /* ‖x‖₁. */
 double vec_l1(vpool *p, size_t n, const double *x);
 

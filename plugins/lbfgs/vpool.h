@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#define VPOOL_ACC 3
+#define VPOOL_ACC 5
 
 typedef struct vpool vpool;
 
