@@ -169,9 +169,9 @@ static size_t copy_key(char *dst, const char *s, size_t n)
 
 crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const char *s, size_t len)
 {
-    if (!o || (!s && len) || t >= o->ntok || (o->filled && t + 1 < o->filled))
-        return CRFP_EINVAL;
-    if (len == SIZE_MAX)
+    /* t + 1 < filled also covers filled == 0, since t < ntok rules out
+     * wrap-around. */
+    if (!o || (!s && len) || t >= o->ntok || t + 1 < o->filled || len == SIZE_MAX)
         return CRFP_EINVAL;
     crfp_status st;
     if (o->nent == o->ecap && (st = grow_entries(o)) != CRFP_OK)
@@ -179,17 +179,22 @@ crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const cha
     if (o->acap - o->alen < len + 1 && (st = grow_arena(o, len + 1)) != CRFP_OK)
         return st;
     /* Tokens skipped over (no observations) start where the next one does. */
+    const size_t k = o->nent, at = o->alen;
     while (o->filled <= t)
-        o->tstart[o->filled++] = o->nent;
-    char *dst = o->arena + o->alen;
-    size_t k = o->nent;
-    o->klen[k] = copy_key(dst, s, len);
-    dst[len] = '\0';
-    o->soff[k] = o->alen;
-    o->sptr[k] = dst;
-    o->flags[k] = (unsigned char)flags;
+        o->tstart[o->filled++] = k;
+    /* The fields are read before the copy: stores through char pointers
+     * could alias them and force reloads. */
+    char *dst = o->arena + at;
+    size_t *klen = o->klen, *soff = o->soff;
+    const char **sptr = o->sptr;
+    unsigned char *fl = o->flags;
     o->nent = k + 1;
-    o->alen += len + 1;
+    o->alen = at + len + 1;
+    soff[k] = at;
+    sptr[k] = dst;
+    fl[k] = (unsigned char)flags;
+    klen[k] = copy_key(dst, s, len);
+    dst[len] = '\0';
     return CRFP_OK;
 }
 

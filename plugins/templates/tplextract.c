@@ -11,6 +11,15 @@
  * "_B+k" (k tokens past the end) for every operation, as in CRF++; a token
  * without the requested feature gives "_NIL" for %x/%X and is matched as
  * the empty string by %t/%T/%m/%M.
+ *
+ * Each observation is built in the workspace buffer and then pushed.  A
+ * sentence reads each cell about as many times as the template has
+ * patterns, so the hot path is a recompiled form of the pieces ("steps"):
+ * literals of up to 16 bytes are stored padded to 16, the cells %x reads
+ * are staged once per sentence into a buffer where each is followed by at
+ * least 16 readable bytes, and "_B" paddings are formatted once per
+ * extractor; a step is then one fixed 16-byte copy.  %X, regexes and long
+ * values take the general path.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -22,6 +31,22 @@
 #include "tpl.h"
 
 #define TPL_NIL "_NIL"
+/* Paddings "_B-k" / "_B+k" kept preformatted for k up to this. */
+#define PAD_MAX 16
+/* Bytes a fast step copies at once (its value padded to this). */
+#define CHUNK 16
+
+enum { STEP_LIT, STEP_X, STEP_SLOW };
+
+typedef struct tpl_step {
+    unsigned char kind;       /* STEP_* */
+    unsigned char n;          /* LIT: bytes of lit used */
+    int row;                  /* X */
+    long col;                 /* X: column index, or -1: names[name] */
+    size_t name;
+    const tpl_piece *pc;      /* SLOW: the piece */
+    char lit[CHUNK];          /* LIT: zero-padded */
+} tpl_step;
 
 typedef struct tpl_ws {
     struct tpl_ws *next;
@@ -29,13 +54,31 @@ typedef struct tpl_ws {
     long *cols;                /* names resolved for the current sentence */
     char *buf;
     size_t cap;
+    /* cells %x reads, this sentence: value at cp[i] (length cn[i]) with
+     * CHUNK readable bytes from there on */
+    const char **cp;
+    size_t *cn;
+    size_t ccap;
+    char *stage;               /* the staged values */
+    size_t stage_cap;
+    unsigned char *xcol;       /* per column: some %x piece reads it */
+    size_t xcol_cap;
 } tpl_ws;
+
+typedef struct tpl_pad {
+    char s[CHUNK];
+    size_t n;
+} tpl_pad;
 
 struct tpl_extractor {
     crfp_host *host;
     tpl *t;
     pthread_mutex_t lock;      /* guards pool and error reporting */
     tpl_ws *pool;
+    tpl_pad pad[2][PAD_MAX + 1]; /* [0][k] "_B-k", [1][k] "_B+k" */
+    tpl_pad nil;                 /* "_NIL" */
+    tpl_step *steps;             /* of pattern p: [sfirst[p], sfirst[p+1]) */
+    size_t *sfirst;
 };
 
 static void ws_free(const tpl *t, tpl_ws *w)
@@ -49,6 +92,10 @@ static void ws_free(const tpl *t, tpl_ws *w)
     free(w->rx);
     free(w->cols);
     free(w->buf);
+    free(w->cp);
+    free(w->cn);
+    free(w->stage);
+    free(w->xcol);
     free(w);
 }
 
@@ -79,6 +126,47 @@ static tpl_ws *ws_new(const tpl *t)
     return w;
 }
 
+/* Recompile the pieces into steps: literals cut into CHUNK-byte parts, %x
+ * cells, and everything else as it is. */
+static int compile_steps(tpl_extractor *ex)
+{
+    const tpl *t = ex->t;
+    size_t n = 0;
+    for (size_t i = 0; i < t->npieces; i++) {
+        const tpl_piece *pc = &t->pieces[i];
+        n += pc->kind == TPL_LIT ? (pc->litlen + CHUNK - 1) / CHUNK : 1;
+    }
+    ex->steps = calloc(n ? n : 1, sizeof *ex->steps);
+    ex->sfirst = calloc(t->npats + 1, sizeof *ex->sfirst);
+    if (!ex->steps || !ex->sfirst)
+        return -1;
+    n = 0;
+    for (size_t p = 0; p < t->npats; p++) {
+        ex->sfirst[p] = n;
+        for (size_t k = 0; k < t->pats[p].n; k++) {
+            const tpl_piece *pc = &t->pieces[t->pats[p].first + k];
+            if (pc->kind == TPL_LIT) {
+                for (size_t o = 0; o < pc->litlen; o += CHUNK) {
+                    tpl_step *st = &ex->steps[n++];
+                    size_t m = pc->litlen - o < CHUNK ? pc->litlen - o : CHUNK;
+                    st->kind = STEP_LIT;
+                    st->n = (unsigned char)m;
+                    memcpy(st->lit, t->lits + pc->lit + o, m);
+                }
+                continue;
+            }
+            tpl_step *st = &ex->steps[n++];
+            st->kind = pc->op == 'x' ? STEP_X : STEP_SLOW;
+            st->row = pc->row;
+            st->col = pc->col;
+            st->name = pc->name;
+            st->pc = pc;
+        }
+    }
+    ex->sfirst[t->npats] = n;
+    return 0;
+}
+
 crfp_status tpl_extractor_new(crfp_host *host, tpl *t, tpl_extractor **out)
 {
     *out = NULL;
@@ -90,6 +178,16 @@ crfp_status tpl_extractor_new(crfp_host *host, tpl *t, tpl_extractor **out)
     }
     ex->host = host;
     ex->t = t;
+    if (compile_steps(ex)) {
+        tpl_extractor_free(ex);
+        return crfp_error(host, CRFP_ENOMEM, "templates: cannot create the extractor");
+    }
+    memcpy(ex->nil.s, TPL_NIL, 4);
+    ex->nil.n = 4;
+    for (int k = 1; k <= PAD_MAX; k++) {
+        ex->pad[0][k].n = (size_t)snprintf(ex->pad[0][k].s, sizeof ex->pad[0][k].s, "_B-%d", k);
+        ex->pad[1][k].n = (size_t)snprintf(ex->pad[1][k].s, sizeof ex->pad[1][k].s, "_B+%d", k);
+    }
     *out = ex;
     return CRFP_OK;
 }
@@ -105,6 +203,8 @@ void tpl_extractor_free(tpl_extractor *ex)
     }
     pthread_mutex_destroy(&ex->lock);
     tpl_free(ex->t);
+    free(ex->steps);
+    free(ex->sfirst);
     free(ex);
 }
 
@@ -225,6 +325,95 @@ static crfp_status resolve(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq)
     return CRFP_OK;
 }
 
+static int grow(void **p, size_t *cap, size_t need, size_t elt)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elt);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* Stage the cells %x pieces read (see the top of the file); a missing
+ * feature reads as "_NIL". */
+static crfp_status stage(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq)
+{
+    const tpl *t = ex->t;
+    const size_t ncols = seq->ncols, ntok = seq->ntok, ncells = ntok * ncols;
+    size_t xcap = w->xcol_cap;
+    if (grow((void **)&w->xcol, &xcap, ncols, 1))
+        return CRFP_ENOMEM;
+    w->xcol_cap = xcap;
+    size_t ccap = w->ccap, ccap2 = w->ccap;
+    if (grow((void **)&w->cp, &ccap, ncells, sizeof *w->cp) ||
+        grow((void **)&w->cn, &ccap2, ncells, sizeof *w->cn))
+        return CRFP_ENOMEM;
+    w->ccap = ccap < ccap2 ? ccap : ccap2;
+    if (ncols)
+        memset(w->xcol, 0, ncols);
+    for (size_t i = 0; i < t->npieces; i++) {
+        const tpl_piece *pc = &t->pieces[i];
+        if (pc->kind == TPL_CELL && pc->op == 'x')
+            w->xcol[pc->col >= 0 ? pc->col : w->cols[pc->name]] = 1;
+    }
+    size_t bytes = CHUNK;
+    for (size_t c = 0; c < ncols; c++)
+        for (size_t tok = 0; w->xcol[c] && tok < ntok; tok++) {
+            const char *cell = seq->cells[tok * ncols + c];
+            size_t n = cell ? strlen(cell) : 0;
+            w->cn[tok * ncols + c] = n;
+            bytes += n + 1;
+        }
+    if (grow((void **)&w->stage, &w->stage_cap, bytes, 1))
+        return CRFP_ENOMEM;
+    size_t off = 0;
+    for (size_t c = 0; c < ncols; c++)
+        for (size_t tok = 0; w->xcol[c] && tok < ntok; tok++) {
+            const size_t i = tok * ncols + c;
+            const char *cell = seq->cells[i];
+            if (!cell) {
+                w->cp[i] = ex->nil.s;
+                w->cn[i] = ex->nil.n;
+                continue;
+            }
+            memcpy(w->stage + off, cell, w->cn[i] + 1);
+            w->cp[i] = w->stage + off;
+            off += w->cn[i] + 1;
+        }
+    memset(w->stage + off, 0, CHUNK);
+    return CRFP_OK;
+}
+
+/* A piece the steps do not cover: %X, regexes (values outside the sentence
+ * are paddings for them too). */
+static crfp_status slow_piece(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq,
+                              const tpl_pattern *pat, const tpl_piece *pc, long tok,
+                              size_t *len)
+{
+    const long ntok = (long)seq->ntok;
+    const long pos = tok + pc->row;
+    if (pos < 0 || pos >= ntok) {
+        char pad[32];
+        int n = pos < 0 ? snprintf(pad, sizeof pad, "_B%ld", pos)
+                        : snprintf(pad, sizeof pad, "_B+%ld", pos - ntok + 1);
+        return append(w, len, pad, (size_t)n) ? CRFP_ENOMEM : CRFP_OK;
+    }
+    long col = pc->col >= 0 ? pc->col : w->cols[pc->name];
+    const char *cell = seq->cells[(size_t)pos * seq->ncols + (size_t)col];
+    if (pc->op == 'X') {
+        if (!cell)
+            return append(w, len, TPL_NIL, 4) ? CRFP_ENOMEM : CRFP_OK;
+        return lowercase(ex, w, len, cell);
+    }
+    return apply_regex(ex, pat, w, len, pc, cell ? cell : "");
+}
+
 static crfp_status run(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq, crfp_obsseq *out)
 {
     const tpl *t = ex->t;
@@ -233,48 +422,66 @@ static crfp_status run(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq, crf
         return report(ex, st, "%s: cannot reset the observations", t->origin);
     if ((st = resolve(ex, w, seq)))
         return st;
+    if ((st = stage(ex, w, seq)))
+        return st;
+    /* Everything the loop reads is in locals: the stores into the buffer
+     * go through char pointers, which may alias any field, so fields would
+     * be reloaded after every copy. */
     const long ntok = (long)seq->ntok;
+    const size_t ncols = seq->ncols, npats = t->npats;
+    const char *const *cp = w->cp;
+    const size_t *cn = w->cn;
+    const long *cols = w->cols;
+    const tpl_step *steps = ex->steps;
+    const size_t *sfirst = ex->sfirst;
+    char *buf = w->buf;
+    size_t cap = w->cap;
     for (long tok = 0; tok < ntok; tok++) {
-        for (size_t p = 0; p < t->npats; p++) {
-            const tpl_pattern *pat = &t->pats[p];
+        for (size_t p = 0; p < npats; p++) {
+            const tpl_step *sp = steps + sfirst[p], *se = steps + sfirst[p + 1];
             size_t len = 0;
-            for (size_t k = 0; k < pat->n; k++) {
-                const tpl_piece *pc = &t->pieces[pat->first + k];
-                if (pc->kind == TPL_LIT) {
-                    if (append(w, &len, t->lits + pc->lit, pc->litlen))
+            for (; sp < se; sp++) {
+                /* room for a whole chunk and the final NUL */
+                if (cap - len < CHUNK + 1) {
+                    if (reserve(w, len, CHUNK + 1))
                         return CRFP_ENOMEM;
+                    buf = w->buf, cap = w->cap;
+                }
+                if (sp->kind == STEP_LIT) {
+                    memcpy(buf + len, sp->lit, CHUNK);
+                    len += sp->n;
                     continue;
                 }
-                long pos = tok + pc->row;
-                if (pos < 0 || pos >= ntok) {
-                    char pad[32];
-                    int n = pos < 0 ? snprintf(pad, sizeof pad, "_B%ld", pos)
-                                    : snprintf(pad, sizeof pad, "_B+%ld", pos - ntok + 1);
-                    if (append(w, &len, pad, (size_t)n))
-                        return CRFP_ENOMEM;
-                    continue;
-                }
-                long col = pc->col >= 0 ? pc->col : w->cols[pc->name];
-                const char *cell = seq->cells[(size_t)pos * seq->ncols + (size_t)col];
-                switch (pc->op) {
-                case 'x':
-                    if (append(w, &len, cell ? cell : TPL_NIL, cell ? strlen(cell) : 4))
-                        return CRFP_ENOMEM;
-                    break;
-                case 'X':
-                    if (!cell) {
-                        if (append(w, &len, TPL_NIL, 4))
-                            return CRFP_ENOMEM;
-                    } else if ((st = lowercase(ex, w, &len, cell))) {
-                        return st;
+                const long pos = tok + sp->row;
+                const char *v;
+                size_t n;
+                if (sp->kind == STEP_X && pos >= 0 && pos < ntok) {
+                    size_t at = (size_t)pos * ncols + (size_t)(sp->col >= 0 ? sp->col
+                                                                             : cols[sp->name]);
+                    v = cp[at];
+                    n = cn[at];
+                } else {
+                    long far = pos < 0 ? -pos : pos - ntok + 1;
+                    if (sp->kind == STEP_SLOW || far > PAD_MAX) {
+                        if ((st = slow_piece(ex, w, seq, &t->pats[p], sp->pc, tok, &len)))
+                            return st;
+                        buf = w->buf, cap = w->cap;
+                        continue;
                     }
-                    break;
-                default:
-                    if ((st = apply_regex(ex, pat, w, &len, pc, cell ? cell : "")))
-                        return st;
+                    v = ex->pad[pos >= 0][far].s;
+                    n = ex->pad[pos >= 0][far].n;
                 }
+                if (n <= CHUNK) {
+                    memcpy(buf + len, v, CHUNK);
+                } else {
+                    if (reserve(w, len, n + 1))
+                        return CRFP_ENOMEM;
+                    buf = w->buf, cap = w->cap;
+                    memcpy(buf + len, v, n);
+                }
+                len += n;
             }
-            if ((st = crfp_obsseq_push(out, (size_t)tok, pat->flags, w->buf, len)))
+            if ((st = crfp_obsseq_push(out, (size_t)tok, t->pats[p].flags, buf, len)))
                 return st;
         }
     }
