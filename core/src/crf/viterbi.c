@@ -153,16 +153,18 @@ static crfp_status vit_view(crfp_infer *w, const crfp_seq *seq, uint32_t t, cons
         const uint32_t o = seq->bobs[b0];
         const double *L = theta + w->crf->bblk[o];
         if (memo->obs != o) {
-            const uint32_t Y = w->Y;
+            const size_t YY = (size_t)w->Y * w->Y;
             size_t nnz = 0;
             if (w->mode == 2) {
-                nnz = (size_t)Y * Y;
+                nnz = YY;
             } else {
-                for (size_t i = 0; i < (size_t)Y * Y; i++)
-                    nnz += L[i] != 0.0;
+                /* counted in rows, stopping once the answer is known */
+                for (size_t i = 0; i < YY && nnz * 3 <= YY; i += w->Y)
+                    for (size_t j = i; j < i + w->Y; j++)
+                        nnz += L[j] != 0.0;
             }
             memo->obs = o;
-            memo->dense = nnz * 3 > (size_t)Y * Y;
+            memo->dense = nnz * 3 > YY;
         }
         if (memo->dense) {
             v->L = L;
