@@ -22,7 +22,7 @@ const crfp_param_spec crfp_train_common_params[] = {
      "stop when dev error has not improved for this many iterations (0 = never)"},
     {"threads", CRFP_PARAM_INT, "0", "worker threads for the objective (0 = all cores)"},
     {"rho1", CRFP_PARAM_FLOAT, "0", "l1 penalty weight (> 0 selects OWL-QN / sparse models)"},
-    {"rho2", CRFP_PARAM_FLOAT, "0.7", "l2 penalty weight"},
+    {"rho2", CRFP_PARAM_FLOAT, "0.3", "l2 penalty weight"},
     {"max-iter", CRFP_PARAM_INT, "0", "stop after this many iterations (0 = optimizer decides)"},
     {"init-model", CRFP_PARAM_PATH, NULL, "warm start from this model's weights"},
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
