@@ -9,10 +9,14 @@
 #include "crfpipe/alloc.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
+/* From here on an array goes to huge pages: at most half a huge page is
+ * wasted, against a page fault per 4 KiB (expensive on virtual machines)
+ * and TLB misses on every scattered access. */
+#define BIG_MIN ((size_t)1 << 20)
 
 void *crfp_big_alloc(size_t bytes)
 {
-    if (bytes < 2 * HUGE_PAGE)
+    if (bytes < BIG_MIN)
         return malloc(bytes ? bytes : 1);
     size_t len = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *p = NULL;
@@ -34,4 +38,17 @@ void *crfp_big_calloc(size_t n, size_t size)
     if (p && bytes)
         memset(p, 0, bytes);
     return p;
+}
+
+void *crfp_big_realloc(void *p, size_t old, size_t bytes)
+{
+    if (bytes < BIG_MIN)
+        return realloc(p, bytes ? bytes : 1);
+    void *q = crfp_big_alloc(bytes);
+    if (!q)
+        return NULL;
+    if (p)
+        memcpy(q, p, old < bytes ? old : bytes);
+    free(p);
+    return q;
 }

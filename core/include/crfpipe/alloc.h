@@ -22,6 +22,11 @@ void *crfp_big_alloc(size_t bytes);
 /* Zeroed array of n * size bytes (NULL on overflow or out of memory).
  * Free with free(). */
 void *crfp_big_calloc(size_t n, size_t size);
+/* Grow or shrink p (NULL, or from malloc or the functions above; `old`
+ * bytes of it are kept) to `bytes`, moving it to huge pages once it is
+ * large enough.  NULL when out of memory, p then untouched.  Free with
+ * free(). */
+void *crfp_big_realloc(void *p, size_t old, size_t bytes);
 
 #ifdef __cplusplus
 }

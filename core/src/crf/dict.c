@@ -111,15 +111,15 @@ static crfp_status grow_entries(crfp_dict *d, size_t want)
         cap *= 2;
     if (cap > UINT32_MAX - 1)
         cap = UINT32_MAX - 1;
-    uint64_t *off = realloc(d->off, cap * sizeof *off);
+    uint64_t *off = crfp_big_realloc(d->off, d->cap * sizeof *off, cap * sizeof *off);
     if (!off)
         return CRFP_ENOMEM;
     d->off = off;
-    uint32_t *len = realloc(d->len, cap * sizeof *len);
+    uint32_t *len = crfp_big_realloc(d->len, d->cap * sizeof *len, cap * sizeof *len);
     if (!len)
         return CRFP_ENOMEM;
     d->len = len;
-    uint32_t *hash = realloc(d->hash, cap * sizeof *hash);
+    uint32_t *hash = crfp_big_realloc(d->hash, d->cap * sizeof *hash, cap * sizeof *hash);
     if (!hash)
         return CRFP_ENOMEM;
     d->hash = hash;
@@ -134,7 +134,7 @@ static crfp_status grow_arena(crfp_dict *d, size_t want)
     size_t cap = d->arena_cap ? d->arena_cap : 4096;
     while (cap < want)
         cap *= 2;
-    char *a = realloc(d->arena, cap);
+    char *a = crfp_big_realloc(d->arena, d->arena_cap, cap);
     if (!a)
         return CRFP_ENOMEM;
     d->arena = a;

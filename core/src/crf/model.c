@@ -89,7 +89,7 @@ crfp_status crfp_crf_add_obs(crfp_crf *crf, const char *s, size_t len, unsigned 
         return st;
     if (*id >= crf->oflags_cap) {
         size_t cap = crf->oflags_cap ? crf->oflags_cap * 2 : 1024;
-        unsigned char *f = realloc(crf->oflags, cap);
+        unsigned char *f = crfp_big_realloc(crf->oflags, crf->oflags_cap, cap);
         if (!f)
             return CRFP_ENOMEM;
         memset(f + crf->oflags_cap, 0, cap - crf->oflags_cap);
@@ -124,9 +124,9 @@ crfp_status crfp_crf_finalize(crfp_crf *crf)
     uint32_t n = crf->obs.n;
     uint64_t Y = crf->labels.n;
     size_t m = n ? n : 1;
-    crf->ublk = malloc(m * sizeof *crf->ublk);
-    crf->bblk = malloc(m * sizeof *crf->bblk);
-    crf->bidx = malloc(m * sizeof *crf->bidx);
+    crf->ublk = crfp_big_alloc(m * sizeof *crf->ublk);
+    crf->bblk = crfp_big_alloc(m * sizeof *crf->bblk);
+    crf->bidx = crfp_big_alloc(m * sizeof *crf->bidx);
     if (!crf->ublk || !crf->bblk || !crf->bidx)
         return CRFP_ENOMEM;
     /* Blocks in observation order: an observation's unigram and bigram
