@@ -363,12 +363,16 @@ out:
     for (size_t i = 0; i < opened && i < p->n; i++) {
         stage *s = &p->st[i];
         crfp_kind k = s->plugin->desc->kind;
+        /* The reader and writer stages are closed on their own (their
+         * state must survive this loop, or the reader is never closed). */
         if (!s->state)
             continue;
         if (k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER)
             ((const crfp_stage_vtable *)s->plugin->desc->vtable)->close(s->state);
         else if (k == CRFP_KIND_FEATURES)
             ((const crfp_features_vtable *)s->plugin->desc->vtable)->free(s->state);
+        else
+            continue;
         s->state = NULL;
     }
     if (rv && reader && reader->state) {
