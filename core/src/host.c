@@ -2,6 +2,7 @@
  * Loading modules is registry.c's job. */
 #include "config.h"
 #include "host_priv.h"
+#include "crfpipe/team.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -84,6 +85,9 @@ void crfp_host_free(crfp_host *host)
 {
     if (!host)
         return;
+    /* Jobs may run plugin code: stop the team before any module goes. */
+    crfp_team_free(host->team);
+    host->team = NULL;
     /* Unload in reverse order of loading, in case a later module's fini
      * still relies on an earlier one. */
     for (size_t i = host->nloaded; i-- > 0;) {
@@ -123,8 +127,22 @@ void crfp_host_set_verbosity(crfp_host *host, crfp_log_level max_level)
 
 void crfp_host_set_threads(crfp_host *host, int nthreads)
 {
-    if (host)
-        host->nthreads = nthreads > 0 ? nthreads : 0;
+    if (!host)
+        return;
+    host->nthreads = nthreads > 0 ? nthreads : 0;
+    if (host->team && crfp_team_size(host->team) != crfp_host_threads(host)) {
+        crfp_team_free(host->team);
+        host->team = NULL;
+    }
+}
+
+crfp_team *crfp_host_team(crfp_host *host)
+{
+    if (!host)
+        return NULL;
+    if (!host->team && crfp_team_new(crfp_host_threads(host), &host->team) != CRFP_OK)
+        host->team = NULL;
+    return host->team;
 }
 
 int crfp_host_threads(const crfp_host *host)

@@ -32,6 +32,7 @@ struct crfp_host {
 
     volatile sig_atomic_t interrupted;
     int nthreads;
+    struct crfp_team *team; /* started on first use (crfp_host_team) */
 
     int ltdl_ready;
     int uninstalled;   /* the running program lies in the build tree */

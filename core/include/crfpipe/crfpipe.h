@@ -12,4 +12,6 @@
 #include "crfpipe/chunks.h"
 #include "crfpipe/alloc.h"
 #include "crfpipe/crf.h"
+#include "crfpipe/team.h"
+#include "crfpipe/trainset.h"
 #endif

@@ -1,7 +1,7 @@
-/* crfpipe — the plugin ABI (version CRFP_ABI_VERSION).
+/* crfpipe — the plugin ABI, version CRFP_ABI_MAJOR.CRFP_ABI_MINOR.
  *
  * A plugin is a libtool module (-module -avoid-version) whose file name is a
- * C identifier, e.g. `conll.so`.  It exports exactly one symbol,
+ * C identifier, e.g. `conll_reader.so`.  It exports one symbol,
  * `crfp_plugin`, of type crfp_plugin_descriptor, declared with
  * CRFP_PLUGIN_DEFINE(modname) so that the libtool `modname_LTX_` prefix
  * makes it unique when modules are preloaded (dlpreopen).
@@ -11,13 +11,32 @@
  * report through crfp_error()/crfp_log() on the host they are given; they
  * never call exit() and never print to stdout/stderr themselves.
  *
- * Compatibility: the host refuses a module whose abi_version differs from
- * its own CRFP_ABI_VERSION.  Vtables may only grow at the end, with the
- * ABI version bumped.
+ * Compatibility (as GStreamer's plugin descriptor does it):
+ *  - The descriptor carries the major and minor ABI version the plugin was
+ *    built against (CRFP_PLUGIN_ABI fills them in).  The host refuses another
+ *    major version, and a minor version newer than its own (the plugin may
+ *    rely on members this host does not know).
+ *  - The descriptor never changes size within a major version: new fields
+ *    take the place of `reserved` slots, which a plugin built before them
+ *    leaves zero.
+ *  - Every vtable starts with `size`, the sizeof the plugin saw at build
+ *    time (CRFP_VTABLE_SIZE).  Vtables only grow at the end, one minor
+ *    version at a time; the host reads a member only when `size` covers it
+ *    (CRFP_VT_HAS), so a plugin built against 2.0 loads in a 2.1 host.
+ *  - Before accepting a module the host checks that the vtable's required
+ *    members (those of 2.0) are present.
+ * A plugin may ask for an older layout by defining CRFP_ABI_TARGET_MINOR
+ * before including this header; members newer than that are then left out,
+ * exactly as an older header would have had them.
+ *
+ * History: 2.0 descriptor with major/minor and padding, sized vtables,
+ * format declarations, trainers on crfp_trainset (trainset.h); 2.1 adds the
+ * reader's content probe.
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "crfpipe/status.h"
@@ -28,7 +47,19 @@
 extern "C" {
 #endif
 
-#define CRFP_ABI_VERSION 1u
+#define CRFP_ABI_MAJOR 2u
+#define CRFP_ABI_MINOR 1u
+#ifndef CRFP_ABI_TARGET_MINOR
+#define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
+#endif
+
+/* The size a plugin records in the first member of its vtable. */
+#define CRFP_VTABLE_SIZE(type) ((size_t)sizeof(type))
+/* Whether vtable `vt` (a pointer to `type`) is large enough to hold `member`
+ * and has it set.  The host uses this for members added after 2.0. */
+#define CRFP_VT_HAS(vt, type, member)                                              \
+    ((vt)->size >= offsetof(type, member) + sizeof(((type *)0)->member) &&         \
+     (vt)->member != NULL)
 
 typedef enum crfp_kind {
     CRFP_KIND_READER = 1,    /* byte stream -> documents */
@@ -45,19 +76,34 @@ const char *crfp_kind_name(crfp_kind k);
 int crfp_kind_parse(const char *name);
 
 typedef struct crfp_plugin_descriptor {
-    uint32_t abi_version;          /* = CRFP_ABI_VERSION at build time */
+    uint32_t abi_major;            /* = CRFP_ABI_MAJOR at build time */
+    uint32_t abi_minor;            /* = CRFP_ABI_TARGET_MINOR at build time */
     const char *name;              /* = module file name */
     crfp_kind kind;
     const char *version;           /* plugin's own version, e.g. "1.0" */
     const char *description;       /* one line */
     const crfp_param_spec *params; /* nparams entries */
     size_t nparams;
-    const void *vtable;            /* crfp_<kind>_vtable */
+    const void *vtable;            /* crfp_<kind>_vtable, starting with its size */
     /* Optional module-level hooks: init is called once after loading; a
      * non-OK return makes the load fail with CRFP_EPLUGIN. */
     crfp_status (*init)(crfp_host *host);
     void (*fini)(void);
+    /* Readers and writers: the formats they handle, a NULL-terminated list
+     * of names (e.g. {"conllu", NULL}; the first is the canonical one), and
+     * the file extensions that imply them (e.g. {".conllu", NULL}).  The
+     * host looks formats up here (crfp_host_find_format); it knows no
+     * plugin by name.  NULL for other kinds. */
+    const char *const *formats;
+    const char *const *extensions;
+    /* Reserved for later minor versions; must be zero (left out of
+     * designated initialisers). */
+    void *reserved[8];
 } crfp_plugin_descriptor;
+
+/* The two version fields, for designated initialisers:
+ *   CRFP_PLUGIN_DEFINE(x) = { CRFP_PLUGIN_ABI, .name = "x", ... }; */
+#define CRFP_PLUGIN_ABI .abi_major = CRFP_ABI_MAJOR, .abi_minor = CRFP_ABI_TARGET_MINOR
 
 #define CRFP_PLUGIN_SYMBOL "crfp_plugin"
 #define CRFP_PLUGIN_DEFINE(modname) \
@@ -72,6 +118,7 @@ typedef struct crfp_stream {
 
 /* --- reader ------------------------------------------------------------- */
 typedef struct crfp_reader_vtable {
+    size_t size;  /* CRFP_VTABLE_SIZE(crfp_reader_vtable) */
     /* Prepare to read `in`.  *state is the plugin's. */
     crfp_status (*open)(crfp_host *host, const crfp_params *params, crfp_stream *in,
                         void **state);
@@ -79,10 +126,19 @@ typedef struct crfp_reader_vtable {
      * of the stream.  Errors name the file and line. */
     crfp_status (*next)(void *state, crfp_doc **doc);
     void (*close)(void *state);
+#if CRFP_ABI_TARGET_MINOR >= 1
+    /* 2.1, optional.  How sure the plugin is (0 = not its format, 100 =
+     * certain) that input starting with the `len` bytes at `head` is in its
+     * format; `len` is at most 64 KiB and may cut a line.  Used when neither
+     * an option nor the file name says which format an input is in.  Pure:
+     * no host, no state. */
+    int (*probe)(const char *head, size_t len);
+#endif
 } crfp_reader_vtable;
 
 /* --- writer ------------------------------------------------------------- */
 typedef struct crfp_writer_vtable {
+    size_t size;  /* CRFP_VTABLE_SIZE(crfp_writer_vtable) */
     crfp_status (*open)(crfp_host *host, const crfp_params *params, crfp_stream *out,
                         void **state);
     /* Write one document (not consumed). */
@@ -94,6 +150,7 @@ typedef struct crfp_writer_vtable {
 
 /* --- document processors: tokenizer, tagger ----------------------------- */
 typedef struct crfp_stage_vtable {
+    size_t size;  /* CRFP_VTABLE_SIZE(crfp_stage_vtable) */
     crfp_status (*open)(crfp_host *host, const crfp_params *params, void **state);
     /* Annotate `doc` in place.  May be called from one thread at a time per
      * state. */
@@ -144,6 +201,7 @@ void crfp_obsseq_get(const crfp_obsseq *o, size_t t, const char *const **strs,
                      const unsigned char **flags, size_t *n);
 
 typedef struct crfp_features_vtable {
+    size_t size;  /* CRFP_VTABLE_SIZE(crfp_features_vtable) */
     /* Build an extractor from `params` (e.g. a template file).  *ex is the
      * plugin's. */
     crfp_status (*create)(crfp_host *host, const crfp_params *params, void **ex);
@@ -161,37 +219,20 @@ typedef struct crfp_features_vtable {
 } crfp_features_vtable;
 
 /* --- trainer (optimizer) ------------------------------------------------
- * An optimizer sees a differentiable objective over a parameter vector and
- * nothing of the model behind it.  The objective to minimise is
- *      F(θ) = f(θ) + rho1‖θ‖₁,     f(θ) = loss(θ) + rho2/2‖θ‖²,
- * where eval() computes f and ∇f; the ℓ1 term is the optimizer's to handle
- * (OWL-QN, proximal steps...). */
-typedef struct crfp_iter_info {
-    int iter;          /* 1-based */
-    double objective;  /* F(θ) including the ℓ1 term */
-    double step;       /* step length accepted */
-    int nevals;        /* evaluations spent in this iteration */
-} crfp_iter_info;
-
-typedef struct crfp_objective {
-    size_t dim;
-    double rho1, rho2;
-    void *ud;
-    /* f(θ) and ∇f(θ) (g has dim entries; overwritten). */
-    crfp_status (*eval)(void *ud, const double *theta, double *f, double *g);
-    /* Report the end of an iteration.  Prints the progress line, evaluates
-     * the dev set, and sets *stop when training should end (max iterations,
-     * dev error no longer improving).  Returns CRFP_EINTR when the user
-     * interrupted: the optimizer then returns CRFP_EINTR with θ holding the
-     * last accepted iterate. */
-    crfp_status (*iteration)(void *ud, const crfp_iter_info *info, const double *theta,
-                             int *stop);
-} crfp_objective;
+ * A trainer minimises the training objective seen through a crfp_trainset
+ * (trainset.h): batch loss and gradient, per-sequence gradients, decoding,
+ * per-block statistics, as the training set's capability flags say.  It
+ * never sees the CRF's internals, so optimizers are interchangeable. */
+typedef struct crfp_trainset crfp_trainset;
 
 typedef struct crfp_trainer_vtable {
-    /* Minimise obj from the starting point in theta (warm start or zeros);
-     * on return theta holds the solution (also on CRFP_EINTR). */
-    crfp_status (*train)(crfp_host *host, const crfp_params *params, const crfp_objective *obj,
+    size_t size;      /* CRFP_VTABLE_SIZE(crfp_trainer_vtable) */
+    uint64_t needs;   /* CRFP_TS_* capabilities the trainer cannot do without */
+    /* Minimise the objective of `ts` from the starting point in theta (a
+     * warm start, the previous trainer's solution in a chain, or zeros); on
+     * return theta holds the solution (also on CRFP_EINTR).  `params` holds
+     * the trainer's own parameters and the common ones (rho1, rho2, ...). */
+    crfp_status (*train)(crfp_host *host, const crfp_params *params, const crfp_trainset *ts,
                          double *theta);
 } crfp_trainer_vtable;
 

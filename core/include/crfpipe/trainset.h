@@ -1,0 +1,155 @@
+/* crfpipe — the training set as trainers see it (plugin ABI 2).
+ *
+ * One interface serves every trainer family, in the spirit of CRFsuite's
+ * encoder: batch quasi-Newton methods use the batch loss and gradient,
+ * stochastic and online methods the per-sequence gradient and decoding,
+ * blockwise coordinate descent the per-block occurrences and windowed
+ * statistics, second-order methods the Hessian-vector product.  The engine
+ * owns the implementation (crfp_trainset_new in crf.h); tests and
+ * distributed runs may build their own, since it is a table of functions.
+ *
+ * The objective, over the parameter vector θ of dimension `dim`:
+ *     F(θ) = Σ_i loss_i(θ) + rho2/2 ‖θ‖² + rho1 ‖θ‖₁,
+ *     loss_i(θ) = log Z(x_i) − score(x_i, y_i)   (negative log-likelihood).
+ * The ℓ1 term is always the trainer's to handle; the ℓ2 term is added by
+ * `batch` on request and otherwise left to the trainer (a stochastic
+ * trainer applies it lazily).
+ *
+ * Layout: θ is cut into `nblocks` blocks, block b = [block_start[b],
+ * block_start[b+1]).  For the CRF engine a block is one observation: its
+ * unigram weights μ(·,o) followed by its label-pair weights λ(·,·,o).  A
+ * sequence only touches the blocks of the observations it contains.
+ *
+ * Threads: `batch`, `monitor` and `hessvec` run on the host's thread team and
+ * must be called from one thread at a time.  The functions taking a
+ * crfp_tsws are thread-safe for distinct workspaces (one per thread).
+ *
+ * A trainer tests `caps` before using a member: members whose capability is
+ * absent may be NULL.  The host refuses to run a trainer whose vtable
+ * `needs` a capability the training set lacks, naming both.
+ */
+#ifndef CRFPIPE_TRAINSET_H
+#define CRFPIPE_TRAINSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "crfpipe/status.h"
+#include "crfpipe/team.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Capability flags. */
+#define CRFP_TS_BATCH    UINT64_C(0x01) /* batch loss and gradient */
+#define CRFP_TS_SEQUENCE UINT64_C(0x02) /* per-sequence / minibatch gradient, touched blocks */
+#define CRFP_TS_DECODE   UINT64_C(0x04) /* Viterbi on a training sequence, path features */
+#define CRFP_TS_BLOCKS   UINT64_C(0x08) /* block occurrences, windowed block statistics */
+#define CRFP_TS_HESSVEC  UINT64_C(0x10) /* exact Hessian-vector products */
+
+/* Text for a capability set ("batch, sequence"), for messages: written to
+ * buf (always NUL-terminated), which is returned. */
+const char *crfp_ts_caps_str(uint64_t caps, char *buf, size_t len);
+
+/* What a trainer reports at the end of an iteration (an epoch for online
+ * trainers). */
+typedef struct crfp_iter_info {
+    int iter;          /* 1-based */
+    double objective;  /* F(θ) including the ℓ1 term, or the trainer's estimate of it */
+    double step;       /* step length or learning rate */
+    int nevals;        /* batch evaluations (or sequences visited) in this iteration */
+} crfp_iter_info;
+
+/* A per-thread workspace for the sequence-level functions. */
+typedef struct crfp_tsws crfp_tsws;
+
+/* Where a block's observation occurs: sequence `seq`, position `pos`. */
+typedef struct crfp_occ {
+    uint32_t seq, pos;
+} crfp_occ;
+
+typedef struct crfp_trainset crfp_trainset;
+struct crfp_trainset {
+    size_t size;          /* sizeof(crfp_trainset) of its builder: grows at the end */
+    uint64_t caps;        /* CRFP_TS_* */
+    size_t nseq, ntok;    /* sequences and tokens */
+    size_t dim;           /* parameters */
+    uint32_t nlabels;
+    size_t nblocks;
+    const uint64_t *block_start; /* nblocks + 1 entries, block_start[nblocks] = dim */
+    double rho1, rho2;    /* the penalties asked for (a trainer may refuse rho1 > 0) */
+    crfp_team *team;      /* the host's team, for the trainer's own vector loops (may be NULL) */
+    void *ud;             /* the builder's */
+
+    /* End of an iteration: progress line, dev-set evaluation, stopping
+     * rules (max-iter, dev patience).  Sets *stop when training should end.
+     * Returns CRFP_EINTR when the user interrupted: the trainer then returns
+     * CRFP_EINTR with θ holding the last completed iterate.  The host's
+     * training monitor fills these two; they may be NULL (no monitor). */
+    crfp_status (*monitor)(void *monitor_ud, const crfp_iter_info *info, const double *theta,
+                           int *stop);
+    void *monitor_ud;
+
+    /* BATCH.  *f = Σ_i loss_i(θ) (+ rho2/2‖θ‖² when with_l2), g (dim, overwritten)
+     * its gradient.  Errors: CRFP_ENOMEM. */
+    crfp_status (*batch)(void *ud, const double *theta, int with_l2, double *f, double *g);
+
+    /* A workspace for the functions below (owned by the caller, freed with
+     * ws_free).  Errors: CRFP_ENOMEM. */
+    crfp_status (*ws_new)(void *ud, crfp_tsws **ws);
+    void (*ws_free)(crfp_tsws *ws);
+
+    /* Gold labelling of sequence i: *y (owned by the training set) has *T
+     * entries.  Always available. */
+    void (*gold)(void *ud, size_t i, const uint32_t **y, uint32_t *T);
+
+    /* The blocks sequence i touches, each once: *blocks (owned by ws, valid
+     * until the next call on ws) has *n entries.  Always available. */
+    crfp_status (*seq_blocks)(crfp_tsws *ws, size_t i, const uint32_t **blocks, size_t *n);
+
+    /* SEQUENCE.  For the n sequences idx[0..n): *loss += Σ loss_i(θ) (no ℓ2)
+     * and g += gain · Σ ∇loss_i(θ), writing only the blocks they touch, which
+     * are listed in *blocks (*nblocks entries, each once, owned by ws, valid
+     * until the next call on ws).  g may not alias theta. */
+    crfp_status (*seq_grad)(crfp_tsws *ws, const double *theta, const size_t *idx, size_t n,
+                            double gain, double *g, double *loss, const uint32_t **blocks,
+                            size_t *nblocks);
+
+    /* DECODE.  Best labelling of sequence i under θ into y (T entries);
+     * *score (may be NULL) its unnormalised score. */
+    crfp_status (*viterbi)(crfp_tsws *ws, const double *theta, size_t i, uint32_t *y,
+                           double *score);
+    /* DECODE.  The features that fire on labelling y of sequence i (y NULL:
+     * the gold one): *n entries, parameter index idx[k] with value val[k];
+     * an index may appear more than once (the score is Σ_k val[k]·θ[idx[k]]).
+     * Arrays owned by ws, valid until the next call on ws. */
+    crfp_status (*path_features)(crfp_tsws *ws, size_t i, const uint32_t *y,
+                                 const uint64_t **idx, const double **val, size_t *n);
+
+    /* BLOCKS.  Where block b's observation occurs, sorted by sequence then
+     * position: *occ (owned by the training set) has *n entries. */
+    crfp_status (*occurrences)(void *ud, size_t b, const crfp_occ **occ, size_t *n);
+    /* BLOCKS.  Gradient and diagonal curvature of Σ_i loss_i restricted to
+     * block b (both of block length, overwritten), computed only on the
+     * sequences where b occurs, with forward-backward truncated to `radius`
+     * positions on each side of each occurrence (0: the whole sequence,
+     * exact).  *loss (may be NULL) receives the loss of those sequences (or
+     * of their windows). */
+    crfp_status (*block_stats)(crfp_tsws *ws, const double *theta, size_t b, uint32_t radius,
+                               double *g, double *h, double *loss);
+
+    /* HESSVEC.  hv (dim, overwritten) = ∇²(Σ_i loss_i)(θ) · v (+ rho2·v when
+     * with_l2). */
+    crfp_status (*hessvec)(void *ud, const double *theta, const double *v, int with_l2,
+                           double *hv);
+};
+
+/* Fail unless `ts` offers every capability in `needs`: CRFP_EINVAL with a
+ * message naming the trainer, what it needs and what the set offers. */
+crfp_status crfp_trainset_require(crfp_host *host, const crfp_trainset *ts, uint64_t needs,
+                                  const char *trainer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
