@@ -59,9 +59,9 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         has_model |= strcmp(tp.names[k], "model") == 0;
     if (!has_model)
         return cli_usage(argv[0], "--model OUT is required");
-    const char *reader = cli_reader_for(format, input);
+    const char *reader = cli_reader_for(host, format, input);
     if (!reader)
-        return cli_usage(argv[0], "unknown format '%s' (conll, conllu, xml)", format);
+        return cli_usage(argv[0], "%s", crfp_errmsg(host));
 
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p)
