@@ -90,6 +90,22 @@ static crfp_param_spec *merge_specs(const crfp_plugin_descriptor *d, size_t *n)
     return m;
 }
 
+int crfp_pipeline_stage_accepts(crfp_host *host, const char *plugin, const char *param)
+{
+    const crfp_plugin *pl;
+    if (crfp_host_load(host, plugin, &pl) != CRFP_OK)
+        return 0;
+    const crfp_plugin_descriptor *d = pl->desc;
+    for (size_t i = 0; i < d->nparams; i++)
+        if (strcmp(d->params[i].name, param) == 0)
+            return 1;
+    if (d->kind == CRFP_KIND_TRAINER)
+        for (size_t i = 0; i < crfp_train_common_nparams; i++)
+            if (strcmp(crfp_train_common_params[i].name, param) == 0)
+                return 1;
+    return 0;
+}
+
 crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *where,
                               const char *const *names, const char *const *values, size_t n,
                               const char *basedir)
