@@ -1,7 +1,15 @@
-/* crfpipe eval — reader → (viterbi) → evaluate; the report goes to stdout. */
+/* crfpipe eval — reader → (viterbi) → evaluate; the report goes to stdout.
+ *
+ * With --model the file is tagged first and the gold label is the one the
+ * model was trained on (its "label" metadata), so that `eval --model M F`
+ * scores exactly what `tag --model M F` writes.  Without it the evaluate
+ * plugin finds the prediction and the gold in what crfpipe tag wrote (MISC
+ * GoldX= / PredictedX= in CoNLL-U, the recorded tagging run in XML, the last
+ * two columns otherwise) or says there is no prediction to score. */
 #include "config.h"
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int cmd_eval(crfp_host *host, int argc, char **argv)
@@ -38,14 +46,22 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     }
     if (!input)
         return cli_usage(argv[0], "no file to evaluate");
+    char *label = NULL;
+    if (model && !gold) {
+        if (cli_model_label(host, model, &label) != CRFP_OK)
+            return cli_fail(host);
+        gold = label;
+    }
     const char *reader = cli_reader_for(format, input);
     if (!reader)
         return cli_usage(argv[0], "unknown format '%s' (conll, conllu, xml)", format);
     crfp_pipeline *p = crfp_pipeline_new(host);
-    if (!p)
+    if (!p) {
+        free(label);
         return CLI_FAIL;
+    }
     const char *rn[] = {"columns"}, *rv[] = {columns};
-    const char *tn[3], *tv[3], *en[2], *ev[2];
+    const char *tn[3], *tv[3], *en[3], *ev[3];
     size_t nt = 0, ne = 0;
     tn[nt] = "model", tv[nt++] = model;
     tn[nt] = "output", tv[nt++] = "predicted";
@@ -55,6 +71,8 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         en[ne] = "gold", ev[ne++] = gold;
     if (guess || model)
         en[ne] = "guess", ev[ne++] = guess ? guess : "predicted";
+    if (strcmp(input, "-") != 0)
+        en[ne] = "source", ev[ne++] = input;
     int rc;
     if (crfp_pipeline_add(p, reader, "input", rn, rv, columns ? 1 : 0, NULL) == CRFP_OK &&
         (!model || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&
@@ -63,5 +81,6 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     else
         rc = cli_fail(host);
     crfp_pipeline_free(p);
+    free(label);
     return rc;
 }
