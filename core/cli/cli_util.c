@@ -11,7 +11,8 @@
 int cli_fail(crfp_host *host)
 {
     const char *msg = crfp_errmsg(host);
-    fprintf(stderr, "crfpipe: error: %s\n", *msg ? msg : crfp_status_str(crfp_errcode(host)));
+    fprintf(stderr, "crfpipe: error: %s%s\n", *msg ? msg : crfp_status_str(crfp_errcode(host)),
+            cli_sniff_note(msg));
     return CLI_FAIL;
 }
 
@@ -155,6 +156,11 @@ static const char *format_of(const char *fmt, const char *path)
 
 const char *cli_reader_for(const char *fmt, const char *path)
 {
+    /* A name without a known extension: look at the content (sniff.c). */
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    if (!fmt && !(dot && (strcmp(dot, ".xml") == 0 || strcmp(dot, ".conllu") == 0 ||
+                          strcmp(dot, ".conll") == 0)))
+        fmt = cli_sniff_reader(path);
     fmt = format_of(fmt, path);
     if (strcmp(fmt, "xml") == 0)
         return "xml_reader";

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,16 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     const char *gold = NULL, *guess = NULL, *output = NULL, *v;
     for (int i = 1; i < argc; i++) {
         int r = 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: crfpipe eval [--model M] [--label GOLD] [--guess FEATURE] [--format F]\n"
+                   "                    [--columns a,b,c] [--threads N] [-o REPORT] FILE\n"
+                   "  --model M   tag FILE first; the gold is the label M was trained on\n"
+                   "  without it, FILE is what crfpipe tag wrote: CoNLL-U with GoldUPOS= or\n"
+                   "  PredictedUPOS= in MISC, XML recording the tagging run, or columns whose\n"
+                   "  last two are gold and prediction.  A file with no prediction is an error.\n"
+                   "  The format comes from the name (.conll .conllu .xml), else the content.\n");
+            return CLI_OK;
+        }
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
             continue;
@@ -46,12 +57,12 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     }
     if (!input)
         return cli_usage(argv[0], "no file to evaluate");
+    /* The model's label is the gold when the tokens have that feature;
+     * column files whose columns are named by position fall back to the
+     * column before the prediction (the evaluate plugin decides). */
     char *label = NULL;
-    if (model && !gold) {
-        if (cli_model_label(host, model, &label) != CRFP_OK)
-            return cli_fail(host);
-        gold = label;
-    }
+    if (model && !gold && cli_model_label(host, model, &label) != CRFP_OK)
+        return cli_fail(host);
     const char *reader = cli_reader_for(format, input);
     if (!reader)
         return cli_usage(argv[0], "unknown format '%s' (conll, conllu, xml)", format);
@@ -61,7 +72,7 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         return CLI_FAIL;
     }
     const char *rn[] = {"columns"}, *rv[] = {columns};
-    const char *tn[3], *tv[3], *en[3], *ev[3];
+    const char *tn[3], *tv[3], *en[4], *ev[4];
     size_t nt = 0, ne = 0;
     tn[nt] = "model", tv[nt++] = model;
     tn[nt] = "output", tv[nt++] = "predicted";
@@ -71,6 +82,8 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         en[ne] = "gold", ev[ne++] = gold;
     if (guess || model)
         en[ne] = "guess", ev[ne++] = guess ? guess : "predicted";
+    if (label)
+        en[ne] = "model-label", ev[ne++] = label;
     if (strcmp(input, "-") != 0)
         en[ne] = "source", ev[ne++] = input;
     int rc;

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,31 @@ crfp_status cli_model_label(crfp_host *host, const char *model, char **label)
     return st;
 }
 
+static void tag_help(void)
+{
+    printf("usage: crfpipe tag --model M [OPTIONS] [IN]   (IN: file or - for stdin; output on stdout)\n"
+           "  --model M             model file (required)\n"
+           "  --format F, --to F    input / output format: conll, conllu, xml (default: from the\n"
+           "                        file name, else from the content; output = input format)\n"
+           "  --columns a,b,c       column names of a CoNLL input\n"
+           "  -o OUT                write OUT (only when the run succeeds)\n"
+           "  --threads N --nbest K --posteriors --spans TYPE --output FEATURE   tagger options\n"
+           "Where the prediction goes:\n"
+           "  CoNLL columns         an added last column; XML: a Token feature 'predicted'\n"
+           "  CoNLL-U               --prediction-to column|misc|extra|none (default column):\n"
+           "      column  in the column of the model's label (e.g. UPOS), the value it replaces\n"
+           "              (the gold) kept in MISC as GoldUPOS=... (--keep-gold false: dropped)\n"
+           "      misc    in MISC as PredictedUPOS=..., every column unchanged\n"
+           "      extra   as an 11th column (not valid CoNLL-U)\n"
+           "  --map COLUMN:FEATURE  fill a CoNLL-U column from a feature (e.g. upos:predicted)\n"
+           "  --unrepresentable escape|drop|error   a value a column cannot hold (spaces in a\n"
+           "                        space-separated file, tabs, line breaks, empty): escaped as\n"
+           "                        \\s \\t \\n \\r \\p \\\\ (default), column left out, or an error;\n"
+           "                        decided before anything is written\n"
+           "  --separator space|tab, --strict, --writer-param NAME=VALUE   other writer options\n"
+           "`crfpipe eval OUT` then scores the output with no other option.\n");
+}
+
 /* Options that belong to the writer (the column writers declare them). */
 static const char *const writer_opts[] = {"map",       "prediction-to", "keep-gold",
                                           "unrepresentable", "separator", "strict"};
@@ -52,6 +78,10 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
                 return cli_usage(argv[0], "-o needs a file");
             output = argv[++i];
             continue;
+        }
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            tag_help();
+            return CLI_OK;
         }
         if (strcmp(argv[i], "--posteriors") == 0) {
             names[n] = "posteriors";
@@ -105,7 +135,12 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             return CLI_USAGE;
     }
     const char *reader = cli_reader_for(format, input);
-    const char *writer = cli_writer_for(to ? to : format, to ? NULL : input);
+    /* Without --to the output has the input's format, as the reader was
+     * chosen (from the name, else from the content). */
+    const char *same = reader && strcmp(reader, "xml_reader") == 0      ? "xml"
+                       : reader && strcmp(reader, "conllu_reader") == 0 ? "conllu"
+                                                                       : "conll";
+    const char *writer = cli_writer_for(to ? to : format ? format : same, NULL);
     if (!reader || !writer)
         return cli_usage(argv[0], "unknown format (conll, conllu, xml)");
     /* The CoNLL-U writer needs to know which column the model predicts;

@@ -12,7 +12,8 @@
  *      gold; the guess is column x, which holds the prediction;
  *   3. a document whose annotation set records a viterbi run: the guess is
  *      its output feature, the gold the label its model was trained on
- *      (the model file's metadata, read once per model);
+ *      (model-label, else the model file's metadata, read once per model)
+ *      when the tokens have such a feature, else the column before;
  *   4. otherwise the last two columns, guess last (conlleval's convention).
  * A CoNLL-U document where 1-3 find nothing, or a column file with fewer
  * than three columns, has no prediction to score: that is an error ("no
@@ -31,6 +32,9 @@ static const crfp_param_spec params[] = {
      "token feature with the predicted label (default: the last column)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentence and Token annotations"},
     {"source", CRFP_PARAM_STRING, "", "name of the input, for messages (crfpipe eval sets it)"},
+    {"model-label", CRFP_PARAM_STRING, "",
+     "the label feature of the model that tagged the input: the gold when the tokens have it "
+     "and gold is not set (crfpipe eval --model sets it)"},
 };
 
 typedef struct label_stats {
@@ -41,7 +45,7 @@ typedef struct label_stats {
 typedef struct evaluator {
     crfp_host *host;
     crfp_stream *out;
-    char *gold, *guess, *set, *source;
+    char *gold, *guess, *set, *source, *mlabel;
     crfp_sentbuf *sb;
     char *model_path, *model_label;   /* cache of the last model's label */
     char *gbuf, *pbuf;                /* MISC attribute values */
@@ -65,9 +69,10 @@ static crfp_status ev_open(crfp_host *host, const crfp_params *p, crfp_stream *o
     e->guess = strdup(crfp_params_str(p, "guess"));
     e->set = strdup(crfp_params_str(p, "set"));
     e->source = strdup(crfp_params_str(p, "source"));
+    e->mlabel = strdup(crfp_params_str(p, "model-label"));
     e->sb = crfp_sentbuf_new();
     crfp_chunkeval_init(&e->chunks);
-    if (!e->gold || !e->guess || !e->set || !e->source || !e->sb) {
+    if (!e->gold || !e->guess || !e->set || !e->source || !e->mlabel || !e->sb) {
         ev_close(e);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
@@ -246,17 +251,17 @@ static crfp_status resolve(evaluator *e, const crfp_doc *doc, const crfp_tokseq 
         const char *out = NULL, *model = NULL;
         if (recorded_run(doc, e->set, &out, &model)) {
             guess->col = crfp_tokseq_col(seq, out);
-            if (!*e->gold && model) {
+            if (!*e->gold && *e->mlabel) {
+                gold->col = crfp_tokseq_col(seq, e->mlabel);
+            } else if (!*e->gold && model) {
                 const char *l = model_label(e, model);
                 if (!l)
                     return crfp_error_prefix(e->host, "%s: finding the gold label of the "
                                              "recorded tagging run (give --label)",
                                              doc_name(e, doc));
+                /* column files name columns by position (word, col1,
+                 * label): then the column before the guess, below */
                 gold->col = crfp_tokseq_col(seq, l);
-                if (gold->col < 0)
-                    return crfp_error(e->host, CRFP_ENOTFOUND, "%s: the tokens have no gold "
-                                      "label '%s' (the feature model %s predicts)",
-                                      doc_name(e, doc), l, model);
             }
         } else if (conllu) {
             return crfp_error(e->host, CRFP_ENOTFOUND, "no predicted labels in %s: a CoNLL-U "
@@ -276,7 +281,9 @@ static crfp_status resolve(evaluator *e, const crfp_doc *doc, const crfp_tokseq 
     }
     if (*e->gold)
         gold->col = crfp_tokseq_col(seq, e->gold);
-    else if (gold->col < 0 && !gold->attr && guess->col >= 0 && !guess->attr)
+    else if (gold->col < 0 && !gold->attr && *e->mlabel)
+        gold->col = crfp_tokseq_col(seq, e->mlabel);
+    if (!*e->gold && gold->col < 0 && !gold->attr && guess->col >= 0 && !guess->attr)
         gold->col = guess->col - 1;
     if (guess->col < 0 || gold->col < 0 || (gold->col == guess->col && !gold->attr &&
                                             !guess->attr)) {
@@ -424,6 +431,7 @@ static void ev_close(void *state)
     free(e->guess);
     free(e->set);
     free(e->source);
+    free(e->mlabel);
     free(e->model_path);
     free(e->model_label);
     free(e->gbuf);
