@@ -67,4 +67,23 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
 const char *cli_reader_for(crfp_host *host, const char *fmt, const char *path);
 const char *cli_writer_for(crfp_host *host, const char *fmt, const char *path);
 
+/* The label feature a model was trained to predict (its "label"
+ * metadata), malloc'd in *label (caller frees); *label is NULL when the
+ * model does not record one.  Errors: those of crfp_crf_load (CRFP_EIO,
+ * CRFP_EFORMAT naming the file), CRFP_ENOMEM. */
+crfp_status cli_model_label(crfp_host *host, const char *model, char **label);
+
+/* Format detection from content, for inputs whose name says nothing
+ * (see sniff.c): the name of the reader plugin whose probe is most
+ * confident about the first 64 KiB of a readable regular file, else NULL
+ * (stdin, unknown content: the caller keeps its default).  Remembers the
+ * path and the answer, so that cli_sniff_note() can explain an error that
+ * follows. */
+const char *cli_sniff_reader(crfp_host *host, const char *path);
+
+/* " (read as FORMAT, detected from its content; use --format to override)"
+ * when `msg` concerns the last file whose format was detected from its
+ * content, else "".  A static string. */
+const char *cli_sniff_note(const char *msg);
+
 #endif

@@ -11,7 +11,8 @@
 int cli_fail(crfp_host *host)
 {
     const char *msg = crfp_errmsg(host);
-    fprintf(stderr, "crfpipe: error: %s\n", *msg ? msg : crfp_status_str(crfp_errcode(host)));
+    fprintf(stderr, "crfpipe: error: %s%s\n", *msg ? msg : crfp_status_str(crfp_errcode(host)),
+            cli_sniff_note(msg));
     return CLI_FAIL;
 }
 
@@ -154,18 +155,9 @@ const char *cli_reader_for(crfp_host *host, const char *fmt, const char *path)
     if (path && strcmp(path, "-") != 0 &&
         crfp_host_format_for_path(host, CRFP_KIND_READER, path, &p) == CRFP_OK)
         return p->desc->name;
-    FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
-    if (f) {
-        static char head[65536];
-        size_t n = fread(head, 1, sizeof head, f);
-        fclose(f);
-        int conf = 0;
-        if (n && crfp_host_sniff_reader(host, head, n, &p, &conf) == CRFP_OK && conf >= 50) {
-            crfp_log(host, CRFP_LOG_INFO, "%s: read as %s (detected from its content; use "
-                     "--format to override)", path, crfp_plugin_format(p));
-            return p->desc->name;
-        }
-    }
+    const char *sniffed = cli_sniff_reader(host, path);
+    if (sniffed)
+        return sniffed;
     return crfp_host_find_format(host, CRFP_KIND_READER, CLI_DEFAULT_FORMAT, &p) == CRFP_OK
                ? p->desc->name : NULL;
 }
