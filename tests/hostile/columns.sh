@@ -7,12 +7,16 @@
 { head -c 100000000 /dev/zero | tr '\0' a; printf ' B\n'; } > big.src
 for fmt in conll conllu; do
     mv big.src big.$fmt
-    rc=0
-    ( ulimit -v 150000 && exec timeout 30 "$CRFPIPE" --limit line=0 convert --from $fmt --to $fmt \
-        big.$fmt -o out.$fmt ) 2> err || rc=$?
-    [ "$rc" = 1 ] || { cat err >&2; fail "$fmt: 100 MB line under ulimit -v: exit $rc, expected 1"; }
-    grep -q "big.$fmt:1: out of memory" err || { cat err >&2; fail "$fmt: no 'out of memory' message"; }
-    [ -e out.$fmt ] && fail "$fmt: output left behind"
+    # AddressSanitizer cannot start under ulimit -v: that part is for the
+    # ordinary build.
+    if ! ( ulimit -v 150000 && exec "$CRFPIPE" --version ) 2>&1 | grep -q Sanitizer; then
+        rc=0
+        ( ulimit -v 150000 && exec timeout 30 "$CRFPIPE" --limit line=0 convert --from $fmt \
+            --to $fmt big.$fmt -o out.$fmt ) 2> err || rc=$?
+        [ "$rc" = 1 ] || { cat err >&2; fail "$fmt: 100 MB line under ulimit -v: exit $rc, expected 1"; }
+        grep -q "big.$fmt:1: out of memory" err || { cat err >&2; fail "$fmt: no 'out of memory' message"; }
+        [ -e out.$fmt ] && fail "$fmt: output left behind"
+    fi
     # With the default line limit, refused at once and by name.
     run 30 1 "big.$fmt:1: line longer than the limit line=1048576 .*--limit line=" \
         convert --from $fmt --to $fmt big.$fmt -o out.$fmt
