@@ -341,7 +341,9 @@ static crfp_status add_token_line(reader *r)
         r->nfields++;
     }
     r->ntoks++;
-    r->sents[r->nsents - 1].ntok++;
+    crfp_status lst = colio_sentence_limit(&r->L, ++r->sents[r->nsents - 1].ntok);
+    if (lst != CRFP_OK)
+        return lst;
 
     const char *w = r->L.line + r->fo[0];
     t->start = r->pos16;
@@ -549,7 +551,9 @@ static crfp_status r_next(void *state, crfp_doc **doc)
         return CRFP_OK;
     reset_doc(r);
     crfp_status st = read_doc(r);
-    if (st == CRFP_OK && r->consumed)
+    /* Input of blank lines only is no document at all (not an empty one,
+     * which writers and taggers would have to special-case). */
+    if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len))
         st = build_doc(r, doc);
     reset_doc(r);
     r->failed = st;

@@ -275,7 +275,9 @@ static crfp_status add_token_line(reader *r)
         if (colio_buf_add(&r->text, s + fo[1], fl[1]) != CRFP_OK)
             return oom(r);
         it.word = r->nwords++;
-        sr->nword++;
+        crfp_status lst = colio_sentence_limit(&r->L, ++sr->nword);
+        if (lst != CRFP_OK)
+            return lst;
     }
     if (grow((void **)&r->fields, &r->capfields, r->nfields + NCOL, sizeof *r->fields) ||
         grow((void **)&r->items, &r->capitems, r->nitems + 1, sizeof *r->items))
@@ -516,7 +518,9 @@ static crfp_status r_next(void *state, crfp_doc **doc)
         return CRFP_OK;
     reset_doc(r);
     crfp_status st = read_doc(r);
-    if (st == CRFP_OK && r->consumed)
+    /* Input of blank lines only is no document at all (not an empty one,
+     * which writers and taggers would have to special-case). */
+    if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len))
         st = build_doc(r, doc);
     reset_doc(r);
     r->failed = st;
