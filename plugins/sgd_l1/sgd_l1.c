@@ -35,13 +35,13 @@ static const crfp_param_spec sgd_params[] = {
      "exponent alpha of the schedule eta0 / (1 + t/N)^alpha, t = sequences seen"},
     {"batch", CRFP_PARAM_INT, "1", "sequences per minibatch step"},
     {"seed", CRFP_PARAM_INT, "1", "seed of the per-epoch shuffles and the calibration sample"},
-    {"max-epochs", CRFP_PARAM_INT, "30", "stop after this many passes over the training set"},
+    {"max-epochs", CRFP_PARAM_INT, "10", "stop after this many passes over the training set"},
     {"epsilon", CRFP_PARAM_FLOAT, "1e-3",
      "stop when the objective estimate decreased by at most epsilon (relative) over `window` "
      "epochs (0 disables)"},
     {"window", CRFP_PARAM_INT, "3", "epochs over which the relative decrease is measured"},
     {"calib-sample", CRFP_PARAM_INT, "1000", "sequences used to calibrate eta0"},
-    {"calib-factor", CRFP_PARAM_FLOAT, "1",
+    {"calib-factor", CRFP_PARAM_FLOAT, "2",
      "eta0 = the best calibrated rate times this factor"},
 };
 

@@ -40,11 +40,11 @@ void sgd_opts_default(sgd_opts *o)
     o->decay = 1.0;
     o->batch = 1;
     o->seed = 1;
-    o->max_epochs = 30;
+    o->max_epochs = 10;
     o->epsilon = 1e-3;
     o->window = 3;
     o->calib_sample = 1000;
-    o->calib_factor = 1.0;
+    o->calib_factor = 2.0;
 }
 
 crfp_status sgd_run_init(sgd_run *r, crfp_host *host, const crfp_trainset *ts, double *theta)

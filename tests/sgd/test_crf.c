@@ -1,6 +1,6 @@
 /* sgd: sgd_l1 on a tiny CRF built through the engine (crfp_trainset_new)
  * against lbfgs (OWL-QN) on the same training set: the elastic-net
- * objective F = Σ loss_i + rho2/2‖θ‖² + rho1‖θ‖₁ must come within 0.5%
+ * objective F = Σ loss_i + rho2/2‖θ‖² + rho1‖θ‖₁ must come within 0.1%
  * of OWL-QN's optimum (SGD with a decaying rate only approaches it, the
  * last digits being noise), with exact zeros; two runs with the same seed on
  * one thread must give the same bits. */
@@ -119,7 +119,9 @@ int main(void)
     double Fl = objective(ts, xl, g);
 
     /* sgd_l1, calibrated, many epochs */
-    const char *kvs[] = {"max-epochs", "300", "epsilon", "0", NULL};
+    /* decay 0.5: the slower schedule gets closer in a fixed number of epochs
+     * on a problem this small (with the default 1 the gap is ~1e-3). */
+    const char *kvs[] = {"max-epochs", "300", "epsilon", "0", "decay", "0.5", NULL};
     crfp_params *ps = params(host, sgd, kvs);
     FAILIF(vs->train(host, ps, ts, xs));
     double Fs = objective(ts, xs, g), F0 = objective(ts, x2, g);
@@ -132,7 +134,7 @@ int main(void)
            "relative gap %.3g\n",
            F0, Fl, zl, Fs, zs, dim, (Fs - Fl) / Fl);
     CHECK(Fs >= Fl * (1 - 1e-6), "sgd below the optimum? %.10g < %.10g", Fs, Fl);
-    CHECK((Fs - Fl) / Fl < 5e-3, "sgd_l1 F = %.10g, optimum %.10g", Fs, Fl);
+    CHECK((Fs - Fl) / Fl < 1e-3, "sgd_l1 F = %.10g, optimum %.10g", Fs, Fl);
     CHECK(zs > 0, "no exact zero");
 
     /* one thread, same seed: the same bits */

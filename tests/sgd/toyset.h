@@ -45,7 +45,7 @@ struct crfp_tsws {
 };
 
 static uint64_t toy_rng_state = 88172645463325252ULL;
-static double toy_unif(void)
+static inline double toy_unif(void)
 {
     toy_rng_state ^= toy_rng_state << 13;
     toy_rng_state ^= toy_rng_state >> 7;
@@ -53,7 +53,7 @@ static double toy_unif(void)
     return (double)(toy_rng_state >> 11) / 9007199254740992.0;
 }
 
-static crfp_status toy_ws_new(void *ud, crfp_tsws **ws)
+static inline crfp_status toy_ws_new(void *ud, crfp_tsws **ws)
 {
     *ws = calloc(1, sizeof **ws);
     if (!*ws)
@@ -61,16 +61,16 @@ static crfp_status toy_ws_new(void *ud, crfp_tsws **ws)
     (*ws)->t = ud;
     return CRFP_OK;
 }
-static void toy_ws_free(crfp_tsws *ws) { free(ws); }
+static inline void toy_ws_free(crfp_tsws *ws) { free(ws); }
 
-static crfp_status toy_seq_blocks(crfp_tsws *ws, size_t i, const uint32_t **blocks, size_t *n)
+static inline crfp_status toy_seq_blocks(crfp_tsws *ws, size_t i, const uint32_t **blocks, size_t *n)
 {
     *blocks = ws->t->blk[i];
     *n = ws->t->nblk[i];
     return CRFP_OK;
 }
 
-static double toy_margin(const toy *t, size_t i, const double *theta)
+static inline double toy_margin(const toy *t, size_t i, const double *theta)
 {
     double m = 0;
     for (size_t k = 0; k < t->dim; k++)
@@ -79,10 +79,10 @@ static double toy_margin(const toy *t, size_t i, const double *theta)
 }
 
 /* log(1 + e^-m) and its derivative in m, -1/(1 + e^m), computed stably. */
-static double toy_loss(double m) { return m > 0 ? log1p(exp(-m)) : -m + log1p(exp(m)); }
-static double toy_dloss(double m) { return -1.0 / (1.0 + exp(m)); }
+static inline double toy_loss(double m) { return m > 0 ? log1p(exp(-m)) : -m + log1p(exp(m)); }
+static inline double toy_dloss(double m) { return -1.0 / (1.0 + exp(m)); }
 
-static crfp_status toy_seq_grad_sparse(crfp_tsws *ws, const double *theta, const size_t *idx,
+static inline crfp_status toy_seq_grad_sparse(crfp_tsws *ws, const double *theta, const size_t *idx,
                                        size_t n, const uint32_t **blocks, size_t *nblocks,
                                        const double **gblk, double *loss)
 {
@@ -118,7 +118,7 @@ static crfp_status toy_seq_grad_sparse(crfp_tsws *ws, const double *theta, const
 }
 
 /* The dense gradient of the sequences idx[0..n) (for the references). */
-static void toy_dense_grad(const toy *t, const double *theta, const size_t *idx, size_t n,
+static inline void toy_dense_grad(const toy *t, const double *theta, const size_t *idx, size_t n,
                            double *g, double *loss)
 {
     memset(g, 0, t->dim * sizeof *g);
@@ -134,7 +134,7 @@ static void toy_dense_grad(const toy *t, const double *theta, const size_t *idx,
 
 /* A toy of nseq sequences over nblocks blocks of lengths 1, 2, 3, 1, 2, ...;
  * labels drawn from a planted weight vector, with noise. */
-static void toy_init(toy *t, size_t nseq, size_t nblocks, double rho1, double rho2)
+static inline void toy_init(toy *t, size_t nseq, size_t nblocks, double rho1, double rho2)
 {
     memset(t, 0, sizeof *t);
     t->nseq = nseq;
