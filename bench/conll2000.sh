@@ -50,6 +50,7 @@ run() { # name template extra-train-options...
 run lbfgs chunking.tpl
 run owlqn chunking.tpl --rho1 "$RHO1"
 run star-owlqn chunking-star.tpl --rho1 "$RHO1"
+run sgd-l1 chunking.tpl --trainer sgd-l1 --rho1 "${SGD_RHO1:-0.6}"
 
 echo
 echo "CoNLL-2000 chunking, $threads threads for training, 1 for tagging ($(nproc) cores, $(date -u +%F))"
