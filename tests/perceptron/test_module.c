@@ -131,7 +131,8 @@ int main(void)
         ps = params(h, merged, nm, bad[k]);
         crfp_error_clear(h);
         st = vt->train(h, ps, p.ts, th);
-        const char *name = bad[k][2] ? bad[k][2] : bad[k][0];
+        /* "c=" rather than "c", which any message contains */
+        const char *name = bad[k][2] ? "c=" : bad[k][0];
         CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), name),
               "%s=%s accepted or unclear: status %d, '%s'", bad[k][0], bad[k][1], (int)st,
               crfp_errmsg(h));
