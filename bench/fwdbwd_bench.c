@@ -142,7 +142,8 @@ int main(int argc, char **argv)
            crfp_dataset_size(ds), P);
     for (int nt = 1; nt <= 2; nt++) {
         crfp_crfobj *obj;
-        if (crfp_crfobj_new(NULL, crf, ds, nt, 1e-3, &obj) != CRFP_OK)
+        crfp_team *tm = NULL;
+        if (crfp_team_new(nt, &tm) != CRFP_OK || crfp_crfobj_new(NULL, crf, ds, tm, 1e-3, &obj) != CRFP_OK)
             return 1;
         double f = 0, best = 1e30;
         for (int rep = 0; rep < 4; rep++) {
@@ -154,6 +155,7 @@ int main(int argc, char **argv)
         printf("  %d thread%s: best of 4 evaluations %.3f s (f = %.10g)\n", nt, nt > 1 ? "s" : "",
                best, f);
         crfp_crfobj_free(obj);
+        crfp_team_free(tm);
     }
     /* 3. model file of that size: save and load times */
     memcpy(crfp_crf_weights(crf), theta, P * sizeof *theta);

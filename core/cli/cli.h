@@ -57,9 +57,14 @@ int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **n
  * output file appears only if the run succeeds.  Returns an exit code. */
 int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, const char *outpath);
 
-/* Reader/writer plugin names for a format name (conll, conllu, xml) or,
- * when fmt is NULL, from the file extension.  NULL for an unknown format. */
-const char *cli_reader_for(const char *fmt, const char *path);
-const char *cli_writer_for(const char *fmt, const char *path);
+/* The format of inputs whose name and content say nothing. */
+#define CLI_DEFAULT_FORMAT "conll"
+
+/* Reader/writer plugin names (owned by the host) for a format name, or,
+ * when fmt is NULL, for the file: its extension, then (readers) its
+ * content, then CLI_DEFAULT_FORMAT.  NULL for an unknown format, with the
+ * message (listing the known formats) recorded in host. */
+const char *cli_reader_for(crfp_host *host, const char *fmt, const char *path);
+const char *cli_writer_for(crfp_host *host, const char *fmt, const char *path);
 
 #endif

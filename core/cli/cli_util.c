@@ -141,40 +141,45 @@ int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, co
     return 1;
 }
 
-static const char *format_of(const char *fmt, const char *path)
+/* Which plugin reads `path`: the format named, else the one its extension
+ * declares, else whichever reader's probe recognises the file's first
+ * bytes, else the default format (CLI_DEFAULT_FORMAT).  The host knows the
+ * plugins only through what they declare. */
+const char *cli_reader_for(crfp_host *host, const char *fmt, const char *path)
 {
+    const crfp_plugin *p = NULL;
     if (fmt)
-        return fmt;
-    const char *dot = path ? strrchr(path, '.') : NULL;
-    if (dot && strcmp(dot, ".xml") == 0)
-        return "xml";
-    if (dot && strcmp(dot, ".conllu") == 0)
-        return "conllu";
-    return "conll";
+        return crfp_host_find_format(host, CRFP_KIND_READER, fmt, &p) == CRFP_OK
+                   ? p->desc->name : NULL;
+    if (path && strcmp(path, "-") != 0 &&
+        crfp_host_format_for_path(host, CRFP_KIND_READER, path, &p) == CRFP_OK)
+        return p->desc->name;
+    FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
+    if (f) {
+        static char head[65536];
+        size_t n = fread(head, 1, sizeof head, f);
+        fclose(f);
+        int conf = 0;
+        if (n && crfp_host_sniff_reader(host, head, n, &p, &conf) == CRFP_OK && conf >= 50) {
+            crfp_log(host, CRFP_LOG_INFO, "%s: read as %s (detected from its content; use "
+                     "--format to override)", path, crfp_plugin_format(p));
+            return p->desc->name;
+        }
+    }
+    return crfp_host_find_format(host, CRFP_KIND_READER, CLI_DEFAULT_FORMAT, &p) == CRFP_OK
+               ? p->desc->name : NULL;
 }
 
-const char *cli_reader_for(const char *fmt, const char *path)
+const char *cli_writer_for(crfp_host *host, const char *fmt, const char *path)
 {
-    fmt = format_of(fmt, path);
-    if (strcmp(fmt, "xml") == 0)
-        return "xml_reader";
-    if (strcmp(fmt, "conllu") == 0)
-        return "conllu_reader";
-    if (strcmp(fmt, "conll") == 0)
-        return "conll_reader";
-    return NULL;
-}
-
-const char *cli_writer_for(const char *fmt, const char *path)
-{
-    fmt = format_of(fmt, path);
-    if (strcmp(fmt, "xml") == 0)
-        return "xml_writer";
-    if (strcmp(fmt, "conllu") == 0)
-        return "conllu_writer";
-    if (strcmp(fmt, "conll") == 0)
-        return "conll_writer";
-    return NULL;
+    const crfp_plugin *p = NULL;
+    if (fmt)
+        return crfp_host_find_format(host, CRFP_KIND_WRITER, fmt, &p) == CRFP_OK
+                   ? p->desc->name : NULL;
+    if (path && crfp_host_format_for_path(host, CRFP_KIND_WRITER, path, &p) == CRFP_OK)
+        return p->desc->name;
+    return crfp_host_find_format(host, CRFP_KIND_WRITER, CLI_DEFAULT_FORMAT, &p) == CRFP_OK
+               ? p->desc->name : NULL;
 }
 
 int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **names,

@@ -6,32 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const formats[][3] = {
-    {"conll", "conll_reader", "conll_writer"},
-    {"conllu", "conllu_reader", "conllu_writer"},
-    {"xml", "xml_reader", "xml_writer"},
-};
-#define NFORMATS (sizeof formats / sizeof *formats)
-
-static int format_index(const char *name)
-{
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (strcmp(name, formats[i][0]) == 0)
-            return (int)i;
-    return -1;
-}
-
-/* The format an input file name suggests: .conllu and .xml, else conll. */
-static const char *format_from_name(const char *path)
-{
-    const char *dot = path ? strrchr(path, '.') : NULL;
-    if (dot && strcmp(dot, ".conllu") == 0)
-        return "conllu";
-    if (dot && strcmp(dot, ".xml") == 0)
-        return "xml";
-    return "conll";
-}
-
 /* name=value settings for one plugin, from the command line. */
 typedef struct settings {
     const char **names, **values;
@@ -90,14 +64,12 @@ static crfp_status make_params(crfp_host *host, const crfp_plugin *pl, const set
 
 /* Load both plugins, stream every document, and leave the output complete
  * or absent. */
-static int run(crfp_host *host, const char *from, const char *to, const settings *rs,
+static int run(crfp_host *host, const char *rname, const char *wname, const settings *rs,
                const settings *ws, const char *inpath, const char *outpath)
 {
     const crfp_plugin *rp, *wp;
-    if (crfp_host_load_kind(host, formats[format_index(from)][1], CRFP_KIND_READER, &rp) !=
-            CRFP_OK ||
-        crfp_host_load_kind(host, formats[format_index(to)][2], CRFP_KIND_WRITER, &wp) !=
-            CRFP_OK)
+    if (crfp_host_load_kind(host, rname, CRFP_KIND_READER, &rp) != CRFP_OK ||
+        crfp_host_load_kind(host, wname, CRFP_KIND_WRITER, &wp) != CRFP_OK)
         return cli_fail(host);
     const crfp_reader_vtable *rv = rp->desc->vtable;
     const crfp_writer_vtable *wv = wp->desc->vtable;
@@ -204,17 +176,22 @@ int cmd_convert(crfp_host *host, int argc, char **argv)
         rc = cli_usage(cmd, "give the output either as OUT or with -o, not both");
         goto out;
     }
-    if (!from)
-        from = format_from_name(pos[0]);
     if (!to) {
         rc = cli_usage(cmd, "--to FORMAT is required (conll, conllu or xml)");
         goto out;
     }
-    if (format_index(from) < 0 || format_index(to) < 0) {
-        rc = cli_usage(cmd, "unknown format '%s': expected conll, conllu or xml",
-                       format_index(from) < 0 ? from : to);
+    /* The plugins are found by the formats they declare. */
+    const char *rname = cli_reader_for(host, from, pos[0]);
+    const char *wname = rname ? cli_writer_for(host, to, NULL) : NULL;
+    if (!rname || !wname) {
+        rc = cli_usage(cmd, "%s", crfp_errmsg(host));
         goto out;
     }
+    const crfp_plugin *rpl = NULL, *wpl = NULL;
+    crfp_host_load(host, rname, &rpl);
+    crfp_host_load(host, wname, &wpl);
+    from = crfp_plugin_format(rpl);
+    to = crfp_plugin_format(wpl);
     /* --columns names the input's columns when reading CoNLL, otherwise
      * it chooses the columns written. */
     if (columns) {
@@ -230,7 +207,7 @@ int cmd_convert(crfp_host *host, int argc, char **argv)
             goto out;
         }
     }
-    rc = run(host, from, to, &rs, &ws, pos[0], outopt ? outopt : pos[1]);
+    rc = run(host, rname, wname, &rs, &ws, pos[0], outopt ? outopt : pos[1]);
 out:
     settings_free(&rs);
     settings_free(&ws);

@@ -38,9 +38,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     }
     if (!input)
         return cli_usage(argv[0], "no file to evaluate");
-    const char *reader = cli_reader_for(format, input);
-    if (!reader)
-        return cli_usage(argv[0], "unknown format '%s' (conll, conllu, xml)", format);
+    const char *reader = cli_reader_for(host, format, input);
+    const crfp_plugin *report = NULL;
+    if (!reader || crfp_host_find_format(host, CRFP_KIND_WRITER, "report", &report) != CRFP_OK)
+        return cli_usage(argv[0], "%s", crfp_errmsg(host));
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p)
         return CLI_FAIL;
@@ -58,7 +59,7 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     int rc;
     if (crfp_pipeline_add(p, reader, "input", rn, rv, columns ? 1 : 0, NULL) == CRFP_OK &&
         (!model || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&
-        crfp_pipeline_add(p, "evaluate", "eval", en, ev, ne, NULL) == CRFP_OK)
+        crfp_pipeline_add(p, report->desc->name, "eval", en, ev, ne, NULL) == CRFP_OK)
         rc = cli_run_pipeline(host, p, input, output);
     else
         rc = cli_fail(host);

@@ -103,7 +103,7 @@ static int describe(crfp_host *host, const char *name)
     printf("name:        %s\n", d->name);
     printf("kind:        %s\n", crfp_kind_name(d->kind));
     printf("version:     %s\n", str_or(d->version, "-"));
-    printf("abi:         %u\n", (unsigned)d->abi_version);
+    printf("abi:         %u.%u\n", (unsigned)d->abi_major, (unsigned)d->abi_minor);
     printf("file:        %s\n", p->file);
     printf("description: %s\n", str_or(d->description, ""));
     if (d->nparams == 0) {

@@ -46,10 +46,10 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
         if (r < 0)
             return CLI_USAGE;
     }
-    const char *reader = cli_reader_for(format, input);
-    const char *writer = cli_writer_for(to ? to : format, to ? NULL : input);
+    const char *reader = cli_reader_for(host, format, input);
+    const char *writer = reader ? cli_writer_for(host, to ? to : format, to ? NULL : input) : NULL;
     if (!reader || !writer)
-        return cli_usage(argv[0], "unknown format (conll, conllu, xml)");
+        return cli_usage(argv[0], "%s", crfp_errmsg(host));
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p)
         return CLI_FAIL;

@@ -59,9 +59,9 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         has_model |= strcmp(tp.names[k], "model") == 0;
     if (!has_model)
         return cli_usage(argv[0], "--model OUT is required");
-    const char *reader = cli_reader_for(format, input);
+    const char *reader = cli_reader_for(host, format, input);
     if (!reader)
-        return cli_usage(argv[0], "unknown format '%s' (conll, conllu, xml)", format);
+        return cli_usage(argv[0], "%s", crfp_errmsg(host));
 
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p)
@@ -72,12 +72,71 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     if (tpl)
         kv_add(&fp, "template", tpl);
     int rc = CLI_FAIL;
-    if (crfp_pipeline_add(p, reader, "input", rp.names, rp.values, rp.n, NULL) == CRFP_OK &&
-        crfp_pipeline_add(p, features, "--features", fp.names, fp.values, fp.n, NULL) == CRFP_OK &&
-        crfp_pipeline_add(p, trainer, "--trainer", tp.names, tp.values, tp.n, NULL) == CRFP_OK)
-        rc = cli_run_pipeline(host, p, input, NULL);
-    else
-        rc = cli_fail(host);
+    if (crfp_pipeline_add(p, reader, "input", rp.names, rp.values, rp.n, NULL) != CRFP_OK ||
+        crfp_pipeline_add(p, features, "--features", fp.names, fp.values, fp.n, NULL) != CRFP_OK) {
+        crfp_pipeline_free(p);
+        return cli_fail(host);
+    }
+    /* --trainer a,b chains trainers.  An option --NAME.param goes to trainer
+     * NAME alone; a plain --param to every trainer that declares it, except
+     * --model (the last: the chain's result) and --init-model (the first). */
+    char list[256];
+    if (strlen(trainer) >= sizeof list) {
+        crfp_pipeline_free(p);
+        return cli_usage(argv[0], "--trainer: list too long");
+    }
+    strcpy(list, trainer);
+    char *names[16];
+    size_t nt = 0;
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (nt == 16) {
+            crfp_pipeline_free(p);
+            return cli_usage(argv[0], "--trainer: at most 16 trainers");
+        }
+        names[nt++] = tok;
+    }
+    if (nt == 0) {
+        crfp_pipeline_free(p);
+        return cli_usage(argv[0], "--trainer: no trainer named");
+    }
+    int ok = 1;
+    for (size_t k = 0; k < nt && ok; k++) {
+        kv sk = {{0}, {0}, 0};
+        size_t nl = strlen(names[k]);
+        for (size_t i = 0; i < tp.n && ok; i++) {
+            const char *nm = tp.names[i], *dot = strchr(nm, '.');
+            if (dot) {
+                /* trainer names compare with '-' and '_' alike */
+                size_t pl = (size_t)(dot - nm), j = 0;
+                for (; j < pl && j < nl; j++)
+                    if (nm[j] != names[k][j] && !(strchr("-_", nm[j]) && strchr("-_", names[k][j])))
+                        break;
+                if (j == pl && pl == nl)
+                    ok = kv_add(&sk, dot + 1, tp.values[i]);
+                continue;
+            }
+            if ((strcmp(nm, "model") == 0 && k + 1 < nt) ||
+                (strcmp(nm, "init-model") == 0 && k > 0))
+                continue;
+            /* In a chain, an option only some trainers declare goes to those;
+             * one that none declares is refused by the first. */
+            int anyone = 0;
+            for (size_t m = 0; m < nt; m++)
+                anyone |= crfp_pipeline_stage_accepts(host, names[m], nm);
+            if (nt == 1 || crfp_pipeline_stage_accepts(host, names[k], nm) || (!anyone && k == 0))
+                ok = kv_add(&sk, nm, tp.values[i]);
+        }
+        if (!ok) {
+            crfp_pipeline_free(p);
+            return cli_usage(argv[0], "too many options");
+        }
+        char where[300];
+        snprintf(where, sizeof where, "--trainer %s", names[k]);
+        if (crfp_pipeline_add(p, names[k], where, sk.names, sk.values, sk.n, NULL) != CRFP_OK)
+            ok = 0;
+    }
+    rc = ok ? cli_run_pipeline(host, p, input, NULL) : cli_fail(host);
     crfp_pipeline_free(p);
     return rc;
 }

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if (strcmp(args[0], "--version") == 0) {
-        printf("crfpipe %s (plugin ABI %u)\n", PACKAGE_VERSION, CRFP_ABI_VERSION);
+        printf("crfpipe %s (plugin ABI %u.%u)\n", PACKAGE_VERSION, CRFP_ABI_MAJOR, CRFP_ABI_MINOR);
         goto out;
     }
     for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {

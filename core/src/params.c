@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,7 +15,24 @@ struct crfp_params {
     const crfp_param_spec *specs;
     size_t n;
     char **values; /* user text (PATH already resolved); NULL = not set */
+    /* The first misuse by a getter (a name never declared, or the wrong
+     * type), kept for the host to report after the plugin call: getters
+     * cannot fail, and a silent 0 would train with a wrong setting. */
+    char misuse[160];
 };
+
+static void note_misuse(const crfp_params *p, const char *fmt, const char *name,
+                        const char *type)
+{
+    crfp_params *m = (crfp_params *)p; /* bookkeeping only; the values stay const */
+    if (m && !m->misuse[0])
+        snprintf(m->misuse, sizeof m->misuse, fmt, name ? name : "(null)", type);
+}
+
+const char *crfp_params_misuse(const crfp_params *p)
+{
+    return p && p->misuse[0] ? p->misuse : NULL;
+}
 
 crfp_params *crfp_params_new(const crfp_param_spec *specs, size_t n)
 {
@@ -188,15 +206,22 @@ int crfp_params_isset(const crfp_params *p, const char *name)
 static const char *text_of(const crfp_params *p, const char *name, crfp_param_type want,
                            int *ok)
 {
+    static const char *const tn[] = {"string", "int", "float", "bool", "path"};
     long i = find(p, name);
     *ok = 0;
-    if (i < 0)
+    if (i < 0) {
+        note_misuse(p, "asked for parameter '%s', which it never declared%s", name, "");
         return NULL;
+    }
     crfp_param_type t = p->specs[i].type;
     int compatible = t == want || ((want == CRFP_PARAM_STRING || want == CRFP_PARAM_PATH) &&
                                    (t == CRFP_PARAM_STRING || t == CRFP_PARAM_PATH));
-    if (!compatible)
+    if (!compatible) {
+        if (want != CRFP_PARAM_STRING)
+            note_misuse(p, "read parameter '%s' as %s, not as its declared type", name,
+                        (unsigned)want < 5 ? tn[want] : "?");
         return NULL;
+    }
     *ok = 1;
     return p->values[i] ? p->values[i] : p->specs[i].defval;
 }
@@ -209,7 +234,7 @@ const char *crfp_params_str(const crfp_params *p, const char *name)
         /* Let callers print any parameter's text, whatever its type. */
         long i = find(p, name);
         if (i < 0)
-            return "";
+            return NULL;
         return p->values[i] ? p->values[i] : p->specs[i].defval;
     }
     return s;

@@ -1,6 +1,8 @@
 /* Pipelines: building, loading from XML, and streaming documents through. */
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,22 @@ static crfp_param_spec *merge_specs(const crfp_plugin_descriptor *d, size_t *n)
     return m;
 }
 
+int crfp_pipeline_stage_accepts(crfp_host *host, const char *plugin, const char *param)
+{
+    const crfp_plugin *pl;
+    if (crfp_host_load(host, plugin, &pl) != CRFP_OK)
+        return 0;
+    const crfp_plugin_descriptor *d = pl->desc;
+    for (size_t i = 0; i < d->nparams; i++)
+        if (strcmp(d->params[i].name, param) == 0)
+            return 1;
+    if (d->kind == CRFP_KIND_TRAINER)
+        for (size_t i = 0; i < crfp_train_common_nparams; i++)
+            if (strcmp(crfp_train_common_params[i].name, param) == 0)
+                return 1;
+    return 0;
+}
+
 crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *where,
                               const char *const *names, const char *const *values, size_t n,
                               const char *basedir)
@@ -105,12 +123,14 @@ crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *
     if (p->n > 0) {
         crfp_kind prev = p->st[p->n - 1].plugin->desc->kind;
         int once = kind == CRFP_KIND_READER || kind == CRFP_KIND_FEATURES ||
-                   kind == CRFP_KIND_WRITER || kind == CRFP_KIND_TRAINER;
-        if (phase_of(prev) > ph || (phase_of(prev) == ph && once) ||
-            prev == CRFP_KIND_WRITER || prev == CRFP_KIND_TRAINER)
+                   kind == CRFP_KIND_WRITER;
+        /* Trainers chain: each starts from the previous one's solution. */
+        int chain = kind == CRFP_KIND_TRAINER && prev == CRFP_KIND_TRAINER;
+        if (!chain && (phase_of(prev) > ph || (phase_of(prev) == ph && once) ||
+                       prev == CRFP_KIND_WRITER || prev == CRFP_KIND_TRAINER))
             return crfp_error(host, CRFP_EINVAL, "%s: stage '%s' (%s) cannot come after a %s "
                               "stage; order: reader? tokenizer* features? (tagger* writer? | "
-                              "trainer)", where, plugin, crfp_kind_name(kind),
+                              "trainer+)", where, plugin, crfp_kind_name(kind),
                               crfp_kind_name(prev));
     }
     if (kind == CRFP_KIND_TRAINER && !p->has[CRFP_KIND_FEATURES])
@@ -144,10 +164,6 @@ crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *
     for (size_t i = 0; i < n; i++)
         if ((st = crfp_params_set(host, s->params, loc, names[i], values[i], basedir)) != CRFP_OK)
             goto fail;
-    if (kind == CRFP_KIND_TRAINER && !crfp_params_str(s->params, "model")) {
-        st = crfp_error(host, CRFP_EINVAL, "%s: parameter 'model' is required", loc);
-        goto fail;
-    }
     p->has[kind] = (int)p->n + 1;
     p->n++;
     return CRFP_OK;
@@ -247,6 +263,65 @@ static crfp_status implicit_stage(crfp_pipeline *p, const char *plugin, stage *s
     return CRFP_OK;
 }
 
+/* A plugin that asked its parameter set for something it never declared
+ * fails its stage (getters cannot return errors themselves). */
+static crfp_status check_misuse(crfp_host *host, const stage *s)
+{
+    const char *m = crfp_params_misuse(s->params);
+    if (!m)
+        return CRFP_OK;
+    return crfp_error(host, CRFP_EPLUGIN, "%s: stage '%s': plugin %s", s->where,
+                      s->plugin->desc->name, m);
+}
+
+/* Run a document through the tokenizer and tagger stages, in order. */
+static crfp_status process_doc(crfp_pipeline *p, crfp_doc *doc)
+{
+    crfp_status st = CRFP_OK;
+    for (size_t i = 0; i < p->n && st == CRFP_OK; i++) {
+        stage *s = &p->st[i];
+        crfp_kind k = s->plugin->desc->kind;
+        if (k != CRFP_KIND_TOKENIZER && k != CRFP_KIND_TAGGER)
+            continue;
+        const crfp_stage_vtable *sv = s->plugin->desc->vtable;
+        if ((st = sv->process(s->state, doc)) != CRFP_OK)
+            crfp_error_prefix(p->host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+    }
+    return st;
+}
+
+/* The dev set is read by the training input's own reader (same
+ * parameters) and goes through the same tokenizer and tagger stages, so
+ * that it is seen exactly as the training data is. */
+static crfp_status feed_dev(crfp_pipeline *p, stage *reader, crfp_trainrun *run)
+{
+    crfp_host *host = p->host;
+    const char *path = crfp_train_param(run, "dev");
+    if (!path)
+        return CRFP_OK;
+    const crfp_reader_vtable *rv = reader->plugin->desc->vtable;
+    crfp_stream in = {fopen(path, "rb"), path};
+    if (!in.fp)
+        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+    void *state = NULL;
+    crfp_status st = rv->open(host, reader->params, &in, &state);
+    if (st != CRFP_OK)
+        crfp_error_prefix(host, "%s", path);
+    while (st == CRFP_OK) {
+        crfp_doc *doc = NULL;
+        if ((st = rv->next(state, &doc)) != CRFP_OK || !doc)
+            break;
+        st = process_doc(p, doc);
+        if (st == CRFP_OK)
+            st = crfp_train_add_dev(run, doc, path);
+        crfp_doc_free(doc);
+    }
+    if (state)
+        rv->close(state);
+    fclose(in.fp);
+    return st;
+}
+
 crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *out)
 {
     crfp_host *host = p->host;
@@ -256,17 +331,42 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
     stage *features = p->has[CRFP_KIND_FEATURES] ? &p->st[p->has[CRFP_KIND_FEATURES] - 1] : NULL;
     stage *trainer = p->has[CRFP_KIND_TRAINER] ? &p->st[p->has[CRFP_KIND_TRAINER] - 1] : NULL;
     crfp_trainrun *run = NULL;
+    crfp_train_stage tstages[16];
+    size_t ntrain = 0;
     crfp_status st = CRFP_OK;
     size_t opened = 0;
     const crfp_reader_vtable *rv = NULL;
 
+    if (trainer) {
+        for (size_t i = 0; i < p->n; i++) {
+            if (p->st[i].plugin->desc->kind != CRFP_KIND_TRAINER)
+                continue;
+            if (ntrain == sizeof tstages / sizeof *tstages) {
+                st = crfp_error(host, CRFP_EINVAL, "%s: more than %zu chained trainers",
+                                p->st[i].where, ntrain);
+                goto out;
+            }
+            tstages[ntrain++] = (crfp_train_stage){p->st[i].plugin, p->st[i].params};
+        }
+        if (!crfp_params_str(trainer->params, "model")) {
+            st = crfp_error(host, CRFP_EINVAL, "%s: stage '%s': parameter 'model' is required%s",
+                            trainer->where, trainer->plugin->desc->name,
+                            ntrain > 1 ? " on the last trainer" : "");
+            goto out;
+        }
+    }
+    /* Without a reader or writer stage, documents come and go as XML. */
     if (!reader) {
-        if ((st = implicit_stage(p, "xml_reader", &rd)) != CRFP_OK)
+        const crfp_plugin *pl;
+        if ((st = crfp_host_find_format(host, CRFP_KIND_READER, "xml", &pl)) != CRFP_OK ||
+            (st = implicit_stage(p, pl->desc->name, &rd)) != CRFP_OK)
             goto out;
         reader = &rd;
     }
     if (!writer && !trainer) {
-        if ((st = implicit_stage(p, "xml_writer", &wr)) != CRFP_OK)
+        const crfp_plugin *pl;
+        if ((st = crfp_host_find_format(host, CRFP_KIND_WRITER, "xml", &pl)) != CRFP_OK ||
+            (st = implicit_stage(p, pl->desc->name, &wr)) != CRFP_OK)
             goto out;
         writer = &wr;
     }
@@ -292,6 +392,8 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
             crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
             goto out;
         }
+        if ((st = check_misuse(host, s)) != CRFP_OK)
+            goto out;
     }
     if (writer) {
         const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
@@ -302,10 +404,7 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
         }
     }
     if (trainer) {
-        crfp_reader_ref ref = {reader == &rd ? NULL : reader->plugin,
-                               reader == &rd ? NULL : reader->params};
-        st = crfp_train_open(host, trainer->plugin, trainer->params, features->plugin,
-                             features->state, ref, &run);
+        st = crfp_train_open(host, tstages, ntrain, features->plugin, features->state, &run);
         if (st == CRFP_OK)
             st = crfp_train_set_source(run, in->name);
         if (st != CRFP_OK)
@@ -316,15 +415,7 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
         crfp_doc *doc = NULL;
         if ((st = rv->next(reader->state, &doc)) != CRFP_OK || !doc)
             break;
-        for (size_t i = 0; i < p->n && st == CRFP_OK; i++) {
-            stage *s = &p->st[i];
-            crfp_kind k = s->plugin->desc->kind;
-            if (k != CRFP_KIND_TOKENIZER && k != CRFP_KIND_TAGGER)
-                continue;
-            const crfp_stage_vtable *sv = s->plugin->desc->vtable;
-            if ((st = sv->process(s->state, doc)) != CRFP_OK)
-                crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
-        }
+        st = process_doc(p, doc);
         if (st == CRFP_OK && writer) {
             const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
             st = wv->write(writer->state, doc);
@@ -351,6 +442,8 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
         const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
         st = wv->finish(writer->state);
     }
+    if (st == CRFP_OK && run)
+        st = feed_dev(p, reader, run);
     if (st == CRFP_OK && run)
         st = crfp_train_finish(run);
 out:

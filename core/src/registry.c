@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,16 +94,47 @@ static crfp_loaded *find_loaded(const crfp_host *host, const char *name)
     return NULL;
 }
 
+/* The members every vtable of a kind must have (those of ABI 2.0), as the
+ * byte size the vtable must reach and the function pointers it must set. */
+#define HAS(type, m) (vt_size >= offsetof(type, m) + sizeof(void *) && ((const type *)vt)->m)
+static const char *missing_member(crfp_kind kind, const void *vt, size_t vt_size)
+{
+    switch (kind) {
+    case CRFP_KIND_READER:
+        return !HAS(crfp_reader_vtable, open) ? "open" : !HAS(crfp_reader_vtable, next) ? "next"
+               : !HAS(crfp_reader_vtable, close) ? "close" : NULL;
+    case CRFP_KIND_WRITER:
+        return !HAS(crfp_writer_vtable, open) ? "open" : !HAS(crfp_writer_vtable, write) ? "write"
+               : !HAS(crfp_writer_vtable, finish) ? "finish"
+               : !HAS(crfp_writer_vtable, close) ? "close" : NULL;
+    case CRFP_KIND_TOKENIZER:
+    case CRFP_KIND_TAGGER:
+        return !HAS(crfp_stage_vtable, open) ? "open" : !HAS(crfp_stage_vtable, process) ? "process"
+               : !HAS(crfp_stage_vtable, close) ? "close" : NULL;
+    case CRFP_KIND_FEATURES:
+        return !HAS(crfp_features_vtable, create) ? "create"
+               : !HAS(crfp_features_vtable, load) ? "load"
+               : !HAS(crfp_features_vtable, save) ? "save"
+               : !HAS(crfp_features_vtable, extract) ? "extract"
+               : !HAS(crfp_features_vtable, free) ? "free" : NULL;
+    case CRFP_KIND_TRAINER:
+        return !HAS(crfp_trainer_vtable, train) ? "train" : NULL;
+    }
+    return "?";
+}
+#undef HAS
+
 /* Every way a module can break the contract, checked before anything in it
  * is called. */
 static crfp_status check_descriptor(crfp_host *host, const char *file, const char *name,
                                     const crfp_plugin_descriptor *d)
 {
-    if (d->abi_version != CRFP_ABI_VERSION)
+    if (d->abi_major != CRFP_ABI_MAJOR || d->abi_minor > CRFP_ABI_MINOR)
         return crfp_error(host, CRFP_EABI,
-                          "%s: plugin ABI version %u, but this crfpipe supports version %u "
-                          "(rebuild the plugin against this crfpipe)",
-                          file, (unsigned)d->abi_version, CRFP_ABI_VERSION);
+                          "%s: plugin built for ABI %u.%u, but this crfpipe supports %u.0 to "
+                          "%u.%u (rebuild the plugin against this crfpipe)",
+                          file, (unsigned)d->abi_major, (unsigned)d->abi_minor, CRFP_ABI_MAJOR,
+                          CRFP_ABI_MAJOR, CRFP_ABI_MINOR);
     if (!d->name || strcmp(d->name, name) != 0)
         return crfp_error(host, CRFP_EABI,
                           "%s: descriptor names plugin '%s' but the module is '%s' "
@@ -113,6 +145,13 @@ static crfp_status check_descriptor(crfp_host *host, const char *file, const cha
                           (int)d->kind);
     if (!d->vtable)
         return crfp_error(host, CRFP_EABI, "%s: plugin '%s' has no vtable", file, name);
+    /* Every vtable starts with its size. */
+    size_t vt_size = *(const size_t *)d->vtable;
+    const char *miss = missing_member(d->kind, d->vtable, vt_size);
+    if (miss)
+        return crfp_error(host, CRFP_EABI,
+                          "%s: plugin '%s': its %s vtable (%zu bytes) lacks the required member "
+                          "'%s'", file, name, crfp_kind_name(d->kind), vt_size, miss);
     if (d->nparams && !d->params)
         return crfp_error(host, CRFP_EABI, "%s: plugin '%s' declares %zu parameters but no table",
                           file, name, d->nparams);
@@ -247,6 +286,15 @@ crfp_status crfp_host_load(crfp_host *host, const char *name, const crfp_plugin 
     if (!host || !out)
         return crfp_error(host, CRFP_EINVAL, "crfp_host_load: NULL argument");
     *out = NULL;
+    /* Users write "sgd-l1"; module files are C identifiers ("sgd_l1"). */
+    char norm[128];
+    if (name && strchr(name, '-') && strlen(name) < sizeof norm) {
+        size_t i = 0;
+        for (; name[i]; i++)
+            norm[i] = name[i] == '-' ? '_' : name[i];
+        norm[i] = '\0';
+        name = norm;
+    }
     if (!name || !is_identifier(name, strlen(name)))
         return crfp_error(host, CRFP_EINVAL,
                           "plugin name '%s' is not valid (a plugin name is a C identifier)",

@@ -34,11 +34,10 @@ const size_t crfp_train_common_nparams =
 
 struct crfp_trainrun {
     crfp_host *host;
-    const crfp_plugin *trainer;
-    const crfp_params *params;
+    crfp_train_stage *stages;
+    size_t nstages, cur;           /* cur: the stage running */
     const crfp_plugin *features;
     void *ex;
-    crfp_reader_ref reader;
     crfp_crf *crf;
     crfp_dataset *train, *dev;
     crfp_obsseq *obs;
@@ -48,15 +47,12 @@ struct crfp_trainrun {
     char *labelname;
     char *source;       /* training input name, for messages */
     crfp_crf *init;     /* warm-start model, if any */
-    crfp_crfobj *obj;
-    int nthreads;
-    /* iteration bookkeeping */
+    crfp_team *team;
+    /* iteration bookkeeping (per stage) */
     struct timespec t0, tlast;
     size_t best_dev;
     int best_iter, last_iter;
     double objective;
-    double eval_secs;   /* time spent in f/∇f, to tell it from the optimizer's own */
-    int nevals;
 };
 
 static double seconds_since(const struct timespec *a)
@@ -66,34 +62,45 @@ static double seconds_since(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
 }
 
-crfp_status crfp_reader_for_file(crfp_host *host, const char *path, const char *name,
-                                 const crfp_plugin **out)
+const char *crfp_train_param(const crfp_trainrun *r, const char *name)
 {
-    if (!name) {
-        const char *dot = strrchr(path, '.');
-        if (dot && strcmp(dot, ".xml") == 0)
-            name = "xml_reader";
-        else if (dot && strcmp(dot, ".conllu") == 0)
-            name = "conllu_reader";
-        else
-            name = "conll_reader";
-    }
-    return crfp_host_load_kind(host, name, CRFP_KIND_READER, out);
+    for (size_t i = 0; i < r->nstages; i++)
+        if (crfp_params_isset(r->stages[i].params, name))
+            return crfp_params_str(r->stages[i].params, name);
+    return crfp_params_str(r->stages[r->nstages - 1].params, name);
 }
 
-crfp_status crfp_train_open(crfp_host *host, const crfp_plugin *trainer,
-                            const crfp_params *params, const crfp_plugin *features, void *ex,
-                            crfp_reader_ref reader, crfp_trainrun **out)
+static int64_t run_int(const crfp_trainrun *r, const char *name)
+{
+    const char *v = crfp_train_param(r, name);
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static int run_bool(const crfp_trainrun *r, const char *name)
+{
+    const char *v = crfp_train_param(r, name);
+    return v && (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0 ||
+                 strcmp(v, "on") == 0);
+}
+
+crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, size_t n,
+                            const crfp_plugin *features, void *ex, crfp_trainrun **out)
 {
     crfp_trainrun *r = calloc(1, sizeof *r);
-    if (!r)
-        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    if (!r || n == 0) {
+        free(r);
+        return crfp_error(host, n ? CRFP_ENOMEM : CRFP_EINVAL,
+                          n ? "out of memory" : "no trainer stage");
+    }
     r->host = host;
-    r->trainer = trainer;
-    r->params = params;
     r->features = features;
     r->ex = ex;
-    r->reader = reader;
+    r->nstages = n;
+    if (!(r->stages = malloc(n * sizeof *r->stages))) {
+        free(r);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
+    memcpy(r->stages, stages, n * sizeof *stages);
     r->crf = crfp_crf_new();
     r->train = crfp_dataset_new();
     r->dev = crfp_dataset_new();
@@ -103,17 +110,19 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_plugin *trainer,
         crfp_train_free(r);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
-    const char *label = crfp_params_str(params, "label");
+    const char *label = crfp_train_param(r, "label");
     if (label && *label && !(r->labelname = strdup(label))) {
         crfp_train_free(r);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
-    int64_t th = crfp_params_int(params, "threads");
-    r->nthreads = th > 0 ? (int)th : crfp_host_threads(host);
+    int64_t th = run_int(r, "threads");
+    if (th > 0)
+        crfp_host_set_threads(host, (int)th);
+    r->team = crfp_host_team(host);
 
     /* Warm start: intern the old model's labels and observations first so
      * that its weights can be copied block by block after finalize. */
-    const char *init = crfp_params_str(params, "init-model");
+    const char *init = crfp_train_param(r, "init-model");
     if (init) {
         crfp_status st = crfp_crf_load(host, init, &r->init);
         if (st != CRFP_OK) {
@@ -145,7 +154,7 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
                            const char *origin)
 {
     const crfp_features_vtable *fv = r->features->desc->vtable;
-    const char *set = crfp_params_str(r->params, "set");
+    const char *set = crfp_train_param(r, "set");
     crfp_ann **sents;
     size_t nsent;
     crfp_status st = crfp_doc_sentences(r->host, doc, set, &sents, &nsent);
@@ -226,52 +235,9 @@ crfp_status crfp_train_add(crfp_trainrun *r, crfp_doc *doc)
     return add_doc(r, doc, r->train, 1, r->source ? r->source : "training data");
 }
 
-static crfp_status load_dev(crfp_trainrun *r, const char *path)
+crfp_status crfp_train_add_dev(crfp_trainrun *r, crfp_doc *doc, const char *origin)
 {
-    const crfp_plugin *rp = r->reader.plugin;
-    const crfp_params *rparams = r->reader.params;
-    crfp_params *own = NULL;
-    crfp_status st;
-    if (!rp || !rparams) {
-        if ((st = crfp_reader_for_file(r->host, path, NULL, &rp)) != CRFP_OK)
-            return st;
-        own = crfp_params_new(rp->desc->params, rp->desc->nparams);
-        if (!own)
-            return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-        rparams = own;
-    }
-    const crfp_reader_vtable *rv = rp->desc->vtable;
-    crfp_stream in = {fopen(path, "rb"), path};
-    if (!in.fp) {
-        crfp_params_free(own);
-        return crfp_error(r->host, CRFP_EIO, "%s: %s", path, strerror(errno));
-    }
-    void *state = NULL;
-    st = rv->open(r->host, rparams, &in, &state);
-    while (st == CRFP_OK) {
-        crfp_doc *doc = NULL;
-        st = rv->next(state, &doc);
-        if (st != CRFP_OK || !doc)
-            break;
-        st = add_doc(r, doc, r->dev, 0, path);
-        crfp_doc_free(doc);
-    }
-    if (state)
-        rv->close(state);
-    fclose(in.fp);
-    crfp_params_free(own);
-    return st;
-}
-
-static crfp_status obj_eval(void *ud, const double *theta, double *f, double *g)
-{
-    crfp_trainrun *r = ud;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    crfp_status st = crfp_crfobj_eval(r->obj, theta, f, g);
-    r->eval_secs += seconds_since(&t0);
-    r->nevals++;
-    return st;
+    return add_doc(r, doc, r->dev, 0, origin);
 }
 
 static size_t count_active(const double *theta, size_t n)
@@ -282,10 +248,11 @@ static size_t count_active(const double *theta, size_t n)
     return k;
 }
 
-static crfp_status obj_iteration(void *ud, const crfp_iter_info *info, const double *theta,
-                                 int *stop)
+/* The host's training monitor: progress line, dev error, stopping rules. */
+static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *theta, int *stop)
 {
     crfp_trainrun *r = ud;
+    const crfp_params *sp = r->stages[r->cur].params;
     size_t n = crfp_crf_nparams(r->crf);
     size_t active = count_active(theta, n);
     double dt = seconds_since(&r->tlast);
@@ -294,9 +261,9 @@ static crfp_status obj_iteration(void *ud, const crfp_iter_info *info, const dou
     r->objective = info->objective;
     if (crfp_dataset_size(r->dev) > 0) {
         size_t te = 0, se = 0;
-        crfp_status st = crfp_crf_errors(r->crf, r->dev, theta, r->nthreads, &te, &se);
+        crfp_status st = crfp_crf_errors(r->crf, r->dev, theta, r->team, &te, &se);
         if (st != CRFP_OK)
-            return st;
+            return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_status_str(st));
         double err = 100.0 * (double)te / (double)crfp_dataset_tokens(r->dev);
         snprintf(dev, sizeof dev, "  dev-err %6.3f%% (seq %5.2f%%)", err,
                  100.0 * (double)se / (double)crfp_dataset_size(r->dev));
@@ -304,7 +271,7 @@ static crfp_status obj_iteration(void *ud, const crfp_iter_info *info, const dou
             r->best_dev = te;
             r->best_iter = info->iter;
         }
-        int64_t patience = crfp_params_int(r->params, "dev-patience");
+        int64_t patience = run_int(r, "dev-patience");
         if (patience > 0 && info->iter - r->best_iter >= patience) {
             crfp_log(r->host, CRFP_LOG_INFO, "dev error has not improved for %lld iterations: "
                      "stopping", (long long)patience);
@@ -312,20 +279,23 @@ static crfp_status obj_iteration(void *ud, const crfp_iter_info *info, const dou
         }
     }
     char train[48] = "";
-    if (crfp_params_bool(r->params, "train-error")) {
+    if (run_bool(r, "train-error")) {
         size_t te = 0, se = 0;
-        crfp_status st = crfp_crf_errors(r->crf, r->train, theta, r->nthreads, &te, &se);
+        crfp_status st = crfp_crf_errors(r->crf, r->train, theta, r->team, &te, &se);
         if (st != CRFP_OK)
-            return st;
+            return crfp_error(r->host, st, "training-set evaluation: %s", crfp_status_str(st));
         snprintf(train, sizeof train, "  train-err %6.3f%%",
                  100.0 * (double)te / (double)crfp_dataset_tokens(r->train));
     }
+    char who[48] = "";
+    if (r->nstages > 1)
+        snprintf(who, sizeof who, "%s ", r->stages[r->cur].plugin->desc->name);
     crfp_log(r->host, CRFP_LOG_PROGRESS,
-             "iter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", info->iter,
+             "%siter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", who, info->iter,
              info->objective, active, train, dev, info->step, info->nevals, dt,
              seconds_since(&r->t0));
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
-    int64_t maxit = crfp_params_int(r->params, "max-iter");
+    int64_t maxit = crfp_params_int(sp, "max-iter");
     if (maxit > 0 && info->iter >= maxit)
         *stop = 1;
     if (crfp_interrupted(r->host))
@@ -355,6 +325,107 @@ static crfp_status copy_warm_start(crfp_trainrun *r)
     return CRFP_OK;
 }
 
+/* Run stage k on the current model and data; theta is the model's weights. */
+static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
+{
+    crfp_host *host = r->host;
+    const crfp_train_stage *sg = &r->stages[k];
+    const crfp_plugin_descriptor *d = sg->plugin->desc;
+    double rho1 = crfp_params_float(sg->params, "rho1");
+    double rho2 = crfp_params_float(sg->params, "rho2");
+    if (rho1 < 0 || rho2 < 0)
+        return crfp_error(host, CRFP_EINVAL, "trainer '%s': rho1 and rho2 must be >= 0", d->name);
+    crfp_trainset *ts;
+    crfp_status st = crfp_trainset_new(host, r->crf, r->train, r->team, mask, rho1, rho2, &ts);
+    if (st != CRFP_OK)
+        return st;
+    const char *mode = crfp_train_param(r, "fb-mode");
+    if (mode && strcmp(mode, "sparse") == 0)
+        crfp_trainset_set_mode(ts, 1);
+    else if (mode && strcmp(mode, "dense") == 0)
+        crfp_trainset_set_mode(ts, 2);
+    else if (mode && strcmp(mode, "auto") != 0) {
+        crfp_trainset_free(ts);
+        return crfp_error(host, CRFP_EINVAL, "fb-mode must be auto, sparse or dense, not '%s'",
+                          mode);
+    }
+    ts->monitor = monitor;
+    ts->monitor_ud = r;
+    const crfp_trainer_vtable *tv = d->vtable;
+    if ((st = crfp_trainset_require(host, ts, tv->needs, d->name)) != CRFP_OK) {
+        crfp_trainset_free(ts);
+        return st;
+    }
+    r->cur = k;
+    r->best_iter = 0;
+    r->last_iter = 0;
+    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    r->tlast = r->t0;
+    if (r->nstages > 1)
+        crfp_log(host, CRFP_LOG_INFO, "stage %zu/%zu: %s on %zu parameters", k + 1, r->nstages,
+                 d->name, crfp_crf_nparams(r->crf));
+    crfp_error_clear(host);
+    st = tv->train(host, sg->params, ts, crfp_crf_weights(r->crf));
+    crfp_trainset_free(ts);
+    const char *misuse = crfp_params_misuse(sg->params);
+    if (misuse && (st == CRFP_OK || st == CRFP_EINTR))
+        return crfp_error(host, CRFP_EPLUGIN, "trainer '%s' %s", d->name, misuse);
+    if (st != CRFP_OK && st != CRFP_EINTR)
+        return crfp_error_prefix(host, "trainer '%s'", d->name);
+    crfp_log(host, CRFP_LOG_INFO, "%s: %d iterations in %.1f s, objective %.6e, %zu active "
+             "features of %zu", d->name, r->last_iter, seconds_since(&r->t0), r->objective,
+             crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
+    return st;
+}
+
+/* Replace the model and datasets by their restriction to the active
+ * features; returns the mask of those features inside the kept blocks. */
+static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
+{
+    crfp_crf *nc;
+    uint32_t *map;
+    crfp_status st = crfp_crf_shrink(r->crf, crfp_crf_weights_const(r->crf), &nc, &map, mask);
+    if (st != CRFP_OK)
+        return crfp_error(r->host, st, "cannot shrink the model to its active features: %s",
+                          crfp_status_str(st));
+    crfp_dataset *nt = NULL, *nd = NULL;
+    if ((st = crfp_dataset_remap(r->train, map, &nt)) != CRFP_OK ||
+        (st = crfp_dataset_remap(r->dev, map, &nd)) != CRFP_OK) {
+        free(map);
+        free(*mask);
+        *mask = NULL;
+        crfp_crf_free(nc);
+        crfp_dataset_free(nt);
+        return crfp_error(r->host, st, "out of memory shrinking the training data");
+    }
+    free(map);
+    crfp_crf_free(r->crf);
+    crfp_dataset_free(r->train);
+    crfp_dataset_free(r->dev);
+    r->crf = nc;
+    r->train = nt;
+    r->dev = nd;
+    return CRFP_OK;
+}
+
+static crfp_status save_model(crfp_trainrun *r, const char *path, const char *trainers)
+{
+    char buf[64];
+    const crfp_params *sp = r->stages[r->cur].params;
+    crfp_crf_set_meta(r->crf, "label", r->labelname);
+    crfp_crf_set_meta(r->crf, "trainer", trainers);
+    snprintf(buf, sizeof buf, "%.17g", crfp_params_float(sp, "rho1"));
+    crfp_crf_set_meta(r->crf, "rho1", buf);
+    snprintf(buf, sizeof buf, "%.17g", crfp_params_float(sp, "rho2"));
+    crfp_crf_set_meta(r->crf, "rho2", buf);
+    snprintf(buf, sizeof buf, "%d", r->last_iter);
+    crfp_crf_set_meta(r->crf, "iterations", buf);
+    crfp_status st = crfp_crf_save(r->host, r->crf, path);
+    if (st == CRFP_OK)
+        crfp_log(r->host, CRFP_LOG_INFO, "model written to %s", path);
+    return st;
+}
+
 crfp_status crfp_train_finish(crfp_trainrun *r)
 {
     crfp_host *host = r->host;
@@ -379,10 +450,6 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     if (st != CRFP_OK)
         return crfp_error(host, st, "out of memory");
 
-    const char *dev = crfp_params_str(r->params, "dev");
-    if (dev && (st = load_dev(r, dev)) != CRFP_OK)
-        return st;
-
 #ifdef __GLIBC__
     /* The documents the data came from are gone; hand their pages back
      * before the optimizer allocates its vectors, so that peak memory is
@@ -400,72 +467,57 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
         crfp_log(host, CRFP_LOG_INFO, "dev: %zu sequences, %zu tokens",
                  crfp_dataset_size(r->dev), crfp_dataset_tokens(r->dev));
 
-    double rho1 = crfp_params_float(r->params, "rho1");
-    double rho2 = crfp_params_float(r->params, "rho2");
-    if (rho1 < 0 || rho2 < 0)
-        return crfp_error(host, CRFP_EINVAL, "rho1 and rho2 must be >= 0");
-    st = crfp_crfobj_new(host, r->crf, r->train, r->nthreads, rho2, &r->obj);
+    char trainers[256] = "";
+    size_t tl = 0;
+    for (size_t k = 0; k < r->nstages && tl < sizeof trainers; k++)
+        tl += (size_t)snprintf(trainers + tl, sizeof trainers - tl, "%s%s", k ? "," : "",
+                               r->stages[k].plugin->desc->name);
+    struct timespec tall;
+    clock_gettime(CLOCK_MONOTONIC, &tall);
+    uint64_t *mask = NULL;
+    crfp_status tst = CRFP_OK;
+    for (size_t k = 0; k < r->nstages && tst == CRFP_OK; k++) {
+        if (k > 0 && (st = shrink_run(r, &mask)) != CRFP_OK)
+            break;
+        tst = run_stage(r, k, mask);
+        free(mask);
+        mask = NULL;
+        if (tst != CRFP_OK && tst != CRFP_EINTR)
+            return tst;
+        /* An intermediate stage with a model of its own saves it too. */
+        const crfp_params *sp = r->stages[k].params;
+        if (k + 1 < r->nstages && crfp_params_isset(sp, "model") && tst == CRFP_OK &&
+            (st = save_model(r, crfp_params_str(sp, "model"), r->stages[k].plugin->desc->name)) !=
+                CRFP_OK)
+            return st;
+    }
     if (st != CRFP_OK)
         return st;
-    const char *mode = crfp_params_str(r->params, "fb-mode");
-    if (strcmp(mode, "sparse") == 0)
-        crfp_crfobj_set_mode(r->obj, 1);
-    else if (strcmp(mode, "dense") == 0)
-        crfp_crfobj_set_mode(r->obj, 2);
-    else if (strcmp(mode, "auto") != 0)
-        return crfp_error(host, CRFP_EINVAL, "fb-mode must be auto, sparse or dense, not '%s'",
-                          mode);
-
-    crfp_objective obj = {np, rho1, rho2, r, obj_eval, obj_iteration};
-    const crfp_trainer_vtable *tv = r->trainer->desc->vtable;
-    clock_gettime(CLOCK_MONOTONIC, &r->t0);
-    r->tlast = r->t0;
-    double *theta = crfp_crf_weights(r->crf);
-    st = tv->train(host, r->params, &obj, theta);
-    if (st != CRFP_OK && st != CRFP_EINTR)
-        return crfp_error_prefix(host, "trainer '%s'", r->trainer->desc->name);
-    if (st == CRFP_EINTR)
+    if (tst == CRFP_EINTR)
         crfp_log(host, CRFP_LOG_WARN, "interrupted: saving the model of iteration %d",
                  r->last_iter);
-
-    char buf[64];
-    crfp_crf_set_meta(r->crf, "label", r->labelname);
-    crfp_crf_set_meta(r->crf, "trainer", r->trainer->desc->name);
-    snprintf(buf, sizeof buf, "%.17g", rho1);
-    crfp_crf_set_meta(r->crf, "rho1", buf);
-    snprintf(buf, sizeof buf, "%.17g", rho2);
-    crfp_crf_set_meta(r->crf, "rho2", buf);
-    snprintf(buf, sizeof buf, "%d", r->last_iter);
-    crfp_crf_set_meta(r->crf, "iterations", buf);
-
-    size_t active = crfp_crf_active(r->crf);
-    double secs = seconds_since(&r->t0);
-    crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
-             "features of %zu", r->last_iter, secs, r->objective, active, np);
-    crfp_log(host, CRFP_LOG_INFO, "time: %d objective evaluations, %.1f s (%.3f s each); "
-             "optimizer and progress %.1f s", r->nevals, r->eval_secs,
-             r->nevals ? r->eval_secs / r->nevals : 0.0, secs - r->eval_secs);
-    crfp_status sst = crfp_crf_save(host, r->crf, crfp_params_str(r->params, "model"));
-    if (sst != CRFP_OK)
-        return sst;
-    crfp_log(host, CRFP_LOG_INFO, "model written to %s", crfp_params_str(r->params, "model"));
-    if (st == CRFP_EINTR)
+    crfp_log(host, CRFP_LOG_INFO, "trained in %.1f s: %zu active features of %zu",
+             seconds_since(&tall), crfp_crf_active(r->crf), np);
+    const char *model = crfp_params_str(r->stages[r->nstages - 1].params, "model");
+    if ((st = save_model(r, model, trainers)) != CRFP_OK)
+        return st;
+    if (tst == CRFP_EINTR)
         return crfp_error(host, CRFP_EINTR, "interrupted at iteration %d; model saved to %s",
-                          r->last_iter, crfp_params_str(r->params, "model"));
-    return st;
+                          r->last_iter, model);
+    return CRFP_OK;
 }
 
 void crfp_train_free(crfp_trainrun *r)
 {
     if (!r)
         return;
-    crfp_crfobj_free(r->obj);
     crfp_crf_free(r->crf);
     crfp_crf_free(r->init);
     crfp_dataset_free(r->train);
     crfp_dataset_free(r->dev);
     crfp_obsseq_free(r->obs);
     crfp_sentbuf_free(r->sb);
+    free(r->stages);
     free(r->labels);
     free(r->labelname);
     free(r->source);

@@ -1,6 +1,7 @@
-/* The training driver: collects documents, builds the CRF, runs a trainer
- * plugin on its objective, saves the model.  Internal to libcrfpipe; the
- * pipeline runner drives it for a pipeline that ends in a trainer. */
+/* The training driver: collects documents, builds the CRF, runs a chain of
+ * trainer plugins on the engine's training set, monitors progress and the
+ * dev set, saves the model.  Internal to libcrfpipe; the pipeline runner
+ * drives it for a pipeline that ends in one or more trainer stages. */
 #ifndef CRFP_TRAIN_H
 #define CRFP_TRAIN_H
 
@@ -12,31 +13,35 @@ extern const size_t crfp_train_common_nparams;
 
 typedef struct crfp_trainrun crfp_trainrun;
 
-/* How the driver re-reads a dev file: the pipeline's reader. */
-typedef struct crfp_reader_ref {
-    const crfp_plugin *plugin;  /* NULL: chosen from the file name */
+/* One trainer of a chain: the plugin and its merged (common + own)
+ * parameters, borrowed. */
+typedef struct crfp_train_stage {
+    const crfp_plugin *plugin;
     const crfp_params *params;
-} crfp_reader_ref;
+} crfp_train_stage;
 
-/* Begin a run.  `features` / `ex` is the compiled extractor of the pipeline's
- * features stage (borrowed); `params` the merged common + optimizer
- * parameters (borrowed).  *out owned by the caller. */
-crfp_status crfp_train_open(crfp_host *host, const crfp_plugin *trainer,
-                            const crfp_params *params, const crfp_plugin *features, void *ex,
-                            crfp_reader_ref reader, crfp_trainrun **out);
+/* Begin a run with `n` >= 1 chained trainers (each starts from the previous
+ * one's solution, shrunk to its active features).  Run-wide parameters
+ * (model, label, set, dev, dev-patience, threads, init-model, fb-mode,
+ * train-error) are read from the first stage that sets them, else from the
+ * last stage.  `features` / `ex` is the compiled extractor (borrowed).
+ * *out owned by the caller.  Errors: CRFP_ENOMEM, those of loading the
+ * warm-start model. */
+crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, size_t n,
+                            const crfp_plugin *features, void *ex, crfp_trainrun **out);
+/* The run-wide value of a common parameter (see crfp_train_open). */
+const char *crfp_train_param(const crfp_trainrun *run, const char *name);
 /* Name of the training input, for messages (copied). */
 crfp_status crfp_train_set_source(crfp_trainrun *run, const char *name);
 /* Add the labelled sentences of a training document (not kept). */
 crfp_status crfp_train_add(crfp_trainrun *run, crfp_doc *doc);
+/* Add the labelled sentences of a dev document (not kept); `origin` names
+ * its file for messages.  Sentences with labels unseen in training are
+ * skipped with a warning. */
+crfp_status crfp_train_add_dev(crfp_trainrun *run, crfp_doc *doc, const char *origin);
 /* Train and save the model (also after Ctrl-C: the last iterate is saved
  * and CRFP_EINTR returned). */
 crfp_status crfp_train_finish(crfp_trainrun *run);
 void crfp_train_free(crfp_trainrun *run);
-
-/* Open a reader plugin on a file for internal use (dev sets, eval): plugin
- * chosen by name, or from the extension when name is NULL (.xml → xml_reader,
- * .conllu → conllu_reader, else conll_reader). */
-crfp_status crfp_reader_for_file(crfp_host *host, const char *path, const char *name,
-                                 const crfp_plugin **out);
 
 #endif

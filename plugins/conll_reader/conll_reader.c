@@ -576,10 +576,18 @@ static void r_close(void *state)
     free(r);
 }
 
-static const crfp_reader_vtable vtable = {r_open, r_next, r_close};
+static const crfp_reader_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_reader_vtable),
+    .open = r_open,
+    .next = r_next,
+    .close = r_close,
+};
+
+static const char *const formats[] = {"conll", NULL};
+static const char *const extensions[] = {".conll", ".txt", ".bio", ".iob", NULL};
 
 CRFP_PLUGIN_DEFINE(conll_reader) = {
-    .abi_version = CRFP_ABI_VERSION,
+    CRFP_PLUGIN_ABI,
     .name = "conll_reader",
     .kind = CRFP_KIND_READER,
     .version = PACKAGE_VERSION,
@@ -588,4 +596,6 @@ CRFP_PLUGIN_DEFINE(conll_reader) = {
     .params = params,
     .nparams = sizeof params / sizeof *params,
     .vtable = &vtable,
+    .formats = formats,
+    .extensions = extensions,
 };

@@ -283,10 +283,19 @@ static void w_close(void *state)
     free(state);
 }
 
-static const crfp_writer_vtable vtable = {w_open, w_write, w_finish, w_close};
+static const crfp_writer_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_writer_vtable),
+    .open = w_open,
+    .write = w_write,
+    .finish = w_finish,
+    .close = w_close,
+};
+
+static const char *const formats[] = {"conll", NULL};
+static const char *const extensions[] = {".conll", ".txt", ".bio", ".iob", NULL};
 
 CRFP_PLUGIN_DEFINE(conll_writer) = {
-    .abi_version = CRFP_ABI_VERSION,
+    CRFP_PLUGIN_ABI,
     .name = "conll_writer",
     .kind = CRFP_KIND_WRITER,
     .version = PACKAGE_VERSION,
@@ -294,4 +303,6 @@ CRFP_PLUGIN_DEFINE(conll_writer) = {
     .params = params,
     .nparams = sizeof params / sizeof *params,
     .vtable = &vtable,
+    .formats = formats,
+    .extensions = extensions,
 };

@@ -541,10 +541,18 @@ static void r_close(void *state)
     free(r);
 }
 
-static const crfp_reader_vtable vtable = {r_open, r_next, r_close};
+static const crfp_reader_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_reader_vtable),
+    .open = r_open,
+    .next = r_next,
+    .close = r_close,
+};
+
+static const char *const formats[] = {"conllu", NULL};
+static const char *const extensions[] = {".conllu", NULL};
 
 CRFP_PLUGIN_DEFINE(conllu_reader) = {
-    .abi_version = CRFP_ABI_VERSION,
+    CRFP_PLUGIN_ABI,
     .name = "conllu_reader",
     .kind = CRFP_KIND_READER,
     .version = PACKAGE_VERSION,
@@ -553,4 +561,6 @@ CRFP_PLUGIN_DEFINE(conllu_reader) = {
     .params = params,
     .nparams = sizeof params / sizeof *params,
     .vtable = &vtable,
+    .formats = formats,
+    .extensions = extensions,
 };

@@ -310,10 +310,19 @@ static crfp_status w_finish(void *state)
     return CRFP_OK;
 }
 
-static const crfp_writer_vtable vtable = {w_open, w_write, w_finish, w_close};
+static const crfp_writer_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_writer_vtable),
+    .open = w_open,
+    .write = w_write,
+    .finish = w_finish,
+    .close = w_close,
+};
+
+static const char *const formats[] = {"conllu", NULL};
+static const char *const extensions[] = {".conllu", NULL};
 
 CRFP_PLUGIN_DEFINE(conllu_writer) = {
-    .abi_version = CRFP_ABI_VERSION,
+    CRFP_PLUGIN_ABI,
     .name = "conllu_writer",
     .kind = CRFP_KIND_WRITER,
     .version = PACKAGE_VERSION,
@@ -321,4 +330,6 @@ CRFP_PLUGIN_DEFINE(conllu_writer) = {
     .params = params,
     .nparams = sizeof params / sizeof *params,
     .vtable = &vtable,
+    .formats = formats,
+    .extensions = extensions,
 };

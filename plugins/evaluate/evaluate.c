@@ -206,10 +206,25 @@ static void ev_close(void *state)
     free(e);
 }
 
-static const crfp_writer_vtable vtable = {ev_open, ev_write, ev_finish, ev_close};
+static const crfp_writer_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_writer_vtable),
+    .open = ev_open,
+    .write = ev_write,
+    .finish = ev_finish,
+    .close = ev_close,
+};
+
+static const char *const formats[] = {"report", NULL};
 
 CRFP_PLUGIN_DEFINE(evaluate) = {
-    CRFP_ABI_VERSION, "evaluate", CRFP_KIND_WRITER, "1.0",
-    "report accuracy, per-label P/R/F1 and conlleval chunk F1 instead of writing documents",
-    params, sizeof params / sizeof params[0], &vtable, NULL, NULL,
+    CRFP_PLUGIN_ABI,
+    .name = "evaluate",
+    .kind = CRFP_KIND_WRITER,
+    .version = "1.0",
+    .description =
+        "report accuracy, per-label P/R/F1 and conlleval chunk F1 instead of writing documents",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .vtable = &vtable,
+    .formats = formats,
 };

@@ -55,7 +55,6 @@ static const crfp_param_spec lbfgs_params[] = {
      "stop after this many iterations (0 = no limit besides the host's own)"},
     {"gtol", CRFP_PARAM_FLOAT, "1e-5",
      "stop when the (pseudo-)gradient norm is at most gtol * max(1, |theta|) (0 disables)"},
-    {"threads", CRFP_PARAM_INT, "0", "threads for the vector loops (0 = all cores)"},
 };
 
 /* Parameters arrive as int64; anything outside int is out of range. */
@@ -69,9 +68,25 @@ static crfp_status get_int(crfp_host *host, const crfp_params *p, const char *na
     return CRFP_OK;
 }
 
-static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
-                               const crfp_objective *obj, double *theta)
+/* The trainset's batch objective with its ℓ2 term, and its monitor. */
+static crfp_status ts_eval(void *ud, const double *theta, double *f, double *g)
 {
+    const crfp_trainset *ts = ud;
+    return ts->batch(ts->ud, theta, 1, f, g);
+}
+
+static crfp_status ts_iteration(void *ud, const crfp_iter_info *info, const double *theta,
+                                int *stop)
+{
+    const crfp_trainset *ts = ud;
+    return ts->monitor ? ts->monitor(ts->monitor_ud, info, theta, stop) : CRFP_OK;
+}
+
+static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
+                               const crfp_trainset *ts, double *theta)
+{
+    lbfgs_objective objective = {ts->dim, ts->rho1, ts->rho2, (void *)ts, ts_eval, ts_iteration};
+    const lbfgs_objective *obj = &objective;
     lbfgs_opts o;
     lbfgs_opts_default(&o);
     if (params) {
@@ -83,23 +98,24 @@ static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
         o.epsilon = crfp_params_float(params, "epsilon");
         o.gtol = crfp_params_float(params, "gtol");
         o.max_iter = crfp_params_int(params, "max-iter");
-        int64_t th = crfp_params_int(params, "threads");
-        o.threads = th > 0 && th < 1024 ? (int)th : crfp_host_threads(host);
     }
+    o.team = ts->team;
     return lbfgs_minimize(host, &o, obj, theta);
 }
 
-static const crfp_trainer_vtable lbfgs_vtable = {lbfgs_train};
+static const crfp_trainer_vtable lbfgs_vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_trainer_vtable),
+    .needs = CRFP_TS_BATCH,
+    .train = lbfgs_train,
+};
 
 CRFP_PLUGIN_DEFINE(lbfgs) = {
-    CRFP_ABI_VERSION,
-    "lbfgs",
-    CRFP_KIND_TRAINER,
-    "1.0",
-    "L-BFGS (OWL-QN when rho1 > 0) quasi-Newton optimizer",
-    lbfgs_params,
-    sizeof lbfgs_params / sizeof lbfgs_params[0],
-    &lbfgs_vtable,
-    NULL,
-    NULL,
+    CRFP_PLUGIN_ABI,
+    .name = "lbfgs",
+    .kind = CRFP_KIND_TRAINER,
+    .version = "1.0",
+    .description = "L-BFGS (OWL-QN when rho1 > 0) quasi-Newton optimizer",
+    .params = lbfgs_params,
+    .nparams = sizeof lbfgs_params / sizeof lbfgs_params[0],
+    .vtable = &lbfgs_vtable,
 };

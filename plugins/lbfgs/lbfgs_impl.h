@@ -7,7 +7,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "crfpipe/plugin.h"
+#include "crfpipe/trainset.h"
 #include "vpool.h"
+
+/* The differentiable objective the minimizer works on: f and ∇f of the
+ * smooth part, the ℓ1 weight it handles itself, and the end-of-iteration
+ * report.  The plugin glue builds it from a crfp_trainset; the unit tests
+ * from synthetic problems. */
+typedef struct lbfgs_objective {
+    size_t dim;
+    double rho1, rho2;
+    void *ud;
+    /* f(θ) and ∇f(θ) (g has dim entries; overwritten). */
+    crfp_status (*eval)(void *ud, const double *theta, double *f, double *g);
+    /* End of an iteration (may be NULL): sets *stop to end; CRFP_EINTR
+     * when interrupted. */
+    crfp_status (*iteration)(void *ud, const crfp_iter_info *info, const double *theta,
+                             int *stop);
+} lbfgs_objective;
 
 /* --- options ------------------------------------------------------------ */
 typedef struct lbfgs_opts {
@@ -17,7 +34,7 @@ typedef struct lbfgs_opts {
     int max_ls;        /* trial points per line search */
     int64_t max_iter;  /* 0 = unlimited */
     double gtol;       /* stop when ‖pg‖ <= gtol·max(1, ‖θ‖); 0 disables */
-    int threads;       /* team size for the vector loops (1 = serial) */
+    crfp_team *team;   /* the vector loops' team (NULL = serial) */
 } lbfgs_opts;
 
 /* Fill `o` with the documented defaults (same as the plugin's). */
@@ -34,7 +51,7 @@ crfp_status lbfgs_opts_check(crfp_host *host, const lbfgs_opts *o);
  * iterate); CRFP_ENOMEM; CRFP_EINVAL for a non-finite objective at the
  * start or bad options; any status returned by obj->eval or
  * obj->iteration (theta = last accepted iterate). */
-crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_objective *obj,
+crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const lbfgs_objective *obj,
                            double *theta);
 
 /* --- correction-pair memory (twoloop.c) ---------------------------------
@@ -115,7 +132,7 @@ typedef struct lbfgs_ls {
  * point and its gradient; otherwise they hold garbage and the caller
  * restores them from x0, g0.  Returns non-OK only for an eval failure or an
  * interrupt (CRFP_EINTR, message recorded). */
-crfp_status lbfgs_linesearch(crfp_host *host, const crfp_objective *obj, const lbfgs_opts *opts,
+crfp_status lbfgs_linesearch(crfp_host *host, const lbfgs_objective *obj, const lbfgs_opts *opts,
                              lbfgs_ls *ls, double *x, double *g);
 
 #endif

@@ -17,7 +17,7 @@
 #define SHRINK_MAX 0.5
 #define FLAT_EPS (16 * DBL_EPSILON)
 
-crfp_status lbfgs_linesearch(crfp_host *host, const crfp_objective *obj, const lbfgs_opts *opts,
+crfp_status lbfgs_linesearch(crfp_host *host, const lbfgs_objective *obj, const lbfgs_opts *opts,
                              lbfgs_ls *ls, double *x, double *g)
 {
     double a = ls->a0;

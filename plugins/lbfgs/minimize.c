@@ -22,7 +22,7 @@ void lbfgs_opts_default(lbfgs_opts *o)
     o->max_ls = 20;
     o->max_iter = 0;
     o->gtol = 1e-5;
-    o->threads = 1;
+    o->team = NULL;
 }
 
 crfp_status lbfgs_opts_check(crfp_host *host, const lbfgs_opts *o)
@@ -51,7 +51,7 @@ crfp_status lbfgs_opts_check(crfp_host *host, const lbfgs_opts *o)
 typedef struct run {
     crfp_host *host;
     const lbfgs_opts *opts;
-    const crfp_objective *obj;
+    const lbfgs_objective *obj;
     size_t n;
     double *x, *g, *d;
     lbfgs_mem mem;
@@ -90,7 +90,7 @@ typedef enum {
 
 static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
 {
-    const crfp_objective *obj = r->obj;
+    const lbfgs_objective *obj = r->obj;
     const lbfgs_opts *o = r->opts;
     double rho1 = obj->rho1;
     int iter = 0;
@@ -182,7 +182,7 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
     }
 }
 
-crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_objective *obj,
+crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const lbfgs_objective *obj,
                            double *theta)
 {
     crfp_status st = lbfgs_opts_check(host, opts);
@@ -212,7 +212,7 @@ crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const crfp_o
     st = lbfgs_mem_init(host, &r.mem, r.n, opts->m);
     if (st != CRFP_OK)
         goto out;
-    r.pool = vpool_new(opts->threads);
+    r.pool = vpool_new(opts->team);
     r.mem.pool = r.pool;
     crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s, %zu weights, history %d, optimizer memory %.1f MB",
              obj->rho1 > 0 ? "OWL-QN" : "L-BFGS", r.n, opts->m,

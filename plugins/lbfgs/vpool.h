@@ -2,7 +2,7 @@
  *
  * The loops over millions of weights are bound by memory bandwidth, which
  * one core does not saturate: splitting each loop over two threads makes it
- * about 1.4x faster here.  Each loop is cut into the same contiguous slices
+ * about 1.4x faster here.  They run on the host's thread team (team.h).  Each loop is cut into the same contiguous slices
  * on every call and partial sums are added in slice order, so results only
  * depend on the thread count.
  */
@@ -10,6 +10,7 @@
 #define CRFP_LBFGS_VPOOL_H
 
 #include <stddef.h>
+#include "crfpipe/team.h"
 
 #define VPOOL_ACC 5
 
@@ -19,10 +20,10 @@ typedef struct vpool vpool;
  * (VPOOL_ACC entries, zeroed by the caller). */
 typedef void (*vpool_fn)(void *ctx, size_t lo, size_t hi, double *acc);
 
-/* A team of `nthreads` (the caller counts as one).  Returns NULL when
- * nthreads <= 1 or threads cannot be started: callers then run serially,
- * which every function below accepts. */
-vpool *vpool_new(int nthreads);
+/* The loops' bookkeeping on the host's team (borrowed).  Returns NULL for
+ * a NULL or one-member team, or when out of memory: callers then run
+ * serially, which every function below accepts. */
+vpool *vpool_new(crfp_team *team);
 void vpool_free(vpool *p);
 
 /* Run fn over [0, n) on the team and return the summed partials in out. */

@@ -198,18 +198,21 @@ static void templates_free(void *ex)
 }
 
 static const crfp_features_vtable templates_vtable = {
-    templates_create, templates_load, templates_save, templates_extract, templates_free,
+    .size = CRFP_VTABLE_SIZE(crfp_features_vtable),
+    .create = templates_create,
+    .load = templates_load,
+    .save = templates_save,
+    .extract = templates_extract,
+    .free = templates_free,
 };
 
 CRFP_PLUGIN_DEFINE(templates) = {
-    CRFP_ABI_VERSION,
-    "templates",
-    CRFP_KIND_FEATURES,
-    "1.0",
-    "CRF++/Wapiti feature templates (%x %t %m, ICU regular expressions)",
-    templates_params,
-    sizeof templates_params / sizeof templates_params[0],
-    &templates_vtable,
-    NULL,
-    NULL,
+    CRFP_PLUGIN_ABI,
+    .name = "templates",
+    .kind = CRFP_KIND_FEATURES,
+    .version = "1.0",
+    .description = "CRF++/Wapiti feature templates (%x %t %m, ICU regular expressions)",
+    .params = templates_params,
+    .nparams = sizeof templates_params / sizeof templates_params[0],
+    .vtable = &templates_vtable,
 };

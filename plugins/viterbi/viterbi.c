@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +58,7 @@ typedef struct job {
     double *seqprob;          /* per sentence, per k: probability */
     atomic_size_t next;
     atomic_int failed;
+    int nth;                  /* team members that take part */
 } job;
 
 static void tagger_close(void *state);
@@ -145,6 +145,18 @@ fail:
 
 /* Decode sentences until none is left.  Errors are flagged, not reported:
  * only the calling thread may write the host's message. */
+static void *worker(void *arg);
+
+/* A member of the host's team: the first j->nth take sentences in turn
+ * (dynamic, since sentence lengths vary; each result has its own slot, so
+ * the output does not depend on which member decoded what). */
+static void member(void *arg, int id, int n)
+{
+    (void)n;
+    if (id < ((job *)arg)->nth)
+        worker(arg);
+}
+
 static void *worker(void *arg)
 {
     job *j = arg;
@@ -319,15 +331,11 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         nth = (int)(nsent / 32 + 1);
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, 0);
-    pthread_t *th = nth > 1 ? calloc((size_t)nth - 1, sizeof *th) : NULL;
-    int started = 0;
-    for (int t = 0; t < nth - 1 && th; t++, started++)
-        if (pthread_create(&th[t], NULL, worker, &j) != 0)
-            break;
-    worker(&j);
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    free(th);
+    j.nth = nth;
+    if (nth > 1)
+        crfp_team_run(crfp_host_team(host), member, &j);
+    else
+        worker(&j);
     if (atomic_load(&j.failed)) {
         st = crfp_error(host, CRFP_EPLUGIN, "decoding failed (out of memory or features error)");
         goto out;
@@ -418,10 +426,20 @@ static void tagger_close(void *state)
     free(tg);
 }
 
-static const crfp_tagger_vtable vtable = {tagger_open, tagger_process, NULL, tagger_close};
+static const crfp_tagger_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_tagger_vtable),
+    .open = tagger_open,
+    .process = tagger_process,
+    .close = tagger_close,
+};
 
 CRFP_PLUGIN_DEFINE(viterbi) = {
-    CRFP_ABI_VERSION, "viterbi", CRFP_KIND_TAGGER, "1.0",
-    "CRF tagger: sparse Viterbi, n-best lists, posterior marginals",
-    params, sizeof params / sizeof params[0], &vtable, NULL, NULL,
+    CRFP_PLUGIN_ABI,
+    .name = "viterbi",
+    .kind = CRFP_KIND_TAGGER,
+    .version = "1.0",
+    .description = "CRF tagger: sparse Viterbi, n-best lists, posterior marginals",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .vtable = &vtable,
 };

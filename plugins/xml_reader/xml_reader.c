@@ -24,10 +24,25 @@ static void xr_close(void *state)
     crfp_xml_reader_close(state);
 }
 
-static const crfp_reader_vtable vtable = {xr_open, xr_next, xr_close};
+static const crfp_reader_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_reader_vtable),
+    .open = xr_open,
+    .next = xr_next,
+    .close = xr_close,
+};
+
+static const char *const formats[] = {"xml", NULL};
+static const char *const extensions[] = {".xml", NULL};
 
 CRFP_PLUGIN_DEFINE(xml_reader) = {
-    CRFP_ABI_VERSION, "xml_reader", CRFP_KIND_READER, "1.0",
-    "crfpipe XML corpus reader (streaming, optional RELAX NG validation)",
-    params, sizeof params / sizeof *params, &vtable, NULL, NULL,
+    CRFP_PLUGIN_ABI,
+    .name = "xml_reader",
+    .kind = CRFP_KIND_READER,
+    .version = "1.0",
+    .description = "crfpipe XML corpus reader (streaming, optional RELAX NG validation)",
+    .params = params,
+    .nparams = sizeof params / sizeof *params,
+    .vtable = &vtable,
+    .formats = formats,
+    .extensions = extensions,
 };

@@ -24,10 +24,24 @@ static void xw_close(void *state)
     crfp_xml_writer_close(state);
 }
 
-static const crfp_writer_vtable vtable = {xw_open, xw_write, xw_finish, xw_close};
+static const crfp_writer_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_writer_vtable),
+    .open = xw_open,
+    .write = xw_write,
+    .finish = xw_finish,
+    .close = xw_close,
+};
+
+static const char *const formats[] = {"xml", NULL};
+static const char *const extensions[] = {".xml", NULL};
 
 CRFP_PLUGIN_DEFINE(xml_writer) = {
-    CRFP_ABI_VERSION, "xml_writer", CRFP_KIND_WRITER, "1.0",
-    "crfpipe XML corpus writer (lossless: text, meta, sets, typed features)",
-    NULL, 0, &vtable, NULL, NULL,
+    CRFP_PLUGIN_ABI,
+    .name = "xml_writer",
+    .kind = CRFP_KIND_WRITER,
+    .version = "1.0",
+    .description = "crfpipe XML corpus writer (lossless: text, meta, sets, typed features)",
+    .vtable = &vtable,
+    .formats = formats,
+    .extensions = extensions,
 };

@@ -109,7 +109,10 @@ int main(void)
     }
     for (int nt = 1; nt <= 3; nt++) {
         size_t te, se;
-        CHECK(crfp_crf_errors(crf, ds, theta, nt, &te, &se) == CRFP_OK, "errors");
+        crfp_team *tm = NULL;
+        CHECK(crfp_team_new(nt, &tm) == CRFP_OK, "team");
+        CHECK(crfp_crf_errors(crf, ds, theta, tm, &te, &se) == CRFP_OK, "errors");
+        crfp_team_free(tm);
         CHECK(te == expect && se == expect_seq, "threads %d: %zu/%zu vs %zu/%zu", nt, te, se,
               expect, expect_seq);
     }
@@ -122,7 +125,7 @@ int main(void)
         theta[crfp_crf_ublock(crf, (uint32_t)o) + (uint64_t)y] = 1.0;
     }
     size_t te, se;
-    CHECK(crfp_crf_errors(crf, ds, theta, 2, &te, &se) == CRFP_OK && te == 0 && se == 0,
+    CHECK(crfp_crf_errors(crf, ds, theta, NULL, &te, &se) == CRFP_OK && te == 0 && se == 0,
           "perfect weights: %zu errors", te);
     free(theta);
 

@@ -51,7 +51,7 @@ static void fd_trial(int trial)
     double *g2 = malloc(P * sizeof(double));
     memcpy(theta, crfp_crf_weights_const(crf), P * sizeof(double));
     crfp_crfobj *obj;
-    CHECK(crfp_crfobj_new(NULL, crf, ds, 1, rho2, &obj) == CRFP_OK, "obj");
+    CHECK(crfp_crfobj_new(NULL, crf, ds, NULL, rho2, &obj) == CRFP_OK, "obj");
     for (int mode = 0; mode <= 2; mode++) {
         crfp_crfobj_set_mode(obj, mode);
         double f;
@@ -101,7 +101,9 @@ static void thread_trial(int trial, double pzero)
     double f1 = 0.0;
     for (int nt = 1; nt <= 3; nt++) {
         crfp_crfobj *obj;
-        CHECK(crfp_crfobj_new(NULL, crf, ds, nt, 0.1, &obj) == CRFP_OK, "obj");
+        crfp_team *tm = NULL;
+        CHECK(crfp_team_new(nt, &tm) == CRFP_OK, "team");
+        CHECK(crfp_crfobj_new(NULL, crf, ds, tm, 0.1, &obj) == CRFP_OK, "obj");
         crfp_crfobj_set_mode(obj, trial % 3);
         double f;
         /* Evaluate twice: the pool must be reusable and θ-independent caches
@@ -117,6 +119,7 @@ static void thread_trial(int trial, double pzero)
                           nt, j);
         }
         crfp_crfobj_free(obj);
+        crfp_team_free(tm);
     }
     free(g1);
     free(gn);
@@ -140,7 +143,7 @@ int main(void)
     s.y = NULL;
     crfp_dataset_add_ids(NULL, ds, &s);
     crfp_crfobj *obj = NULL;
-    CHECK(crfp_crfobj_new(NULL, crf, ds, 2, 0.0, &obj) == CRFP_EINVAL && !obj, "unlabelled");
+    CHECK(crfp_crfobj_new(NULL, crf, ds, NULL, 0.0, &obj) == CRFP_EINVAL && !obj, "unlabelled");
     ct_seq_free(&s);
     crfp_dataset_free(ds);
     crfp_crf_free(crf);

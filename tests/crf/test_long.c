@@ -43,12 +43,15 @@ int main(void)
     CHECK(crfp_dataset_add_ids(NULL, ds, &seq) == CRFP_OK, "add");
     CHECK(crfp_dataset_add_ids(NULL, ds, &seq) == CRFP_OK, "add");
     crfp_crfobj *obj;
-    CHECK(crfp_crfobj_new(NULL, crf, ds, 2, 0.0, &obj) == CRFP_OK, "obj");
+    crfp_team *tm = NULL;
+    CHECK(crfp_team_new(2, &tm) == CRFP_OK, "team");
+    CHECK(crfp_crfobj_new(NULL, crf, ds, tm, 0.0, &obj) == CRFP_OK, "obj");
     double f, *g = malloc(crfp_crf_nparams(crf) * sizeof(double));
     CHECK(crfp_crfobj_eval(obj, theta, &f, g) == CRFP_OK, "eval");
     double gold = crfp_path_score(crf, &seq, theta, seq.y);
     CHECK(ct_close(f, 2 * (lz[0] - gold), 1e-10), "f %.17g", f);
     crfp_crfobj_free(obj);
+    crfp_team_free(tm);
     crfp_dataset_free(ds);
     free(g);
     free(marg);

@@ -47,7 +47,7 @@ has "$tmp/err" "error: plugin 'nosuchplugin' not found"
 
 "$CRFPIPE" --plugin-path "$moddir" plugins tp_badabi >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "tp_badabi did not fail"
-has "$tmp/err" "tp_badabi.*ABI version 42"
+has "$tmp/err" "tp_badabi.*built for ABI 43.0"
 
 "$CRFPIPE" --plugin-path "$moddir" plugins tp_initfail >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "tp_initfail did not fail"

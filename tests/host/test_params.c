@@ -122,11 +122,19 @@ int main(void)
     CHECK(f, crfp_params_set(h, p, NULL, "zzz", "1", NULL) == CRFP_EINVAL);
     CHECK_MSG(f, h, "unknown parameter 'zzz'");
 
-    /* Wrong-type and undeclared getters are programming errors: neutral values. */
+    /* Wrong-type and undeclared getters are misuses: neutral values, and the
+     * set records the first one for the host to report. */
+    CHECK(f, crfp_params_misuse(p) == NULL);
     CHECK(f, crfp_params_int(p, "rho1") == 0);
+    CHECK(f, crfp_params_misuse(p) && strstr(crfp_params_misuse(p), "read parameter 'rho1' as int"));
     CHECK(f, crfp_params_float(p, "undeclared") == 0.0);
     CHECK(f, crfp_params_bool(p, "name") == 0);
-    CHECK(f, strcmp(crfp_params_str(p, "undeclared"), "") == 0);
+    CHECK(f, crfp_params_str(p, "undeclared") == NULL);
+    crfp_params *fresh = crfp_params_new(specs, NSPECS);
+    CHECK(f, fresh && crfp_params_str(fresh, "undeclared") == NULL);
+    CHECK(f, fresh && crfp_params_misuse(fresh) &&
+                 strstr(crfp_params_misuse(fresh), "'undeclared', which it never declared"));
+    crfp_params_free(fresh);
 
     size_t ns;
     CHECK(f, crfp_params_specs(p, &ns) == specs && ns == NSPECS);

@@ -5,6 +5,8 @@
 #include "check.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -33,16 +35,16 @@ static int copy_file(const char *from, const char *to)
 
 typedef struct scan_errs {
     int n;
-    int saw[5]; /* nodesc, badabi, initfail, misname, badkind */
+    int saw[7]; /* nodesc, badabi, initfail, misname, badkind, novt, future */
 } scan_errs;
 
 static void on_err(void *ud, const char *file, const char *msg)
 {
     scan_errs *e = ud;
     static const char *const names[] = {"tp_nodesc", "tp_badabi", "tp_initfail", "tp_misname",
-                                        "tp_badkind"};
+                                        "tp_badkind", "tp_novt", "tp_future"};
     e->n++;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 7; i++)
         if (contains(file, names[i]) && contains(msg, names[i]))
             e->saw[i]++;
 }
@@ -58,8 +60,16 @@ static void check_broken(int *f, crfp_host *h)
 
     CHECK(f, crfp_host_load(h, "tp_badabi", &p) == CRFP_EABI);
     CHECK_MSG(f, h, "tp_badabi");
-    CHECK_MSG(f, h, "ABI version 42");
-    CHECK_MSG(f, h, "supports version 1");
+    CHECK_MSG(f, h, "built for ABI 43.0");
+    CHECK_MSG(f, h, "supports 2.0 to 2.1");
+
+    /* A newer minor version than the host's is refused; a missing required
+     * vtable member is named. */
+    CHECK(f, crfp_host_load(h, "tp_future", &p) == CRFP_EABI);
+    CHECK_MSG(f, h, "built for ABI 2.2");
+    CHECK(f, crfp_host_load(h, "tp_novt", &p) == CRFP_EABI);
+    CHECK_MSG(f, h, "tagger vtable");
+    CHECK_MSG(f, h, "lacks the required member 'process'");
 
     CHECK(f, crfp_host_load(h, "tp_initfail", &p) == CRFP_EPLUGIN);
     CHECK_MSG(f, h, MODDIR "/tp_initfail");
@@ -79,7 +89,7 @@ static void check_broken(int *f, crfp_host *h)
     CHECK_MSG(f, h, MODDIR);
     CHECK_MSG(f, h, CRFP_PKGLIBDIR);
 
-    static const char *const invalid[] = {"../tp_good", "tp-good", "", "9lives", "a/b"};
+    static const char *const invalid[] = {"../tp_good", "", "9lives", "a/b", "tp good"};
     for (size_t i = 0; i < sizeof invalid / sizeof *invalid; i++) {
         CHECK(f, crfp_host_load(h, invalid[i], &p) == CRFP_EINVAL);
         CHECK_MSG(f, h, "is not valid");
@@ -110,6 +120,31 @@ int main(void)
     CHECK(f, crfp_host_load_kind(h, "tp_good", CRFP_KIND_READER, &q) == CRFP_EINVAL);
     CHECK_MSG(f, h, "plugin 'tp_good' is a tagger, not a reader");
 
+    /* Users may write '-' for '_' (--trainer sgd-l1). */
+    CHECK(f, crfp_host_load(h, "tp-good", &q) == CRFP_OK && q == p);
+
+    /* A reader built against ABI 2.0 loads in this 2.1 host unchanged: its
+     * vtable is smaller (no probe), and the host reads only what it has. */
+    const crfp_plugin *old = NULL;
+    CHECK(f, crfp_host_load(h, "tp_abi20", &old) == CRFP_OK);
+    if (old) {
+        const crfp_reader_vtable *rv = old->desc->vtable;
+        CHECK(f, old->desc->abi_major == 2 && old->desc->abi_minor == 0);
+        CHECK(f, rv->size < sizeof(crfp_reader_vtable));
+        CHECK(f, rv->size == offsetof(crfp_reader_vtable, probe));
+        CHECK(f, !CRFP_VT_HAS(rv, crfp_reader_vtable, probe));
+        /* Its declared format and extension are found through the registry. */
+        const crfp_plugin *r = NULL;
+        CHECK(f, crfp_host_find_format(h, CRFP_KIND_READER, "tp-old", &r) == CRFP_OK && r == old);
+        CHECK(f, crfp_host_format_for_path(h, CRFP_KIND_READER, "x/y.TPOLD", &r) == CRFP_OK &&
+                     r == old);
+        CHECK(f, crfp_host_find_format(h, CRFP_KIND_READER, "nonesuch", &r) == CRFP_ENOTFOUND);
+        CHECK_MSG(f, h, "unknown input format 'nonesuch'");
+        CHECK_MSG(f, h, "tp-old");
+        /* Content sniffing asks only readers that have a probe. */
+        CHECK(f, crfp_host_sniff_reader(h, "x", 1, &r, NULL) == CRFP_ENOTFOUND);
+    }
+
     check_broken(f, h);
 
     /* Scan: tp_good listed, each broken module reported once, no crash. */
@@ -121,9 +156,9 @@ int main(void)
     for (size_t i = 0; i < n; i++)
         good += strcmp(list[i]->desc->name, "tp_good") == 0;
     CHECK(f, good == 1);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 7; i++)
         CHECK(f, errs.saw[i] == 1);
-    CHECK(f, errs.n >= 5);
+    CHECK(f, errs.n >= 7);
     /* The good module is still the same one after the scan. */
     CHECK(f, crfp_host_load(h, "tp_good", &q) == CRFP_OK && q == p);
     crfp_host_free(h);

@@ -4,7 +4,8 @@
 static const crfp_stage_vtable badabi_vtable;
 
 CRFP_PLUGIN_DEFINE(tp_badabi) = {
-    .abi_version = CRFP_ABI_VERSION + 41,
+    .abi_major = CRFP_ABI_MAJOR + 41,
+    .abi_minor = 0,
     .name = "tp_badabi",
     .kind = CRFP_KIND_TAGGER,
     .version = "0.1",

@@ -4,7 +4,7 @@
 static const crfp_stage_vtable badkind_vtable;
 
 CRFP_PLUGIN_DEFINE(tp_badkind) = {
-    .abi_version = CRFP_ABI_VERSION,
+    CRFP_PLUGIN_ABI,
     .name = "tp_badkind",
     .kind = (crfp_kind)99,
     .version = "0.1",

@@ -21,7 +21,12 @@ static void good_close(void *state)
     (void)state;
 }
 
-static const crfp_stage_vtable good_vtable = {good_open, good_process, NULL, good_close};
+static const crfp_stage_vtable good_vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_stage_vtable),
+    .open = good_open,
+    .process = good_process,
+    .close = good_close,
+};
 
 static const crfp_param_spec good_params[] = {
     {"label", CRFP_PARAM_STRING, "O", "label given to every token"},
@@ -36,7 +41,7 @@ static crfp_status good_init(crfp_host *host)
 }
 
 CRFP_PLUGIN_DEFINE(tp_good) = {
-    .abi_version = CRFP_ABI_VERSION,
+    CRFP_PLUGIN_ABI,
     .name = "tp_good",
     .kind = CRFP_KIND_TAGGER,
     .version = "1.2",

@@ -4,7 +4,7 @@
 static const crfp_stage_vtable misname_vtable;
 
 CRFP_PLUGIN_DEFINE(tp_misname) = {
-    .abi_version = CRFP_ABI_VERSION,
+    CRFP_PLUGIN_ABI,
     .name = "someone_else",
     .kind = CRFP_KIND_TAGGER,
     .version = "0.1",

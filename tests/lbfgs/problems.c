@@ -219,10 +219,42 @@ static crfp_status iter_cb(void *ud, const crfp_iter_info *info, const double *x
     return CRFP_OK;
 }
 
-crfp_objective problem_objective(problem *p, double rho1)
+lbfgs_objective problem_objective(problem *p, double rho1)
 {
-    crfp_objective o = {p->dim, rho1, p->rho2, p, eval_cb, iter_cb};
+    lbfgs_objective o = {p->dim, rho1, p->rho2, p, eval_cb, iter_cb};
     return o;
+}
+
+/* The problem seen through the training-set interface (batch only), as
+ * the plugin receives it from the host.  problem_f includes the ℓ2 term;
+ * without it, it is taken off again. */
+static crfp_status ts_batch(void *ud, const double *x, int with_l2, double *f, double *g)
+{
+    problem *p = ud;
+    crfp_status st = eval_cb(p, x, f, g);
+    if (st == CRFP_OK && !with_l2)
+        for (size_t i = 0; i < p->dim; i++) {
+            *f -= 0.5 * p->rho2 * x[i] * x[i];
+            g[i] -= p->rho2 * x[i];
+        }
+    return st;
+}
+
+crfp_trainset problem_trainset(problem *p, double rho1)
+{
+    crfp_trainset t;
+    memset(&t, 0, sizeof t);
+    t.size = sizeof t;
+    t.caps = CRFP_TS_BATCH;
+    t.nseq = 1;
+    t.dim = p->dim;
+    t.rho1 = rho1;
+    t.rho2 = p->rho2;
+    t.ud = p;
+    t.batch = ts_batch;
+    t.monitor = iter_cb;
+    t.monitor_ud = p;
+    return t;
 }
 
 static double l2(const double *x, size_t n)

@@ -1,5 +1,5 @@
 /* Test problems for the lbfgs optimizer: objectives behind the
- * crfp_objective interface, a deterministic RNG, a reference proximal
+ * lbfgs_objective interface, a deterministic RNG, a reference proximal
  * gradient solver and the ℓ1 optimality check. */
 #ifndef CRFP_TEST_LBFGS_PROBLEMS_H
 #define CRFP_TEST_LBFGS_PROBLEMS_H
@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "crfpipe/crfpipe.h"
+#include "lbfgs_impl.h"
 
 /* splitmix64: same sequence on every platform. */
 typedef struct rng { uint64_t s; } rng;
@@ -47,8 +48,11 @@ void problem_logit(problem *p, size_t rows, size_t dim, double rho2, uint64_t se
 void problem_rosen(problem *p, size_t dim);
 void problem_free(problem *p);
 
-/* The crfp_objective for p with penalties rho1 (rho2 is the problem's). */
-crfp_objective problem_objective(problem *p, double rho1);
+/* The lbfgs_objective for p with penalties rho1 (rho2 is the problem's). */
+lbfgs_objective problem_objective(problem *p, double rho1);
+/* The same problem as a batch-only training set (what the host hands the
+ * plugin); monitor = the same iteration callback. */
+crfp_trainset problem_trainset(problem *p, double rho1);
 /* Smooth part f and ∇f (g may be NULL). */
 double problem_f(const problem *p, const double *x, double *g);
 /* Lipschitz constant of ∇f (power iteration), for the reference solver. */

@@ -52,7 +52,7 @@ static crfp_status go(crfp_host *h, problem *p, double rho1, const lbfgs_opts *o
     p->F0 = problem_f(p, x, NULL);
     for (size_t i = 0; i < p->dim; i++)
         p->F0 += rho1 * fabs(x[i]);
-    crfp_objective obj = problem_objective(p, rho1);
+    lbfgs_objective obj = problem_objective(p, rho1);
     return lbfgs_minimize(h, o, &obj, x);
 }
 
@@ -170,7 +170,7 @@ static void test_warm_start(double rho1)
         F0 += rho1 * fabs(x[i]);
     p.F0 = F0;
     o.gtol = 1e-8;
-    crfp_objective obj = problem_objective(&p, rho1);
+    lbfgs_objective obj = problem_objective(&p, rho1);
     st = lbfgs_minimize(h, &o, &obj, x);
     CHECK(st == CRFP_OK, "warm start: status %d", (int)st);
     CHECK(p.iters <= 2, "warm start (rho1=%g): %d iterations (cold: %d)", rho1, p.iters, first);
@@ -217,7 +217,7 @@ static void test_bad_input(void)
     logcap cap;
     crfp_host *h = new_host(&cap);
     double x[1] = {0};
-    crfp_objective obj = {1, 0, 0, NULL, nan_eval, NULL};
+    lbfgs_objective obj = {1, 0, 0, NULL, nan_eval, NULL};
     lbfgs_opts o = tight();
     CHECK(lbfgs_minimize(h, &o, &obj, x) == CRFP_EINVAL, "NaN objective accepted");
     CHECK(strstr(crfp_errmsg(h), "not finite") != NULL, "message: %s", crfp_errmsg(h));

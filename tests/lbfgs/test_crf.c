@@ -78,9 +78,11 @@ int main(void)
     FAILIF(crfp_crf_finalize(crf));
     size_t n = crfp_crf_nparams(crf);
     crfrun run = {NULL, 0, 1, INFINITY};
-    FAILIF(crfp_crfobj_new(host, crf, ds, 2, 0.1, &run.obj));
+    crfp_team *tm = NULL;
+    FAILIF(crfp_team_new(2, &tm));
+    FAILIF(crfp_crfobj_new(host, crf, ds, tm, 0.1, &run.obj));
     double rho1 = 1.0;
-    crfp_objective obj = {n, rho1, 0.1, &run, eval, iteration};
+    lbfgs_objective obj = {n, rho1, 0.1, &run, eval, iteration};
     double *x = calloc(n, sizeof(double)), *g = calloc(n, sizeof(double));
     lbfgs_opts o;
     lbfgs_opts_default(&o);
@@ -109,6 +111,7 @@ int main(void)
     free(x);
     free(g);
     crfp_crfobj_free(run.obj);
+    crfp_team_free(tm);
     crfp_obsseq_free(obs);
     crfp_dataset_free(ds);
     crfp_crf_free(crf);

@@ -38,7 +38,8 @@ int main(void)
     const crfp_plugin_descriptor *d = pl->desc;
     CHECK(strcmp(d->name, "lbfgs") == 0, "name %s", d->name);
     CHECK(d->kind == CRFP_KIND_TRAINER, "kind %d", (int)d->kind);
-    CHECK(d->abi_version == CRFP_ABI_VERSION, "abi %u", d->abi_version);
+    CHECK(d->abi_major == CRFP_ABI_MAJOR && d->abi_minor <= CRFP_ABI_MINOR, "abi %u.%u",
+          d->abi_major, d->abi_minor);
     const char *want[] = {"history", "epsilon", "window", "max-linesearch", "max-iter", "gtol"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         int found = 0;
@@ -58,7 +59,7 @@ int main(void)
                         NULL};
     crfp_params *ps = params(h, pl, kv);
     double rho1 = 2.0, x[30] = {0};
-    crfp_objective obj = problem_objective(&p, rho1);
+    crfp_trainset obj = problem_trainset(&p, rho1);
     st = vt->train(h, ps, &obj, x);
     CHECK(st == CRFP_OK, "train: %s", crfp_errmsg(h));
     CHECK(p.monotone, "F increased");

@@ -24,7 +24,7 @@ static void check_l1(crfp_host *host, problem *p, double rho1, int m, const char
     o.max_iter = 3000;
     p->host = host;
     p->F0 = problem_f(p, x, NULL);
-    crfp_objective obj = problem_objective(p, rho1);
+    lbfgs_objective obj = problem_objective(p, rho1);
     crfp_status st = lbfgs_minimize(host, &o, &obj, x);
     CHECK(st == CRFP_OK, "%s: status %d: %s", name, (int)st, crfp_errmsg(host));
     CHECK(p->monotone, "%s: F increased during the run", name);

@@ -49,7 +49,7 @@ static double gradnorm(const problem *p, const double *x)
 
 static void run(crfp_host *host, problem *p, const lbfgs_opts *o, double *x)
 {
-    crfp_objective obj = problem_objective(p, 0.0);
+    lbfgs_objective obj = problem_objective(p, 0.0);
     p->host = host;
     p->F0 = problem_f(p, x, NULL);
     crfp_status st = lbfgs_minimize(host, o, &obj, x);

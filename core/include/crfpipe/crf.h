@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include "crfpipe/status.h"
 #include "crfpipe/plugin.h"
+#include "crfpipe/team.h"
+#include "crfpipe/trainset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -167,19 +169,58 @@ double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *t
 
 /* --- training objective -----------------------------------------------------
  * f(θ) = Σ_i [log Z(x_i) - score(x_i, y_i)] + rho2/2‖θ‖², and ∇f, computed
- * over `nthreads` pthreads (0 = all cores); sequences are distributed over
- * threads, each thread accumulating into its own gradient buffer. */
+ * on `team` (NULL: the calling thread alone); sequences are split over the
+ * members, each accumulating into its own gradient buffer.  *out owned by
+ * the caller; crf, ds and team are borrowed and must outlive it.
+ * Errors: CRFP_EINVAL (model not finalized, unlabelled or malformed
+ * sequence, named), CRFP_ENOMEM. */
 typedef struct crfp_crfobj crfp_crfobj;
 crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dataset *ds,
-                            int nthreads, double rho2, crfp_crfobj **out);
+                            crfp_team *team, double rho2, crfp_crfobj **out);
 void crfp_crfobj_free(crfp_crfobj *o);
 crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, double *g);
+/* Change the ℓ2 weight used by the next evaluations. */
+void crfp_crfobj_set_rho2(crfp_crfobj *o, double rho2);
 /* Force sparse/dense forward-backward inside eval (see crfp_infer_set_mode). */
 void crfp_crfobj_set_mode(crfp_crfobj *o, int mode);
 
-/* Token and sequence errors of Viterbi on a labelled dataset. */
+/* Token and sequence errors of Viterbi on a labelled dataset, on `team`
+ * (NULL: the calling thread).  Errors: CRFP_EINVAL (unlabelled or malformed
+ * sequence), CRFP_ENOMEM; no message is recorded (no host). */
 crfp_status crfp_crf_errors(const crfp_crf *crf, const crfp_dataset *ds, const double *theta,
-                            int nthreads, size_t *tok_err, size_t *seq_err);
+                            crfp_team *team, size_t *tok_err, size_t *seq_err);
+
+/* --- the training set seen by trainers (trainset.h) -------------------------
+ * Build the engine's crfp_trainset over a finalized model and a labelled
+ * dataset, with every capability but HESSVEC: batch objective on `team`,
+ * per-sequence gradients, decoding, block occurrences and statistics.  One
+ * block per observation.  `mask` (may be NULL; nparams bits, bit j of
+ * mask[j/64]) freezes the parameters whose bit is 0 at zero: their
+ * gradients read as 0 and they appear in no path's features, which is how a
+ * chained trainer fine-tunes only the features its predecessor kept.
+ * crf, ds, team and mask are borrowed and must outlive the set; *out is
+ * owned by the caller (crfp_trainset_free).  monitor/monitor_ud are left
+ * NULL for the caller to fill.  Errors: those of crfp_crfobj_new. */
+crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_dataset *ds,
+                              crfp_team *team, const uint64_t *mask, double rho1, double rho2,
+                              crfp_trainset **out);
+void crfp_trainset_free(crfp_trainset *ts);
+/* Force the forward-backward path of the batch objective (see
+ * crfp_infer_set_mode). */
+void crfp_trainset_set_mode(crfp_trainset *ts, int mode);
+
+/* A copy of `crf` that keeps only the observations owning a weight that is
+ * non-zero in theta (labels, features configuration and metadata kept), with
+ * their weights copied from theta.  *map (nobs entries) gives each old
+ * observation's new id, or UINT32_MAX when dropped; *mask (nparams bits of
+ * the new model) marks the weights that were non-zero.  All outputs owned
+ * by the caller (free, crfp_crf_free).  Errors: CRFP_ENOMEM, CRFP_EINVAL
+ * (crf not finalized). */
+crfp_status crfp_crf_shrink(const crfp_crf *crf, const double *theta, crfp_crf **out_crf,
+                            uint32_t **map, uint64_t **mask);
+/* `ds` with every observation id o replaced by map[o], dropping those mapped
+ * to UINT32_MAX.  *out owned by the caller.  Errors: CRFP_ENOMEM. */
+crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp_dataset **out);
 
 #ifdef __cplusplus
 }

@@ -78,6 +78,29 @@ crfp_status crfp_host_scan(crfp_host *host, const crfp_plugin ***list, size_t *n
 /* The effective search path, for diagnostics: *dirs owned by the host. */
 void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size_t *n);
 
+/* --- formats ---------------------------------------------------------------
+ * Readers and writers declare the formats and file extensions they handle
+ * (crfp_plugin_descriptor.formats / .extensions); these look them up among
+ * every plugin on the search path (scanning it once), so that the host and
+ * the program know no plugin by name. */
+
+/* The plugin of `kind` (reader or writer) that declares format `format`.
+ * Errors: CRFP_ENOTFOUND (message lists the formats that exist). */
+crfp_status crfp_host_find_format(crfp_host *host, crfp_kind kind, const char *format,
+                                  const crfp_plugin **out);
+/* The plugin of `kind` whose declared extensions match the end of `path`
+ * (case-insensitive, longest match wins).  CRFP_ENOTFOUND, with no message,
+ * when none matches. */
+crfp_status crfp_host_format_for_path(crfp_host *host, crfp_kind kind, const char *path,
+                                      const crfp_plugin **out);
+/* The reader whose probe (ABI 2.1) is most confident about input starting
+ * with `head` (len bytes); *confidence (may be NULL) receives its score
+ * (1..100).  CRFP_ENOTFOUND, with no message, when no reader recognises it. */
+crfp_status crfp_host_sniff_reader(crfp_host *host, const char *head, size_t len,
+                                   const crfp_plugin **out, int *confidence);
+/* The canonical format name a reader or writer declares ("" if none). */
+const char *crfp_plugin_format(const crfp_plugin *p);
+
 #ifdef __cplusplus
 }
 #endif

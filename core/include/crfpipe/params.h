@@ -50,10 +50,13 @@ crfp_status crfp_params_set(crfp_host *host, crfp_params *p, const char *where,
 /* Whether the user set `name` explicitly (not from the default). */
 int crfp_params_isset(const crfp_params *p, const char *name);
 
-/* Typed getters.  They return the user value, else the declared default.
- * Asking for an undeclared name or the wrong type is a programming error:
- * the getters then return "" / 0 (and the string getter NULL when the
- * parameter has no value and no default).  Strings are owned by the set. */
+/* Typed getters.  They return the user value, else the declared default
+ * (the string getter: NULL when the parameter has no value and no default).
+ * Strings are owned by the set.  Asking for an undeclared name, or reading a
+ * parameter as another type than declared (the string getter may read any
+ * type as text), is a misuse: the getter returns NULL / 0 and the set
+ * records it, and the host fails the stage with that message when the
+ * plugin call returns (crfp_params_misuse). */
 const char *crfp_params_str(const crfp_params *p, const char *name);
 int64_t crfp_params_int(const crfp_params *p, const char *name);
 double crfp_params_float(const crfp_params *p, const char *name);
@@ -65,6 +68,10 @@ int crfp_params_iter(const crfp_params *p, size_t i, const char **name, const ch
 
 /* The declaration behind the set. */
 const crfp_param_spec *crfp_params_specs(const crfp_params *p, size_t *n);
+
+/* The first misuse a getter recorded ("asked for parameter 'x', which it
+ * never declared"), or NULL.  Owned by the set. */
+const char *crfp_params_misuse(const crfp_params *p);
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,11 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
 /* Whether the pipeline ends in a trainer (and so writes no document). */
 int crfp_pipeline_is_training(const crfp_pipeline *p);
 
+/* Whether a stage of plugin `plugin` declares parameter `param` (for a
+ * trainer: its own or one every trainer stage takes).  0 also when the
+ * plugin cannot be loaded (the message is then in host). */
+int crfp_pipeline_stage_accepts(crfp_host *host, const char *plugin, const char *param);
+
 #ifdef __cplusplus
 }
 #endif

@@ -142,6 +142,15 @@ struct crfp_trainset {
      * with_l2). */
     crfp_status (*hessvec)(void *ud, const double *theta, const double *v, int with_l2,
                            double *hv);
+
+    /* SEQUENCE.  The gradient of Σ loss_i over idx[0..n) packed: *gblk
+     * holds the blocks listed in *blocks one after another, each of its
+     * block length, in that order; *loss += Σ loss_i.  Both arrays owned by
+     * ws, valid until the next call on ws.  For trainers that update θ in
+     * place and may keep no dim-sized vector of their own (SGD). */
+    crfp_status (*seq_grad_sparse)(crfp_tsws *ws, const double *theta, const size_t *idx,
+                                   size_t n, const uint32_t **blocks, size_t *nblocks,
+                                   const double **gblk, double *loss);
 };
 
 /* Fail unless `ts` offers every capability in `needs`: CRFP_EINVAL with a

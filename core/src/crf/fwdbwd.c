@@ -108,6 +108,8 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
     const crfp_crf *crf = w->crf;
     const uint32_t Y = w->Y, T = seq->T;
     const size_t YY = (size_t)Y * Y;
+    const uint64_t *gub = w->gub ? w->gub : crf->ublk, *gbb = w->gbb ? w->gbb : crf->bblk;
+    const int pf = w->gub == NULL; /* prefetch the gradient only in the model's layout */
     if (crfp_infer_reserve(w, T) != CRFP_OK)
         return CRFP_ENOMEM;
     *logz = 0.0;
@@ -160,7 +162,7 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
     double *bT = w->beta + (size_t)(T - 1) * Y;
     for (uint32_t y = 0; y < Y; y++)
         bT[y] = 1.0;
-    if (g)
+    if (g && pf)
         for (uint32_t t = T; t-- > 0 && t + PREFETCH_AHEAD >= T;)
             crfp_prefetch_unigram(crf, seq, t, g, 1);
     for (uint32_t t = T; t-- > 0;) {
@@ -171,10 +173,10 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
                 p[y] = a[y] * b[y];
         }
         if (g) {
-            if (t >= PREFETCH_AHEAD)
+            if (pf && t >= PREFETCH_AHEAD)
                 crfp_prefetch_unigram(crf, seq, t - PREFETCH_AHEAD, g, 1);
             for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
-                double *gu = g + crf->ublk[seq->uobs[i]];
+                double *gu = g + gub[seq->uobs[i]];
                 for (uint32_t y = 0; y < Y; y++)
                     gu[y] += p[y];
                 if (gold)
@@ -185,7 +187,7 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             /* From the start label: P(y_{-1}=start, y_0=y) = P(y_0=y). */
             if (g)
                 for (uint32_t i = seq->boff[0]; i < seq->boff[1]; i++) {
-                    double *gb = g + crf->bblk[seq->bobs[i]] + YY;
+                    double *gb = g + gbb[seq->bobs[i]] + YY;
                     for (uint32_t y = 0; y < Y; y++)
                         gb[y] += p[y];
                     if (gold)
@@ -211,7 +213,7 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             pair_add(Y, &v, ap, gam, pt);
         }
         if (g && nb == 1) {
-            double *gb = g + crf->bblk[seq->bobs[seq->boff[t]]];
+            double *gb = g + gbb[seq->bobs[seq->boff[t]]];
             pair_add(Y, &v, ap, gam, gb);
             if (gold)
                 gb[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
@@ -221,7 +223,7 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             if (gold)
                 w->pair[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
             for (uint32_t i = seq->boff[t]; i < seq->boff[t + 1]; i++) {
-                double *gb = g + crf->bblk[seq->bobs[i]];
+                double *gb = g + gbb[seq->bobs[i]];
                 for (size_t j = 0; j < YY; j++)
                     gb[j] += w->pair[j];
             }

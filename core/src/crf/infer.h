@@ -39,6 +39,10 @@ struct crfp_infer {
     const crfp_crf *crf;
     uint32_t Y;
     int mode;                /* 0 auto, 1 sparse, 2 dense */
+    /* Where crfp_fb_run adds an observation's gradient: g + gub[o] (unigram)
+     * and g + gbb[o] (bigram).  NULL: the model's own layout.  A training
+     * set points these at a packed buffer holding only a sequence's blocks. */
+    const uint64_t *gub, *gbb;
     size_t cap;              /* positions the T-sized buffers hold */
     double *psi, *alpha, *beta, *scale, *shift;
     uint32_t *bp;

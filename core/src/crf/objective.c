@@ -1,7 +1,6 @@
 /* crfpipe — the training objective f(θ) = Σ_i [log Z_i − score_i] + ρ2/2‖θ‖²
- * and its gradient, over a pool of worker threads that lives as long as the
- * objective (an optimizer calls eval hundreds of times). */
-#include <pthread.h>
+ * and its gradient, on the host's thread team: each member owns a fixed,
+ * token-balanced slice of the sequences and a gradient buffer. */
 #include <stdlib.h>
 #include <string.h>
 #include "infer.h"
@@ -10,9 +9,8 @@
 typedef struct worker {
     struct crfp_crfobj *o;
     int id;
-    pthread_t th;
     crfp_infer *w;
-    double *g;      /* private gradient (NULL for thread 0: the caller's g) */
+    double *g;      /* private gradient (NULL for member 0: the caller's g) */
     double loss;    /* phase 1: Σ log Z − score over its sequences */
     double sq;      /* phase 2: Σ θ² over its slice */
     crfp_status st;
@@ -23,13 +21,10 @@ struct crfp_crfobj {
     crfp_host *host;
     const crfp_crf *crf;
     const crfp_dataset *ds;
+    crfp_team *team;
     int n;
     double rho2;
     worker *wk;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    unsigned gen;
-    int ndone, quit, phase, nstarted;
     const double *theta;
     double *g;
 };
@@ -81,68 +76,22 @@ static void phase_reduce(worker *k)
     k->sq = sq;
 }
 
-static void run_part(worker *k, int phase)
+static void job_compute(void *arg, int id, int n)
 {
-    if (phase == 1)
-        phase_compute(k);
-    else
-        phase_reduce(k);
+    (void)n;
+    phase_compute(&((crfp_crfobj *)arg)->wk[id]);
 }
 
-static void *worker_main(void *arg)
+static void job_reduce(void *arg, int id, int n)
 {
-    worker *k = arg;
-    crfp_crfobj *o = k->o;
-    unsigned seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&o->mu);
-        while (o->gen == seen && !o->quit)
-            pthread_cond_wait(&o->go, &o->mu);
-        if (o->quit) {
-            pthread_mutex_unlock(&o->mu);
-            return NULL;
-        }
-        seen = o->gen;
-        int phase = o->phase;
-        pthread_mutex_unlock(&o->mu);
-        run_part(k, phase);
-        pthread_mutex_lock(&o->mu);
-        o->ndone++;
-        pthread_cond_signal(&o->done);
-        pthread_mutex_unlock(&o->mu);
-    }
-}
-
-static void run_phase(crfp_crfobj *o, int phase)
-{
-    pthread_mutex_lock(&o->mu);
-    o->phase = phase;
-    o->ndone = 0;
-    o->gen++;
-    pthread_cond_broadcast(&o->go);
-    pthread_mutex_unlock(&o->mu);
-    run_part(&o->wk[0], phase);
-    pthread_mutex_lock(&o->mu);
-    while (o->ndone < o->n - 1)
-        pthread_cond_wait(&o->done, &o->mu);
-    pthread_mutex_unlock(&o->mu);
+    (void)n;
+    phase_reduce(&((crfp_crfobj *)arg)->wk[id]);
 }
 
 void crfp_crfobj_free(crfp_crfobj *o)
 {
     if (!o)
         return;
-    if (o->nstarted) {
-        pthread_mutex_lock(&o->mu);
-        o->quit = 1;
-        pthread_cond_broadcast(&o->go);
-        pthread_mutex_unlock(&o->mu);
-        for (int i = 1; i <= o->nstarted; i++)
-            pthread_join(o->wk[i].th, NULL);
-    }
-    pthread_mutex_destroy(&o->mu);
-    pthread_cond_destroy(&o->go);
-    pthread_cond_destroy(&o->done);
     for (int i = 0; i < o->n; i++) {
         crfp_infer_free(o->wk[i].w);
         free(o->wk[i].g);
@@ -152,7 +101,7 @@ void crfp_crfobj_free(crfp_crfobj *o)
 }
 
 crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dataset *ds,
-                            int nthreads, double rho2, crfp_crfobj **out)
+                            crfp_team *team, double rho2, crfp_crfobj **out)
 {
     if (!crf || !ds || !out)
         return crfp_error(host, CRFP_EINVAL, "crf: objective: NULL argument");
@@ -170,20 +119,16 @@ crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dat
         if (st != CRFP_OK)
             return crfp_error_prefix(host, "sequence %zu", i + 1);
     }
-    int n = nthreads > 0 ? nthreads : crfp_ncpus();
-    if (n > 256)
-        n = 256;
+    int n = crfp_team_size(team);
     crfp_crfobj *o = calloc(1, sizeof *o);
     if (!o)
         return crfp_error(host, CRFP_ENOMEM, "crf: objective: out of memory");
     o->host = host;
     o->crf = crf;
     o->ds = ds;
+    o->team = team;
     o->n = n;
     o->rho2 = rho2;
-    pthread_mutex_init(&o->mu, NULL);
-    pthread_cond_init(&o->go, NULL);
-    pthread_cond_init(&o->done, NULL);
     o->wk = calloc((size_t)n, sizeof *o->wk);
     size_t *cut = malloc(((size_t)n + 1) * sizeof *cut);
     if (!o->wk || !cut) {
@@ -210,15 +155,13 @@ crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dat
         }
     }
     free(cut);
-    for (int i = 1; i < n; i++) {
-        if (pthread_create(&o->wk[i].th, NULL, worker_main, &o->wk[i]) != 0) {
-            crfp_crfobj_free(o);
-            return crfp_error(host, CRFP_ENOMEM, "crf: objective: cannot start thread %d", i);
-        }
-        o->nstarted = i;
-    }
     *out = o;
     return CRFP_OK;
+}
+
+void crfp_crfobj_set_rho2(crfp_crfobj *o, double rho2)
+{
+    o->rho2 = rho2;
 }
 
 void crfp_crfobj_set_mode(crfp_crfobj *o, int mode)
@@ -233,12 +176,12 @@ crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, dou
         return crfp_error(o ? o->host : NULL, CRFP_EINVAL, "crf: objective: NULL argument");
     o->theta = theta;
     o->g = g;
-    run_phase(o, 1);
+    crfp_team_run(o->team, job_compute, o);
     for (int i = 0; i < o->n; i++)
         if (o->wk[i].st != CRFP_OK)
             return crfp_error(o->host, o->wk[i].st,
                               "crf: objective: thread %d: out of memory for its workspace", i);
-    run_phase(o, 2);
+    crfp_team_run(o->team, job_reduce, o);
     double loss = 0.0, sq = 0.0;
     for (int i = 0; i < o->n; i++) {
         loss += o->wk[i].loss;
