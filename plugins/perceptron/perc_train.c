@@ -31,8 +31,8 @@ void perc_opts_default(perc_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->variant = PERC_AVERAGED;
-    o->C = 0.1;
-    o->epochs = 10;
+    o->C = 0.03;
+    o->epochs = 20;
     o->seed = 1;
     o->shuffle = 1;
 }

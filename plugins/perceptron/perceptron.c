@@ -56,9 +56,9 @@ static const crfp_param_spec perc_params[] = {
     {"variant", CRFP_PARAM_STRING, "perceptron",
      "perceptron (averaged, step 1) or pa (averaged passive-aggressive PA-I); "
      "rho1 and rho2 do not apply (rho1 > 0 or an explicit rho2 > 0 is an error)"},
-    {"max-epochs", CRFP_PARAM_INT, "10",
+    {"max-epochs", CRFP_PARAM_INT, "20",
      "passes over the training set (the common max-iter, when set, overrides it)"},
-    {"c", CRFP_PARAM_FLOAT, "0.1",
+    {"c", CRFP_PARAM_FLOAT, "0.03",
      "variant=pa: aggressiveness C, the largest step taken on one sequence"},
     {"seed", CRFP_PARAM_INT, "1", "seed of the per-epoch shuffle"},
     {"shuffle", CRFP_PARAM_BOOL, "true",

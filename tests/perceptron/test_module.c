@@ -123,10 +123,10 @@ int main(void)
     p.ts->monitor = NULL;
 
     /* Refusals, each with a message naming the parameter. */
-    const char *bad[][4] = {{"rho2", "0.5", NULL, NULL},
-                            {"variant", "mira", NULL, NULL},
-                            {"variant", "pa", "c", "0"},
-                            {"max-epochs", "0", NULL, NULL}};
+    const char *bad[][5] = {{"rho2", "0.5", NULL, NULL, NULL},
+                            {"variant", "mira", NULL, NULL, NULL},
+                            {"variant", "pa", "c", "0", NULL},
+                            {"max-epochs", "0", NULL, NULL, NULL}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         ps = params(h, merged, nm, bad[k]);
         crfp_error_clear(h);
