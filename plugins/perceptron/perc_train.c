@@ -43,6 +43,9 @@ typedef struct perc_ent {
     double val;
 } perc_ent;
 
+/* An unused slot of the merge table: no parameter has this index. */
+#define PERC_EMPTY UINT64_MAX
+
 /* Per-run state.  Everything here is owned by the run and freed by
  * run_free. */
 typedef struct perc_run {
@@ -57,6 +60,9 @@ typedef struct perc_run {
     size_t cap_y;
     perc_ent *diff;   /* Φ(gold) − Φ(pred) for PA (capacity cap_d) */
     size_t cap_d;
+    perc_ent *tab;    /* hash table merging the two paths' lists (capacity cap_h) */
+    size_t cap_h;
+    size_t hsz;       /* slots of tab in use for the current sequence, a power of two */
 } perc_run;
 
 static void run_free(perc_run *r)
@@ -68,6 +74,7 @@ static void run_free(perc_run *r)
     free(r->order);
     free(r->yhat);
     free(r->diff);
+    free(r->tab);
 }
 
 /* Grow *buf (elements of `size` bytes, capacity *cap) to hold n.  Doubling
@@ -88,12 +95,6 @@ static int grow(void **buf, size_t *cap, size_t n, size_t size)
     return 1;
 }
 
-static int ent_cmp(const void *a, const void *b)
-{
-    uint64_t x = ((const perc_ent *)a)->idx, y = ((const perc_ent *)b)->idx;
-    return (x > y) - (x < y);
-}
-
 /* w += step·v and u += (step·k)·v for each entry; k = examples seen before
  * this one.  Duplicated indices simply add up, as the score does. */
 static void apply(perc_run *r, const uint64_t *idx, const double *val, size_t n, double step)
@@ -106,40 +107,88 @@ static void apply(perc_run *r, const uint64_t *idx, const double *val, size_t n,
     }
 }
 
+/* Add `v` to the entry of index `id` in the open-addressing table r->tab
+ * (r->hsz slots, a power of two, at most half full so that probes stay
+ * short and an empty slot always exists). */
+static void tab_add(perc_run *r, uint64_t id, double v)
+{
+    const size_t mask = r->hsz - 1;
+    /* Fibonacci hashing: parameter indices of one sequence cluster in a few
+     * blocks, which the multiplication spreads over the table. */
+    size_t h = (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & mask;
+    while (r->tab[h].idx != PERC_EMPTY && r->tab[h].idx != id)
+        h = (h + 1) & mask;
+    r->tab[h].idx = id;
+    r->tab[h].val += v;
+}
+
 /* Build Φ(gold) − Φ(pred) of sequence i in r->diff with each index once,
- * dropping the entries that cancel (features both paths share), which is
- * what ‖Φ(gold) − Φ(pred)‖² needs.  *n receives the entry count.
+ * dropping the entries that cancel (features both paths share, most of
+ * them), which is what ‖Φ(gold) − Φ(pred)‖² needs.  The two lists are
+ * merged in a hash table rather than by sorting: linear in their length,
+ * which keeps PA's cost per mistake close to the perceptron's.  The
+ * entries come out in table order, a function of the data alone, so runs
+ * stay reproducible.  *n receives the entry count.
  * Errors: CRFP_ENOMEM, those of path_features. */
 static crfp_status build_diff(perc_run *r, size_t i, const uint32_t *yhat, size_t *n)
 {
     const crfp_trainset *ts = r->ts;
     const uint64_t *idx;
     const double *val;
-    size_t ng, np, m = 0;
+    size_t ng, np;
     crfp_status st = ts->path_features(r->ws, i, NULL, &idx, &val, &ng);
     if (st != CRFP_OK)
         return st;
-    if (!grow((void **)&r->diff, &r->cap_d, ng, sizeof *r->diff))
-        return CRFP_ENOMEM;
+    /* The engine lists the same observations for any labelling, so the
+     * predicted path has about as many entries as the gold one; 4·ng slots
+     * keep the table at most about half full, and it grows below if not.
+     * Only the slots in use are cleared: one long sentence does not make
+     * every later merge pay for its table. */
+    size_t want = 64;
+    while (want < 4 * ng)
+        want *= 2;
+    if (want > r->cap_h) {
+        perc_ent *t = realloc(r->tab, want * sizeof *t);
+        if (!t)
+            return CRFP_ENOMEM;
+        r->tab = t;
+        r->cap_h = want;
+    }
+    r->hsz = want;
+    for (size_t k = 0; k < r->hsz; k++)
+        r->tab[k] = (perc_ent){PERC_EMPTY, 0.0};
     for (size_t k = 0; k < ng; k++)
-        r->diff[m++] = (perc_ent){idx[k], val[k]};
-    /* The gold list was copied: path_features may now reuse its arrays. */
+        tab_add(r, idx[k], val[k]);
+    /* The gold list is in the table: path_features may now reuse its
+     * arrays. */
     if ((st = ts->path_features(r->ws, i, yhat, &idx, &val, &np)) != CRFP_OK)
         return st;
+    if (2 * (ng + np) > r->hsz) {
+        /* More entries than planned for (a masked training set can list
+         * the paths unevenly): rehash into a larger table. */
+        size_t cap = r->hsz, oldsz = r->hsz;
+        while (cap < 2 * (ng + np))
+            cap *= 2;
+        perc_ent *old = r->tab, *t = malloc(cap * sizeof *t);
+        if (!t)
+            return CRFP_ENOMEM;
+        r->tab = t;
+        r->cap_h = r->hsz = cap;
+        for (size_t k = 0; k < cap; k++)
+            t[k] = (perc_ent){PERC_EMPTY, 0.0};
+        for (size_t k = 0; k < oldsz; k++)
+            if (old[k].idx != PERC_EMPTY)
+                tab_add(r, old[k].idx, old[k].val);
+        free(old);
+    }
+    for (size_t k = 0; k < np; k++)
+        tab_add(r, idx[k], -val[k]);
     if (!grow((void **)&r->diff, &r->cap_d, ng + np, sizeof *r->diff))
         return CRFP_ENOMEM;
-    for (size_t k = 0; k < np; k++)
-        r->diff[m++] = (perc_ent){idx[k], -val[k]};
-    qsort(r->diff, m, sizeof *r->diff, ent_cmp);
     size_t out = 0;
-    for (size_t k = 0; k < m;) {
-        uint64_t id = r->diff[k].idx;
-        double v = 0.0;
-        for (; k < m && r->diff[k].idx == id; k++)
-            v += r->diff[k].val;
-        if (v != 0.0)
-            r->diff[out++] = (perc_ent){id, v};
-    }
+    for (size_t k = 0; k < r->hsz; k++)
+        if (r->tab[k].idx != PERC_EMPTY && r->tab[k].val != 0.0)
+            r->diff[out++] = r->tab[k];
     *n = out;
     return CRFP_OK;
 }
