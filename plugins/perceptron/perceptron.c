@@ -39,11 +39,23 @@
  *    Runs are bit-for-bit reproducible from the seed.
  *
  * Defaults, chosen on CoNLL-2000 chunking (samples/chunking/chunking.tpl)
- * with a dev split of train.txt only: the first 7,936 sentences trained
- * and the last 1,000 scored (test.txt never looked at); see the table in
- * README.md.  max-epochs and c are the values at which dev F1 stopped
- * improving (beyond that the gain was within ±0.05 F1 while the time grows
- * linearly).
+ * with a dev split of train.txt only — the first 7,936 sentences trained,
+ * the last 1,000 held out and scored (chunk F1, conlleval rules); test.txt
+ * was not looked at — over seeds 1, 2, 3, F1 of the averaged weights after
+ * every epoch (a scratch harness scoring the monitor's θ each epoch; the
+ * CLI trained on the same split gives the same figures, e.g. 94.22 and
+ * 94.33 for seed 1 at the defaults):
+ *   perceptron, mean F1 at 5/10/15/20/25/30/40 epochs:
+ *     94.12 / 94.17 / 94.22 / 94.28 / 94.29 / 94.28 / 94.28
+ *   pa, mean F1 at 20/25 epochs:  c=0.01 (2 seeds) 94.19 / 94.19,
+ *     c=0.03  94.30 / 94.32,  c=0.1 94.31 / 94.32.  c >= 0.1 gives
+ *     bit-identical runs: with ~20 features a token, ‖d‖² is large and PA's
+ *     step stays below 0.1 (its mean is ~0.026), so c only bites below.
+ * Hence max-epochs=20 (dev F1 flat after it, each epoch ~0.15 s) and
+ * c=0.03 (ties 0.1 on the mean, but was steadier from seed to seed and
+ * epoch to epoch: 0.1 swung 94.12-94.44 past 20 epochs).  With these, on
+ * train.txt → test.txt: perceptron F1 93.63 in 3.0 s of training, pa 93.58
+ * in about as much CPU time (one core, an otherwise idle machine).
  */
 #include "config.h"
 #include "crfpipe/crfpipe.h"
