@@ -26,14 +26,24 @@ int cli_fail(crfp_host *host);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Output that appears only when complete: writes go to a temporary file
- * next to `path`, renamed over it by cli_output_commit().  path NULL or "-"
- * means stdout (no temporary).  On failure call cli_output_abort(), which
- * removes the temporary file. */
+ * "PATH.tmp.PID.XXXXXX" next to `path`, fsync'd and renamed over it by
+ * cli_output_commit() (then the directory is fsync'd).  path NULL or "-"
+ * means stdout (no temporary).  `path` must be a new name or a regular
+ * file, whose mode (and, as root, owner) the result keeps; a new file gets
+ * 0666 minus the umask.  A FIFO, device or symbolic link is refused
+ * (CRFP_EINVAL, message naming --force-special) unless
+ * cli_output_force_special(1) was called: then it is written directly.
+ * Opening also removes this path's temporaries left by dead runs (pid gone,
+ * or untouched for an hour).  On failure call cli_output_abort(), which
+ * removes the temporary file.  Errors: CRFP_EIO with strerror, CRFP_ENOMEM. */
 typedef struct cli_output {
     crfp_stream stream;
     char *path;
-    char *tmp;
+    char *tmp;   /* NULL for stdout and for direct writes */
+    int direct;  /* writing into a FIFO/device/link target (--force-special) */
 } cli_output;
+/* --force-special: let -o write into FIFOs, devices and through symlinks. */
+void cli_output_force_special(int on);
 crfp_status cli_output_open(crfp_host *host, cli_output *o, const char *path);
 crfp_status cli_output_commit(crfp_host *host, cli_output *o);
 void cli_output_abort(cli_output *o);
@@ -66,5 +76,24 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
  * message (listing the known formats) recorded in host. */
 const char *cli_reader_for(crfp_host *host, const char *fmt, const char *path);
 const char *cli_writer_for(crfp_host *host, const char *fmt, const char *path);
+
+/* The label feature a model was trained to predict (its "label"
+ * metadata), malloc'd in *label (caller frees); *label is NULL when the
+ * model does not record one.  Errors: those of crfp_crf_load (CRFP_EIO,
+ * CRFP_EFORMAT naming the file), CRFP_ENOMEM. */
+crfp_status cli_model_label(crfp_host *host, const char *model, char **label);
+
+/* Format detection from content, for inputs whose name says nothing
+ * (see sniff.c): the name of the reader plugin whose probe is most
+ * confident about the first 64 KiB of a readable regular file, else NULL
+ * (stdin, unknown content: the caller keeps its default).  Remembers the
+ * path and the answer, so that cli_sniff_note() can explain an error that
+ * follows. */
+const char *cli_sniff_reader(crfp_host *host, const char *path);
+
+/* " (read as FORMAT, detected from its content; use --format to override)"
+ * when `msg` concerns the last file whose format was detected from its
+ * content, else "".  A static string. */
+const char *cli_sniff_note(const char *msg);
 
 #endif

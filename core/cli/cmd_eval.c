@@ -1,7 +1,16 @@
-/* crfpipe eval — reader → (viterbi) → evaluate; the report goes to stdout. */
+/* crfpipe eval — reader → (viterbi) → evaluate; the report goes to stdout.
+ *
+ * With --model the file is tagged first and the gold label is the one the
+ * model was trained on (its "label" metadata), so that `eval --model M F`
+ * scores exactly what `tag --model M F` writes.  Without it the evaluate
+ * plugin finds the prediction and the gold in what crfpipe tag wrote (MISC
+ * GoldX= / PredictedX= in CoNLL-U, the recorded tagging run in XML, the last
+ * two columns otherwise) or says there is no prediction to score. */
 #include "config.h"
 #include "cli.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cmd_eval(crfp_host *host, int argc, char **argv)
@@ -10,6 +19,16 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     const char *gold = NULL, *guess = NULL, *output = NULL, *v;
     for (int i = 1; i < argc; i++) {
         int r = 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: crfpipe eval [--model M] [--label GOLD] [--guess FEATURE] [--format F]\n"
+                   "                    [--columns a,b,c] [--threads N] [-o REPORT] FILE\n"
+                   "  --model M   tag FILE first; the gold is the label M was trained on\n"
+                   "  without it, FILE is what crfpipe tag wrote: CoNLL-U with GoldUPOS= or\n"
+                   "  PredictedUPOS= in MISC, XML recording the tagging run, or columns whose\n"
+                   "  last two are gold and prediction.  A file with no prediction is an error.\n"
+                   "  The format comes from the name (.conll .conllu .xml), else the content.\n");
+            return CLI_OK;
+        }
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
             continue;
@@ -38,15 +57,25 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     }
     if (!input)
         return cli_usage(argv[0], "no file to evaluate");
+    /* The model's label is the gold when the tokens have that feature;
+     * column files whose columns are named by position fall back to the
+     * column before the prediction (the evaluate plugin decides). */
+    char *label = NULL;
+    if (model && !gold && cli_model_label(host, model, &label) != CRFP_OK)
+        return cli_fail(host);
     const char *reader = cli_reader_for(host, format, input);
     const crfp_plugin *report = NULL;
-    if (!reader || crfp_host_find_format(host, CRFP_KIND_WRITER, "report", &report) != CRFP_OK)
+    if (!reader || crfp_host_find_format(host, CRFP_KIND_WRITER, "report", &report) != CRFP_OK) {
+        free(label);
         return cli_usage(argv[0], "%s", crfp_errmsg(host));
+    }
     crfp_pipeline *p = crfp_pipeline_new(host);
-    if (!p)
+    if (!p) {
+        free(label);
         return CLI_FAIL;
+    }
     const char *rn[] = {"columns"}, *rv[] = {columns};
-    const char *tn[3], *tv[3], *en[2], *ev[2];
+    const char *tn[3], *tv[3], *en[4], *ev[4];
     size_t nt = 0, ne = 0;
     tn[nt] = "model", tv[nt++] = model;
     tn[nt] = "output", tv[nt++] = "predicted";
@@ -56,6 +85,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         en[ne] = "gold", ev[ne++] = gold;
     if (guess || model)
         en[ne] = "guess", ev[ne++] = guess ? guess : "predicted";
+    if (label)
+        en[ne] = "model-label", ev[ne++] = label;
+    if (strcmp(input, "-") != 0)
+        en[ne] = "source", ev[ne++] = input;
     int rc;
     if (crfp_pipeline_add(p, reader, "input", rn, rv, columns ? 1 : 0, NULL) == CRFP_OK &&
         (!model || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&
@@ -64,5 +97,6 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     else
         rc = cli_fail(host);
     crfp_pipeline_free(p);
+    free(label);
     return rc;
 }

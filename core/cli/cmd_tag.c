@@ -1,15 +1,76 @@
-/* crfpipe tag — builds reader → viterbi → writer and runs it. */
+/* crfpipe tag — builds reader → viterbi → writer and runs it.
+ *
+ * Options are routed to the stage that declares them: reader (--columns),
+ * writer (--map, --prediction-to, --keep-gold, --unrepresentable,
+ * --separator, --strict, and any --writer-param NAME=VALUE), and everything
+ * else to the tagger, whose declaration checks it.
+ *
+ * Where the prediction goes depends on the output format: the column
+ * writer appends a column (the tagger extends the document's column list),
+ * the XML writer adds a Token feature, and the CoNLL-U writer, which has no
+ * spare column, is told which label the model predicts (the model's
+ * "label" metadata) so that it can put the prediction in that column and
+ * keep the gold in MISC (see plugins/conllu_writer).
+ */
 #include "config.h"
 #include "cli.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+crfp_status cli_model_label(crfp_host *host, const char *model, char **label)
+{
+    crfp_crf *crf = NULL;
+    *label = NULL;
+    /* A full load, for the one metadata string: the model format has no
+     * header-only reader, and a second load (tens of milliseconds even for
+     * large models) is cheaper than a format parser kept in two places. */
+    crfp_status st = crfp_crf_load(host, model, &crf);
+    if (st != CRFP_OK)
+        return st;
+    const char *l = crfp_crf_meta(crf, "label");
+    if (l && *l && !(*label = strdup(l)))
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+    crfp_crf_free(crf);
+    return st;
+}
+
+static void tag_help(void)
+{
+    printf("usage: crfpipe tag --model M [OPTIONS] [IN]   (IN: file or - for stdin; output on stdout)\n"
+           "  --model M             model file (required)\n"
+           "  --format F, --to F    input / output format: conll, conllu, xml (default: from the\n"
+           "                        file name, else from the content; output = input format)\n"
+           "  --columns a,b,c       column names of a CoNLL input\n"
+           "  -o OUT                write OUT (only when the run succeeds)\n"
+           "  --threads N --nbest K --posteriors --spans TYPE --output FEATURE   tagger options\n"
+           "Where the prediction goes:\n"
+           "  CoNLL columns         an added last column; XML: a Token feature 'predicted'\n"
+           "  CoNLL-U               --prediction-to column|misc|extra|none (default column):\n"
+           "      column  in the column of the model's label (e.g. UPOS), the value it replaces\n"
+           "              (the gold) kept in MISC as GoldUPOS=... (--keep-gold false: dropped)\n"
+           "      misc    in MISC as PredictedUPOS=..., every column unchanged\n"
+           "      extra   as an 11th column (not valid CoNLL-U)\n"
+           "  --map COLUMN:FEATURE  fill a CoNLL-U column from a feature (e.g. upos:predicted)\n"
+           "  --unrepresentable escape|drop|error   a value a column cannot hold (spaces in a\n"
+           "                        space-separated file, tabs, line breaks, empty): escaped as\n"
+           "                        \\s \\t \\n \\r \\p \\\\ (default), column left out, or an error;\n"
+           "                        decided before anything is written\n"
+           "  --separator space|tab, --strict, --writer-param NAME=VALUE   other writer options\n"
+           "`crfpipe eval OUT` then scores the output with no other option.\n");
+}
+
+/* Options that belong to the writer (the column writers declare them). */
+static const char *const writer_opts[] = {"map",       "prediction-to", "keep-gold",
+                                          "unrepresentable", "separator", "strict"};
 
 int cmd_tag(crfp_host *host, int argc, char **argv)
 {
     const char *format = NULL, *to = NULL, *columns = NULL, *input = NULL, *output = NULL;
-    const char *tagger = "viterbi", *v;
-    const char *names[32], *values[32];
-    size_t n = 0;
+    const char *tagger = "viterbi", *v, *model = NULL;
+    const char *names[32], *values[32], *wn[32], *wv[32];
+    size_t n = 0, nw = 0;
     for (int i = 1; i < argc; i++) {
         int r = 0;
         if (strcmp(argv[i], "-o") == 0) {
@@ -18,10 +79,21 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             output = argv[++i];
             continue;
         }
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            tag_help();
+            return CLI_OK;
+        }
         if (strcmp(argv[i], "--posteriors") == 0) {
             names[n] = "posteriors";
             values[n++] = "true";
             continue;
+        }
+        int is_writer = 0;
+        for (size_t k = 0; k < sizeof writer_opts / sizeof *writer_opts; k++) {
+            size_t len = strlen(writer_opts[k]);
+            if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, writer_opts[k], len) == 0 &&
+                (argv[i][2 + len] == '\0' || argv[i][2 + len] == '='))
+                is_writer = 1;
         }
         if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
             format = v;
@@ -33,11 +105,27 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             output = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "tagger", &v)) != 0)
             tagger = v;
-        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "writer-param", &v)) != 0) {
+            const char *eq = r > 0 ? strchr(v, '=') : NULL;
+            if (r > 0 && (!eq || eq == v))
+                return cli_usage(argv[0], "--writer-param expects NAME=VALUE, got '%s'", v);
+            if (r > 0 && nw == 32)
+                return cli_usage(argv[0], "too many writer options");
+            if (r > 0) {
+                /* argv strings are ours to split */
+                ((char *)eq)[0] = '\0';
+                wn[nw] = v;
+                wv[nw++] = eq + 1;
+            }
+        } else if (is_writer)
+            r = cli_stage_opt(argv[0], argc, argv, &i, wn, wv, &nw, 32);
+        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
             /* --model, --threads, --nbest, ... go to the tagger, which
              * checks them against its declaration. */
             r = cli_stage_opt(argv[0], argc, argv, &i, names, values, &n, 32);
-        else if (!input) {
+            if (r > 0 && strcmp(names[n - 1], "model") == 0)
+                model = values[n - 1];
+        } else if (!input) {
             input = argv[i];
             r = 1;
         } else {
@@ -47,20 +135,45 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             return CLI_USAGE;
     }
     const char *reader = cli_reader_for(host, format, input);
-    const char *writer = reader ? cli_writer_for(host, to ? to : format, to ? NULL : input) : NULL;
+    /* Without --to the output has the input's format, as the reader was
+     * chosen (from the name, else from the content). */
+    const crfp_plugin *rpl = NULL;
+    if (reader)
+        crfp_host_load(host, reader, &rpl);
+    const char *same = rpl ? crfp_plugin_format(rpl) : NULL;
+    const char *writer = reader ? cli_writer_for(host, to ? to : format ? format : same, NULL) : NULL;
     if (!reader || !writer)
         return cli_usage(argv[0], "%s", crfp_errmsg(host));
+    /* The CoNLL-U writer needs to know which column the model predicts;
+     * an explicit --writer-param label=... wins. */
+    const crfp_plugin *wpl = NULL;
+    crfp_host_load(host, writer, &wpl);
+    char *label = NULL;
+    int has_label = 0;
+    for (size_t k = 0; k < nw; k++)
+        has_label |= strcmp(wn[k], "label") == 0;
+    if (wpl && strcmp(crfp_plugin_format(wpl), "conllu") == 0 && model && !has_label && nw < 32) {
+        if (cli_model_label(host, model, &label) != CRFP_OK)
+            return cli_fail(host);
+        if (label) {
+            wn[nw] = "label";
+            wv[nw++] = label;
+        }
+    }
     crfp_pipeline *p = crfp_pipeline_new(host);
-    if (!p)
+    if (!p) {
+        free(label);
         return CLI_FAIL;
+    }
     const char *cn[] = {"columns"}, *cv[] = {columns};
     int rc;
     if (crfp_pipeline_add(p, reader, "input", cn, cv, columns ? 1 : 0, NULL) == CRFP_OK &&
         crfp_pipeline_add(p, tagger, "--tagger", names, values, n, NULL) == CRFP_OK &&
-        crfp_pipeline_add(p, writer, "output", NULL, NULL, 0, NULL) == CRFP_OK)
+        crfp_pipeline_add(p, writer, "output", wn, wv, nw, NULL) == CRFP_OK)
         rc = cli_run_pipeline(host, p, input, output);
     else
         rc = cli_fail(host);
     crfp_pipeline_free(p);
+    free(label);
     return rc;
 }

@@ -48,11 +48,17 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet] COMMAND [ARGS]\n\ncommands:\n");
+    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet] [--limit NAME=VALUE]...\n"
+               "               [--force-special] COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %s\n", commands[i].synopsis);
     fprintf(f, "\nPlugins are searched in --plugin-path, $CRFPIPE_PLUGIN_PATH, the build tree\n"
-               "(when run uninstalled) and the installed plugin directory.\n");
+               "(when run uninstalled) and the installed plugin directory.\n"
+               "--limit (and $CRFPIPE_LIMITS, e.g. \"line=4M,regex-time=5000\") sets resource\n"
+               "limits: xml-node, line, sentence-tokens, regex-time, regex-stack,\n"
+               "model-labels, model-params (see README, Limits).  -o writes only regular\n"
+               "files or new paths; --force-special lets it write to a FIFO, device or\n"
+               "through a symbolic link.\n");
 }
 
 int main(int argc, char **argv)
@@ -63,6 +69,12 @@ int main(int argc, char **argv)
         return CLI_FAIL;
     }
     crfp_host_set_log(host, log_stderr, NULL);
+    /* Limits: the environment first, so that --limit overrides it. */
+    if (crfp_host_set_limits(host, getenv("CRFPIPE_LIMITS")) != CRFP_OK) {
+        fprintf(stderr, "crfpipe: error: $CRFPIPE_LIMITS: %s\n", crfp_errmsg(host));
+        crfp_host_free(host);
+        return CLI_USAGE;
+    }
 
     /* Global options may appear anywhere; strip them before dispatch. */
     char **args = calloc((size_t)argc + 1, sizeof *args);
@@ -83,6 +95,19 @@ int main(int argc, char **argv)
                 rc = cli_fail(host);
                 goto out;
             }
+            continue;
+        }
+        if ((r = cli_opt("", argc, argv, &i, "limit", &v)) != 0) {
+            if (r < 0 || crfp_host_set_limits(host, v) != CRFP_OK) {
+                if (r > 0)
+                    fprintf(stderr, "crfpipe: error: --limit: %s\n", crfp_errmsg(host));
+                rc = CLI_USAGE;
+                goto out;
+            }
+            continue;
+        }
+        if (strcmp(argv[i], "--force-special") == 0) {
+            cli_output_force_special(1);
             continue;
         }
         if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {

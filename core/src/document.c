@@ -727,7 +727,10 @@ crfp_status crfp_annset_select(const crfp_annset *cset, const char *type, size_t
         if (set->n)
             memcpy(set->sorted, set->anns, set->n * sizeof *set->sorted);
         set->nsorted = set->n;
-        qsort(set->sorted, set->nsorted, sizeof *set->sorted, ann_qcmp);
+        /* qsort's pointer must be valid even for no elements, and an empty
+         * set has no array (UBSan aborts on qsort(NULL, 0, ...)). */
+        if (set->nsorted > 1)
+            qsort(set->sorted, set->nsorted, sizeof *set->sorted, ann_qcmp);
         set->sorted_valid = 1;
     }
     size_t lo = 0, hi = set->nsorted;

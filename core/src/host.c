@@ -5,6 +5,7 @@
 #include "crfpipe/team.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ crfp_host *crfp_host_new(void)
     host->log_fn = log_to_stderr;
     host->max_level = CRFP_LOG_PROGRESS;
     host->uninstalled = running_uninstalled();
+    crfp_host_limits_init(host);
     /* lt_dlinit is reference-counted by libltdl, so several hosts (or a host
      * inside a program that uses ltdl itself) coexist. */
     if (lt_dlinit() != 0) {
@@ -249,4 +251,108 @@ void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size
 {
     *dirs = host ? host->path_view : NULL;
     *n = host ? host->npath : 0;
+}
+
+/* --- resource limits ------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    size_t dflt;
+} limit_info[CRFP_LIMIT_COUNT] = {
+    [CRFP_LIMIT_XML_NODE] = {"xml-node", 10000000},
+    [CRFP_LIMIT_LINE] = {"line", (size_t)1 << 20},
+    [CRFP_LIMIT_SENTENCE] = {"sentence-tokens", 100000},
+    [CRFP_LIMIT_REGEX_TIME] = {"regex-time", 1000},
+    [CRFP_LIMIT_REGEX_STACK] = {"regex-stack", (size_t)8 << 20},
+    [CRFP_LIMIT_MODEL_LABELS] = {"model-labels", 4096},
+    [CRFP_LIMIT_MODEL_PARAMS] = {"model-params", (size_t)1 << 28},
+};
+
+void crfp_host_limits_init(crfp_host *host)
+{
+    for (int i = 0; i < CRFP_LIMIT_COUNT; i++)
+        host->limits[i] = limit_info[i].dflt;
+}
+
+size_t crfp_host_limit(const crfp_host *host, crfp_limit which)
+{
+    if ((unsigned)which >= CRFP_LIMIT_COUNT)
+        return 0;
+    return host ? host->limits[which] : limit_info[which].dflt;
+}
+
+const char *crfp_limit_name(crfp_limit which)
+{
+    return (unsigned)which < CRFP_LIMIT_COUNT ? limit_info[which].name : NULL;
+}
+
+/* "123", "64k", "8M", "2G", "unlimited": 0 on success. */
+static int parse_size(const char *s, size_t n, size_t *out)
+{
+    if (n == 9 && strncmp(s, "unlimited", 9) == 0) {
+        *out = 0;
+        return 0;
+    }
+    size_t v = 0, i = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        size_t d = (size_t)(s[i] - '0');
+        if (v > (SIZE_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (i == 0)
+        return -1;
+    if (i < n) {
+        int shift = s[i] == 'k' || s[i] == 'K' ? 10 : s[i] == 'M' ? 20 : s[i] == 'G' ? 30 : -1;
+        if (shift < 0 || i + 1 != n || v > (SIZE_MAX >> shift))
+            return -1;
+        v <<= shift;
+    }
+    *out = v;
+    return 0;
+}
+
+crfp_status crfp_host_set_limits(crfp_host *host, const char *spec)
+{
+    if (!host)
+        return CRFP_EINVAL;
+    if (!spec)
+        return CRFP_OK;
+    /* Parse everything into a copy first so that a bad item changes nothing. */
+    size_t next[CRFP_LIMIT_COUNT];
+    memcpy(next, host->limits, sizeof next);
+    const char *p = spec;
+    while (*p) {
+        while (*p == ',' || *p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        const char *item = p;
+        while (*p && *p != ',' && *p != ' ' && *p != '\t')
+            p++;
+        size_t len = (size_t)(p - item);
+        const char *eq = memchr(item, '=', len);
+        int which = -1;
+        for (int i = 0; eq && i < CRFP_LIMIT_COUNT; i++)
+            if (strlen(limit_info[i].name) == (size_t)(eq - item) &&
+                strncmp(item, limit_info[i].name, (size_t)(eq - item)) == 0)
+                which = i;
+        if (which < 0) {
+            char names[256] = "";
+            for (int i = 0; i < CRFP_LIMIT_COUNT; i++) {
+                strcat(names, i ? ", " : "");
+                strcat(names, limit_info[i].name);
+            }
+            return crfp_error(host, CRFP_EINVAL,
+                              "limits: '%.*s' is not NAME=VALUE with NAME one of %s", (int)len,
+                              item, names);
+        }
+        if (parse_size(eq + 1, len - (size_t)(eq + 1 - item), &next[which]) != 0)
+            return crfp_error(host, CRFP_EINVAL,
+                              "limits: '%.*s': the value must be a number with an optional "
+                              "k, M or G suffix, or 'unlimited'",
+                              (int)len, item);
+    }
+    memcpy(host->limits, next, sizeof next);
+    return CRFP_OK;
 }

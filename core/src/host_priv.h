@@ -46,10 +46,15 @@ struct crfp_host {
     crfp_loaded **loaded;
     size_t nloaded, capload;
     const crfp_plugin **scan_list;
+
+    size_t limits[CRFP_LIMIT_COUNT]; /* crfp_host_set_limits; 0 = unlimited */
 };
 
 /* Rebuild host->path from the user dirs, the environment, the build tree and
  * the install dir.  CRFP_ENOMEM on allocation failure (path left empty). */
 crfp_status crfp_host_rebuild_path(crfp_host *host);
+
+/* Every limit to its default (crfp_host_new). */
+void crfp_host_limits_init(crfp_host *host);
 
 #endif

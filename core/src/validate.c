@@ -155,7 +155,7 @@ static void parser_error_relay(void *ctx, crfp_xml_err_ptr err)
 }
 #endif
 
-static xmlDocPtr parse_file(const char *path, crfp_xmlerrs *e)
+static xmlDocPtr parse_file(const char *path, int options, crfp_xmlerrs *e)
 {
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt)
@@ -166,8 +166,7 @@ static xmlDocPtr parse_file(const char *path, crfp_xmlerrs *e)
     ctxt->_private = e;
     ctxt->sax->serror = parser_error_relay;
 #endif
-    xmlDocPtr doc = xmlCtxtReadFile(ctxt, path, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_HUGE);
+    xmlDocPtr doc = xmlCtxtReadFile(ctxt, path, NULL, options);
     if (doc && !ctxt->wellFormed) {
         xmlFreeDoc(doc);
         doc = NULL;
@@ -176,17 +175,61 @@ static xmlDocPtr parse_file(const char *path, crfp_xmlerrs *e)
     return doc;
 }
 
+/* The prolog of the file, scanned as the reader does it, so that a DOCTYPE
+ * is refused before libxml2 could expand its entities. */
+static crfp_status check_prolog(crfp_host *host, const char *path, FILE *f)
+{
+    crfp_prolog p = {0};
+    unsigned char buf[4096];
+    size_t n;
+    while (p.verdict == CRFP_PROLOG_PENDING && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        crfp_prolog_feed(&p, buf, n);
+    if (ferror(f))
+        return crfp_error(host, CRFP_EIO, "%s: read error", path);
+    return p.verdict > CRFP_PROLOG_OK ? crfp_prolog_error(host, &p, path) : CRFP_OK;
+}
+
+/* The checks the streaming reader makes beyond the schema (offsets in range
+ * and on character boundaries, distinct ids, references, node sizes): a
+ * file `validate` accepts is one the reader accepts. */
+static crfp_status check_like_reader(crfp_host *host, const char *path)
+{
+    crfp_stream in = {.fp = fopen(path, "rb"), .name = path};
+    if (!in.fp)
+        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+    crfp_xml_reader *r;
+    crfp_status st = crfp_xml_reader_open(host, &in, 0, &r);
+    while (st == CRFP_OK) {
+        crfp_doc *doc;
+        if ((st = crfp_xml_reader_next(r, &doc)) != CRFP_OK || !doc)
+            break;
+        crfp_doc_free(doc);
+    }
+    crfp_xml_reader_close(r);
+    fclose(in.fp);
+    return st;
+}
+
 crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char *schema)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+    crfp_status pst = check_prolog(host, path, f);
     fclose(f);
+    if (pst != CRFP_OK)
+        return pst;
 
     crfp_xmlerrs e = {.name = path};
-    xmlDocPtr doc = parse_file(path, &e);
-    if (!doc)
+    xmlDocPtr doc = parse_file(path, crfp_xml_parse_options(host), &e);
+    if (!doc) {
+        /* libxml2's own 10 MB node limit: say which limit and how to raise it. */
+        if (e.text && (strstr(e.text, "too long") || strstr(e.text, "huge text node"))) {
+            crfp_xmlerrs_free(&e);
+            return crfp_xml_node_error(host, path, 0, "a text node or attribute value", 0);
+        }
         return report(host, CRFP_EPARSE, &e, "not well-formed XML");
+    }
     crfp_xmlerrs_free(&e);
     e.name = path;
 
@@ -209,12 +252,127 @@ crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char
     }
     xmlRelaxNGSetValidStructuredErrors(vc, crfp_xmlerrs_handler, &e);
     int r = xmlRelaxNGValidateDoc(vc, doc);
+    xmlNodePtr root = xmlDocGetRootElement(doc);
+    int is_corpus = root && xmlStrEqual(root->name, BAD_CAST "corpus");
     xmlRelaxNGFreeValidCtxt(vc);
     xmlRelaxNGFree(rng);
     xmlFreeDoc(doc);
     if (r == 0) {
         crfp_xmlerrs_free(&e);
-        return CRFP_OK;
+        return is_corpus && strncmp(schema, "document", 8) == 0 ? check_like_reader(host, path)
+                                                                 : CRFP_OK;
     }
     return report(host, CRFP_ESCHEMA, &e, "does not match the schema");
+}
+
+/* --- prolog scanning and node limits ---------------------------------------- */
+
+enum {
+    PS_TEXT, PS_LT, PS_PI, PS_PI_Q, PS_BANG, PS_CDASH, PS_COMMENT, PS_C1, PS_C2, PS_DONE
+};
+
+int crfp_prolog_feed(crfp_prolog *p, const unsigned char *s, size_t n)
+{
+    if (p->line == 0)
+        p->line = 1;
+    for (size_t i = 0; i < n && p->verdict == CRFP_PROLOG_PENDING; i++, p->pos++) {
+        unsigned c = s[i];
+        if (c == '\n')
+            p->line++;
+        switch (p->state) {
+        case PS_TEXT:
+            if (c == '<')
+                p->state = PS_LT;
+            else if (c == 0 || ((c == 0xFE || c == 0xFF) && p->pos < 2))
+                /* UTF-16/32 (a BOM or a NUL byte): the scan cannot follow it,
+                 * and the corpus format is UTF-8 only. */
+                p->verdict = CRFP_PROLOG_ENCODING;
+            else if (!(c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
+                       (p->pos < 3 && (c == 0xEF || c == 0xBB || c == 0xBF))))
+                p->verdict = CRFP_PROLOG_OK; /* junk: libxml2 reports it */
+            break;
+        case PS_LT:
+            p->state = c == '?' ? PS_PI : c == '!' ? PS_BANG : PS_DONE;
+            if (p->state == PS_DONE)
+                p->verdict = CRFP_PROLOG_OK; /* the root element */
+            break;
+        case PS_PI:
+            if (c == '?')
+                p->state = PS_PI_Q;
+            break;
+        case PS_PI_Q:
+            p->state = c == '>' ? PS_TEXT : c == '?' ? PS_PI_Q : PS_PI;
+            break;
+        case PS_BANG:
+            if (c == '-')
+                p->state = PS_CDASH;
+            else
+                p->verdict = c == 'D' ? CRFP_PROLOG_DOCTYPE : CRFP_PROLOG_OK;
+            break;
+        case PS_CDASH:
+            p->state = PS_COMMENT;
+            if (c != '-')
+                p->verdict = CRFP_PROLOG_OK; /* malformed: libxml2 reports it */
+            break;
+        case PS_COMMENT:
+            if (c == '-')
+                p->state = PS_C1;
+            break;
+        case PS_C1:
+            p->state = c == '-' ? PS_C2 : PS_COMMENT;
+            break;
+        case PS_C2:
+            p->state = c == '>' ? PS_TEXT : c == '-' ? PS_C2 : PS_COMMENT;
+            break;
+        default:
+            p->verdict = CRFP_PROLOG_OK;
+            break;
+        }
+    }
+    return p->verdict;
+}
+
+crfp_status crfp_prolog_error(crfp_host *host, const crfp_prolog *p, const char *name)
+{
+    if (p->verdict == CRFP_PROLOG_ENCODING)
+        return crfp_error(host, CRFP_EPARSE,
+                          "%s:%d: not UTF-8 (a byte-order mark or NUL byte): corpora and "
+                          "pipelines must be UTF-8",
+                          name, p->line);
+    return crfp_error(host, CRFP_EPARSE,
+                      "%s:%d: a DOCTYPE is not allowed (DTDs and entity declarations are "
+                      "refused before parsing)",
+                      name, p->line);
+}
+
+int crfp_xml_parse_options(const crfp_host *host)
+{
+    size_t lim = crfp_host_limit(host, CRFP_LIMIT_XML_NODE);
+    int opts = XML_PARSE_NONET | XML_PARSE_BIG_LINES;
+    if (lim == 0 || lim > CRFP_LIBXML_NODE_MAX)
+        opts |= XML_PARSE_HUGE;
+    return opts;
+}
+
+crfp_status crfp_xml_node_error(crfp_host *host, const char *name, int line, const char *what,
+                                size_t len)
+{
+    size_t lim = crfp_host_limit(host, CRFP_LIMIT_XML_NODE);
+    char size[48] = "";
+    if (len)
+        snprintf(size, sizeof size, " of %zu bytes", len);
+    char at[24] = "";
+    if (line > 0)
+        snprintf(at, sizeof at, ":%d", line);
+    return crfp_error(host, CRFP_EPARSE,
+                      "%s%s: %s%s exceeds the limit xml-node=%zu bytes (raise it with "
+                      "--limit xml-node=N or CRFPIPE_LIMITS=xml-node=N; 0 = unlimited)",
+                      name, at, what, size, lim ? lim : CRFP_LIBXML_NODE_MAX);
+}
+
+int crfp_xml_is_huge_error(crfp_xml_err_ptr err)
+{
+    const char *m = err ? err->message : NULL;
+    return m && (strstr(m, "huge text node") || strstr(m, "length too long") ||
+                 strstr(m, "Huge input lookup") || strstr(m, "too long"));
 }

@@ -7,6 +7,7 @@
 #include <libxml/relaxng.h>
 #include <libxml/xmlversion.h>
 #include "crfpipe/status.h"
+#include "crfpipe/host.h"
 
 #define CRFP_XML_NS "urn:crfpipe:corpus:1"
 
@@ -35,5 +36,39 @@ void crfp_xmlerrs_free(crfp_xmlerrs *e);
 /* Load schemas/<name> ("document.rng"; ".rng" is appended when missing)
  * from crfp_schema_dir().  CRFP_ENOTFOUND / CRFP_EPARSE with a message. */
 crfp_status crfp_rng_load(crfp_host *host, const char *name, xmlRelaxNGPtr *out);
+
+/* A scanner of the prolog (what precedes the root element), fed the raw
+ * bytes as they are read.  A DOCTYPE must be refused before libxml2 sees
+ * it: the streaming reader parses ahead, so entities declared in an
+ * internal subset would be expanded into the first start tag's attributes
+ * (billion laughs) before the reader ever returned the DOCTYPE node.  The
+ * corpus format has no DOCTYPE, so no entity can ever be declared.
+ * Zero-initialise; `line` is 1-based once something was fed. */
+typedef struct crfp_prolog {
+    int state;
+    int line;
+    size_t pos;
+    int verdict; /* CRFP_PROLOG_* */
+} crfp_prolog;
+enum { CRFP_PROLOG_PENDING = 0, CRFP_PROLOG_OK, CRFP_PROLOG_DOCTYPE, CRFP_PROLOG_ENCODING };
+/* Feed n bytes; returns the verdict (PENDING until the root element starts). */
+int crfp_prolog_feed(crfp_prolog *p, const unsigned char *s, size_t n);
+/* The error for a DOCTYPE/ENCODING verdict, as "name:line: ..." (CRFP_EPARSE). */
+crfp_status crfp_prolog_error(crfp_host *host, const crfp_prolog *p, const char *name);
+
+/* libxml2 refuses text nodes and attribute values over 10,000,000 bytes
+ * unless XML_PARSE_HUGE is given, which also turns off its entity
+ * amplification checks and makes long attributes parse in quadratic time.
+ * Huge mode is therefore used only when the xml-node limit asks for more. */
+#define CRFP_LIBXML_NODE_MAX ((size_t)10000000)
+/* Whether a libxml2 error is its refusal of a node over 10 MB (the texts
+ * differ between versions, hence a match on the message). */
+int crfp_xml_is_huge_error(crfp_xml_err_ptr err);
+/* Parser options for the host's xml-node limit. */
+int crfp_xml_parse_options(const crfp_host *host);
+/* The error for a node of `len` bytes (or "over the limit" when len is 0)
+ * that exceeds the xml-node limit, naming the limit and how to raise it. */
+crfp_status crfp_xml_node_error(crfp_host *host, const char *name, int line, const char *what,
+                                size_t len);
 
 #endif

@@ -38,6 +38,9 @@ struct crfp_xml_reader {
     size_t len, cap;
     pending_ref *refs; /* refs of the current document, checked at its end */
     size_t nrefs, caprefs;
+    crfp_prolog prolog; /* DOCTYPEs are refused before libxml2 sees them */
+    size_t node_limit;  /* xml-node limit, 0 = unlimited */
+    int huge_error;     /* libxml2 refused a node over its own 10 MB limit */
 };
 
 /* --- plumbing ------------------------------------------------------------ */
@@ -47,6 +50,11 @@ static int read_cb(void *ctx, char *buf, int len)
     crfp_xml_reader *R = ctx;
     size_t n = fread(buf, 1, (size_t)len, R->in->fp);
     if (n == 0 && ferror(R->in->fp))
+        return -1;
+    /* Until the root element starts, look at the bytes before libxml2
+     * does: a chunk holding a DOCTYPE is never handed over. */
+    if (R->prolog.verdict == CRFP_PROLOG_PENDING &&
+        crfp_prolog_feed(&R->prolog, (const unsigned char *)buf, n) > CRFP_PROLOG_OK)
         return -1;
     return (int)n;
 }
@@ -67,8 +75,10 @@ static int line_no(crfp_xml_reader *R)
 static void on_xml_error(void *ud, crfp_xml_err_ptr err)
 {
     crfp_xml_reader *R = ud;
-    if (err && err->level >= XML_ERR_ERROR && R->errs.count == 0)
+    if (err && err->level >= XML_ERR_ERROR && R->errs.count == 0) {
         R->schema_error = err->domain == XML_FROM_RELAXNGV;
+        R->huge_error = crfp_xml_is_huge_error(err);
+    }
     R->errs.fallback_line = xmlTextReaderGetParserLineNumber(R->r);
     crfp_xmlerrs_handler(&R->errs, err);
 }
@@ -93,6 +103,15 @@ static crfp_status rd(crfp_xml_reader *R, int *eof)
 {
     int ret = xmlTextReaderRead(R->r);
     *eof = ret == 0;
+    if (R->prolog.verdict > CRFP_PROLOG_OK) {
+        R->state = ST_FAILED;
+        return crfp_prolog_error(R->host, &R->prolog, R->in->name);
+    }
+    if (R->huge_error) {
+        R->state = ST_FAILED;
+        return crfp_xml_node_error(R->host, R->in->name, R->errs.fallback_line,
+                                   "a text node or attribute value", 0);
+    }
     if (ret < 0 && ferror(R->in->fp)) {
         R->state = ST_FAILED;
         return crfp_error(R->host, CRFP_EIO, "%s: read error", R->in->name);
@@ -190,7 +209,13 @@ static crfp_status get_attrs(crfp_xml_reader *R, const char *const *names, size_
         size_t i = 0;
         while (i < n && strcmp(an, names[i]) != 0)
             i++;
-        if (i == n) {
+        size_t avlen = av ? strlen(av) : 0;
+        if (R->node_limit && avlen > R->node_limit) {
+            R->state = ST_FAILED;
+            char what[96];
+            snprintf(what, sizeof what, "attribute '%.40s' of <%.20s>", an, elem);
+            st = crfp_xml_node_error(R->host, R->in->name, line, what, avlen);
+        } else if (i == n) {
             st = fail_at(R, line, CRFP_EPARSE, "unknown attribute '%s' on <%s>", an, elem);
         } else if (!(vals[i] = strdup(av ? av : ""))) {
             st = crfp_error(R->host, CRFP_ENOMEM, "out of memory");
@@ -262,7 +287,14 @@ static crfp_status read_content(crfp_xml_reader *R)
         case XML_READER_TYPE_WHITESPACE:
         case XML_READER_TYPE_SIGNIFICANT_WHITESPACE: {
             const char *v = (const char *)xmlTextReaderConstValue(R->r);
-            if (v && (st = buf_append(R, v, strlen(v))) != CRFP_OK)
+            size_t vl = v ? strlen(v) : 0;
+            if (R->node_limit && R->len + vl > R->node_limit) {
+                R->state = ST_FAILED;
+                char what[64];
+                snprintf(what, sizeof what, "the content of <%.20s>", elem);
+                return crfp_xml_node_error(R->host, R->in->name, line_no(R), what, R->len + vl);
+            }
+            if (v && (st = buf_append(R, v, vl)) != CRFP_OK)
                 return st;
             break;
         }
@@ -753,11 +785,11 @@ crfp_status crfp_xml_reader_open(crfp_host *host, crfp_stream *in, int validate,
         free(R);
         return st;
     }
-    /* HUGE lifts the 10 MB limit on one text node (a whole corpus may be one
-     * document); entity expansion, which that limit also guards, cannot
-     * happen because a DOCTYPE is refused. */
-    R->r = xmlReaderForIO(read_cb, close_cb, R, in->name, NULL,
-                          XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_HUGE);
+    /* libxml2's huge mode only when the xml-node limit asks for nodes over
+     * its own 10 MB (see crfp_xml_parse_options); a DOCTYPE, and so any
+     * entity, is refused by read_cb before libxml2 parses it. */
+    R->node_limit = crfp_host_limit(host, CRFP_LIMIT_XML_NODE);
+    R->r = xmlReaderForIO(read_cb, close_cb, R, in->name, NULL, crfp_xml_parse_options(host));
     if (!R->r) {
         crfp_xml_reader_close(R);
         return crfp_error(host, CRFP_EIO, "%s: cannot read", in->name);

@@ -69,6 +69,22 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t n)
     return n;
 }
 
+/* Room for n + 2 bytes (the byte being added and the NUL). */
+static int line_reserve(colio_lines *L, size_t n)
+{
+    if (n + 2 <= L->cap)
+        return 0;
+    size_t cap = L->cap ? L->cap : 256;
+    while (cap < n + 2)
+        cap *= 2;
+    char *p = realloc(L->line, cap);
+    if (!p)
+        return -1;
+    L->line = p;
+    L->cap = cap;
+    return 0;
+}
+
 crfp_status colio_next(colio_lines *L, int *got)
 {
     if (L->pushed) {
@@ -76,23 +92,48 @@ crfp_status colio_next(colio_lines *L, int *got)
         *got = 1;
         return CRFP_OK;
     }
+    *got = 0;
+    /* Byte by byte rather than getline(3): getline cannot bound the line,
+     * and when it runs out of memory it returns -1 like end of file, so a
+     * huge line used to end the input silently (exit 0, truncated output). */
+    size_t limit = crfp_host_limit(L->host, CRFP_LIMIT_LINE);
+    FILE *fp = L->in->fp;
+    size_t n = 0;
+    int c = EOF, oom = 0;
     errno = 0;
-    ssize_t r = getline(&L->line, &L->cap, L->in->fp);
-    if (r < 0) {
-        *got = 0;
-        if (ferror(L->in->fp))
-            return crfp_error(L->host, CRFP_EIO, "%s:%lu: read error: %s", L->in->name,
-                              L->lineno + 1, strerror(errno));
-        return CRFP_OK;
+    flockfile(fp);
+    while ((c = getc_unlocked(fp)) != EOF) {
+        if (line_reserve(L, n)) {
+            oom = 1;
+            break;
+        }
+        L->line[n++] = (char)c;
+        if (c == '\n' || (limit && n > limit + 1))
+            break;
     }
+    int err = ferror(fp);
+    funlockfile(fp);
+    if (oom)
+        return crfp_error(L->host, CRFP_ENOMEM,
+                          "%s:%lu: out of memory reading a line (%zu bytes so far)", L->in->name,
+                          L->lineno + 1, n);
+    if (err)
+        return crfp_error(L->host, CRFP_EIO, "%s:%lu: read error: %s", L->in->name,
+                          L->lineno + 1, strerror(errno));
+    if (n == 0)
+        return CRFP_OK;
     L->lineno++;
-    size_t n = (size_t)r;
-    L->has_nl = n > 0 && L->line[n - 1] == '\n';
+    L->has_nl = L->line[n - 1] == '\n';
     if (L->has_nl)
         n--;
     L->crlf = L->has_nl && n > 0 && L->line[n - 1] == '\r';
     if (L->crlf)
         n--;
+    if (limit && n > limit)
+        return crfp_error(L->host, CRFP_EPARSE,
+                          "%s:%lu: line longer than the limit line=%zu bytes (raise it with "
+                          "--limit line=N or CRFPIPE_LIMITS=line=N; 0 = unlimited)",
+                          L->in->name, L->lineno, limit);
     L->len = n;
     L->line[n] = '\0';
     if (memchr(L->line, '\0', n))
@@ -104,6 +145,18 @@ crfp_status colio_next(colio_lines *L, int *got)
                           L->in->name, L->lineno, bad + 1);
     *got = 1;
     return CRFP_OK;
+}
+
+crfp_status colio_sentence_limit(colio_lines *L, size_t ntok)
+{
+    size_t limit = crfp_host_limit(L->host, CRFP_LIMIT_SENTENCE);
+    if (!limit || ntok <= limit)
+        return CRFP_OK;
+    return crfp_error(L->host, CRFP_EPARSE,
+                      "%s:%lu: sentence longer than the limit sentence-tokens=%zu (a missing "
+                      "blank line?  raise it with --limit sentence-tokens=N or "
+                      "CRFPIPE_LIMITS=sentence-tokens=N; 0 = unlimited)",
+                      L->in->name, L->lineno, limit);
 }
 
 void colio_unread(colio_lines *L)

@@ -22,8 +22,8 @@ typedef struct colio_buf {
 COLIO_HIDDEN crfp_status colio_buf_add(colio_buf *b, const char *s, size_t n);
 COLIO_HIDDEN void colio_buf_free(colio_buf *b);
 
-/* Reads a stream one line at a time with getline, so line length is
- * unbounded.  The current line is line[0..len) without its terminator; a
+/* Reads a stream one line at a time; a line may hold at most the host's
+ * `line` limit (crfp_host_limit, CRFP_LIMIT_LINE) bytes.  The current line is line[0..len) without its terminator; a
  * "\r\n" terminator is reported through `crlf` and stripped.  Every line is
  * checked for NUL bytes and invalid UTF-8, which are CRFP_EPARSE/CRFP_EUTF8
  * errors naming file:line. */
@@ -40,9 +40,14 @@ typedef struct colio_lines {
 } colio_lines;
 
 /* Next line: *got = 1 and the fields above set, or *got = 0 at the end of
- * the stream.  Errors: CRFP_EIO (read error), CRFP_EPARSE (NUL byte),
- * CRFP_EUTF8 (invalid UTF-8, with the byte column). */
+ * the stream.  Errors: CRFP_EIO (read error), CRFP_ENOMEM ("out of memory",
+ * never taken for the end of the input), CRFP_EPARSE (NUL byte, line over
+ * the `line` limit, naming it), CRFP_EUTF8 (invalid UTF-8, with the byte
+ * column).  All name file:line. */
 COLIO_HIDDEN crfp_status colio_next(colio_lines *L, int *got);
+/* CRFP_EPARSE naming the current line and the `sentence-tokens` limit when a
+ * sentence of ntok tokens exceeds it, else CRFP_OK. */
+COLIO_HIDDEN crfp_status colio_sentence_limit(colio_lines *L, size_t ntok);
 /* Make the next colio_next return the current line again. */
 COLIO_HIDDEN void colio_unread(colio_lines *L);
 COLIO_HIDDEN void colio_lines_free(colio_lines *L);

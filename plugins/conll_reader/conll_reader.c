@@ -341,7 +341,9 @@ static crfp_status add_token_line(reader *r)
         r->nfields++;
     }
     r->ntoks++;
-    r->sents[r->nsents - 1].ntok++;
+    crfp_status lst = colio_sentence_limit(&r->L, ++r->sents[r->nsents - 1].ntok);
+    if (lst != CRFP_OK)
+        return lst;
 
     const char *w = r->L.line + r->fo[0];
     t->start = r->pos16;
@@ -549,7 +551,9 @@ static crfp_status r_next(void *state, crfp_doc **doc)
         return CRFP_OK;
     reset_doc(r);
     crfp_status st = read_doc(r);
-    if (st == CRFP_OK && r->consumed)
+    /* Input of blank lines only is no document at all (not an empty one,
+     * which writers and taggers would have to special-case). */
+    if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len))
         st = build_doc(r, doc);
     reset_doc(r);
     r->failed = st;
@@ -576,15 +580,78 @@ static void r_close(void *state)
     free(r);
 }
 
+/* --- format detection ------------------------------------------------------
+ * Confidence 0..100 that buf (the first bytes of an input, up to 64 KiB) is
+ * a CoNLL column file (every complete non-blank line the same number of
+ * blank-separated fields; -DOCSTART- lines aside); the reader
+ * vtable's probe (ABI 2.1). */
+#define PROBE_MAX (64 * 1024)
+/* Next line of buf[*at, len) in [*b, *e) (no terminator, CR dropped);
+ * 0 at the end.  *complete says whether it ended in '\n'. */
+static int probe_next_line(const char *buf, size_t len, size_t *at, size_t *b, size_t *e,
+                     int *complete)
+{
+    if (*at >= len)
+        return 0;
+    *b = *at;
+    const char *nl = memchr(buf + *at, '\n', len - *at);
+    *e = nl ? (size_t)(nl - buf) : len;
+    *complete = nl != NULL;
+    *at = nl ? *e + 1 : len;
+    if (*e > *b && buf[*e - 1] == '\r')
+        (*e)--;
+    return 1;
+}
+
+static int probe_blank_line(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t')
+            return 0;
+    return 1;
+}
+
+static int conll_reader_probe(const char *buf, size_t len)
+{
+    size_t at = 0, b, e, want = 0;
+    int complete, docstart = 0, lines = 0;
+    while (probe_next_line(buf, len, &at, &b, &e, &complete)) {
+        if (!complete && len >= PROBE_MAX)
+            break;
+        if (probe_blank_line(buf + b, e - b))
+            continue;
+        size_t i = b;
+        while (i < e && (buf[i] == ' ' || buf[i] == '\t'))
+            i++;
+        if (e - i >= 10 && memcmp(buf + i, "-DOCSTART-", 10) == 0) {
+            docstart = 1;
+            continue;
+        }
+        size_t fields = 0;
+        for (int in = 0; i < e; i++) {
+            int sep = buf[i] == ' ' || buf[i] == '\t';
+            if (!sep && !in)
+                fields++;
+            in = !sep;
+        }
+        if (want && fields != want)
+            return 0;
+        want = fields;
+        lines++;
+    }
+    return lines ? (docstart ? 80 : 50) : 0;
+}
+
 static const crfp_reader_vtable vtable = {
     .size = CRFP_VTABLE_SIZE(crfp_reader_vtable),
     .open = r_open,
     .next = r_next,
     .close = r_close,
+    .probe = conll_reader_probe,
 };
 
 static const char *const formats[] = {"conll", NULL};
-static const char *const extensions[] = {".conll", ".txt", ".bio", ".iob", NULL};
+static const char *const extensions[] = {".conll", NULL};
 
 CRFP_PLUGIN_DEFINE(conll_reader) = {
     CRFP_PLUGIN_ABI,

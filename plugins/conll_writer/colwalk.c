@@ -145,3 +145,54 @@ void colwalk_put_raw(FILE *fp, const char *s, int crlf)
         fputc(*s, fp);
     }
 }
+
+int colwalk_cell_ok(const char *s, unsigned flags)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s == '\t' || *s == '\n' || *s == '\r' ||
+            (*s == ' ' && (flags & COLWALK_NO_SPACE)) || (*s == '|' && (flags & COLWALK_NO_PIPE)))
+            return 0;
+    return 1;
+}
+
+char *colwalk_escape(const char *s, unsigned flags)
+{
+    if (!*s)
+        return strdup("_");
+    char *out = malloc(2 * strlen(s) + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (; *s; s++) {
+        char e = 0;
+        switch (*s) {
+        case '\t': e = 't'; break;
+        case '\n': e = 'n'; break;
+        case '\r': e = 'r'; break;
+        case '\\': e = '\\'; break;
+        case ' ': e = (flags & COLWALK_NO_SPACE) ? 's' : 0; break;
+        case '|': e = (flags & COLWALK_NO_PIPE) ? 'p' : 0; break;
+        default: break;
+        }
+        if (e) {
+            *o++ = '\\';
+            *o++ = e;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+int colwalk_policy(const char *s)
+{
+    if (!s || strcmp(s, "escape") == 0)
+        return COLWALK_ESCAPE;
+    if (strcmp(s, "drop") == 0)
+        return COLWALK_DROP;
+    if (strcmp(s, "error") == 0)
+        return COLWALK_ERROR;
+    return -1;
+}

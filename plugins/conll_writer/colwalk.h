@@ -53,6 +53,30 @@ COLWALK_HIDDEN const char *colwalk_value_text(const crfp_value *v, char *tmp, si
  * of memory or when its offsets do not map to bytes. */
 COLWALK_HIDDEN char *colwalk_span_text(const crfp_doc *doc, const crfp_ann *a);
 
+/* Cells a column format cannot hold as they are.  Every column rejects an
+ * empty cell (it would merge with its neighbours) and tab, CR, LF (they
+ * split the line); the flags add space (space-separated files, CoNLL-U
+ * columns other than FORM, LEMMA, MISC) and '|' (a value inside MISC). */
+enum { COLWALK_NO_SPACE = 1, COLWALK_NO_PIPE = 2 };
+
+/* 1 when s can be written unchanged under `flags`, else 0. */
+COLWALK_HIDDEN int colwalk_cell_ok(const char *s, unsigned flags);
+
+/* The escaped form of s, malloc'd (caller frees; NULL when out of memory).
+ * The escapes are the ones Universal Dependencies uses in MISC (SpacesAfter):
+ * \s space, \t tab, \n LF, \r CR, \p '|', and \\ for a backslash, the
+ * last applied only inside a cell that needs escaping, so that ordinary
+ * values (paths, "\") are written unchanged.  An empty s becomes "_". */
+COLWALK_HIDDEN char *colwalk_escape(const char *s, unsigned flags);
+
+/* What a writer does with cells it cannot hold (parameter
+ * "unrepresentable"): escape them, leave the column out (CoNLL-U: write
+ * '_'), or stop with an error.  Decided per document before any of it is
+ * written. */
+enum { COLWALK_ESCAPE, COLWALK_DROP, COLWALK_ERROR };
+/* Parse "escape" / "drop" / "error"; -1 for anything else. */
+COLWALK_HIDDEN int colwalk_policy(const char *s);
+
 /* Write s, turning each "\n" into "\r\n" when crlf. */
 COLWALK_HIDDEN void colwalk_put_raw(FILE *fp, const char *s, int crlf);
 

@@ -24,6 +24,10 @@ static const crfp_param_spec params[] = {
     {"strict", CRFP_PARAM_BOOL, "false",
      "a Token lacking a column's feature is an error instead of '_'"},
     {"annset", CRFP_PARAM_STRING, "", "annotation set holding Sentence and Token"},
+    {"unrepresentable", CRFP_PARAM_STRING, "escape",
+     "a value a column cannot hold (empty, line break, tab, or space when space-separated): "
+     "escape (\\s \\t \\n \\r \\\\ as in UD's MISC, '_' for empty), drop (leave the "
+     "column out) or error; decided before the document is written, one warning per column"},
 };
 
 typedef struct writer {
@@ -32,7 +36,12 @@ typedef struct writer {
     const char *columns, *annset;
     int sepmode; /* 0 auto, 1 space, 2 tab */
     int strict;
+    int policy;          /* COLWALK_ESCAPE, DROP or ERROR */
     unsigned long ndocs;
+    char **dropped;      /* columns left out of every document */
+    size_t ndropped;
+    char **warned;       /* columns already warned about */
+    size_t nwarned;
 } writer;
 
 typedef struct colnames {
@@ -78,16 +87,34 @@ static crfp_status names_parse(crfp_host *host, const char *where, const char *s
     return CRFP_OK;
 }
 
-/* A cell must survive being read back: not empty, no line break, and no
- * character the reader would take for a separator. */
-static int cell_ok(const char *s, int tab)
+/* The text of column k of a Token: its feature, the covered text for
+ * "word", else '_' (or an error when strict).  *own receives a malloc'd
+ * string the caller frees, or NULL. */
+static crfp_status cell_text(writer *w, const crfp_doc *doc, const crfp_ann *tok,
+                             const char *name, char *tmp, size_t tmpsz, char **own,
+                             const char **text, const char *where)
 {
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (*s == '\n' || *s == '\r' || *s == '\t' || (!tab && *s == ' '))
-            return 0;
-    return 1;
+    const crfp_value *v = crfp_ann_get(tok, name);
+    *own = NULL;
+    if (v) {
+        if (!(*text = colwalk_value_text(v, tmp, tmpsz)))
+            return crfp_error(w->host, CRFP_EINVAL,
+                              "%s: Token %" PRIu64 ": feature '%s' is a list, which a "
+                              "column cannot hold", where, tok->id, name);
+    } else if (strcmp(name, "word") == 0) {
+        if (!(*own = colwalk_span_text(doc, tok)))
+            return crfp_error(w->host, CRFP_EINVAL, "%s: Token %" PRIu64
+                              ": cannot take its text [%zu, %zu)", where, tok->id,
+                              tok->start, tok->end);
+        *text = *own;
+    } else if (w->strict) {
+        return crfp_error(w->host, CRFP_EINVAL,
+                          "%s: Token %" PRIu64 " [%zu, %zu) has no feature '%s' (strict)",
+                          where, tok->id, tok->start, tok->end, name);
+    } else {
+        *text = "_";
+    }
+    return CRFP_OK;
 }
 
 /* The i-th '|'-separated run of a Token's recorded "seps", or NULL. */
@@ -112,8 +139,10 @@ static size_t count_runs(const char *seps)
     return n;
 }
 
+/* keep[k]: column k is written (the others were dropped as unrepresentable). */
 static crfp_status write_token(writer *w, const crfp_doc *doc, const crfp_ann *tok,
-                               const colnames *cols, int same_cols, int tab, const char *where)
+                               const colnames *cols, const unsigned char *keep, int same_cols,
+                               int tab, const char *where)
 {
     FILE *fp = w->out->fp;
     const char *seps = same_cols ? crfp_ann_str(tok, "seps") : NULL;
@@ -123,49 +152,145 @@ static crfp_status write_token(writer *w, const crfp_doc *doc, const crfp_ann *t
     const char *run;
     if (seps && (run = seps_run(seps, 0, &rl)))
         fwrite(run, 1, rl, fp);
+    unsigned fl = tab ? 0 : COLWALK_NO_SPACE;
+    int first = 1;
     for (size_t k = 0; k < cols->n; k++) {
-        if (k) {
+        if (!keep[k])
+            continue;
+        if (!first) {
             if (seps && (run = seps_run(seps, k, &rl)))
                 fwrite(run, 1, rl, fp);
             else
                 fputc(tab ? '\t' : ' ', fp);
         }
-        const crfp_value *v = crfp_ann_get(tok, cols->names[k]);
-        char tmp[64], *span = NULL;
+        first = 0;
+        char tmp[64], *own, *esc = NULL;
         const char *text;
-        if (v) {
-            text = colwalk_value_text(v, tmp, sizeof tmp);
-            if (!text)
-                return crfp_error(w->host, CRFP_EINVAL,
-                                  "%s: Token %" PRIu64 ": feature '%s' is a list, which a "
-                                  "column cannot hold", where, tok->id, cols->names[k]);
-        } else if (strcmp(cols->names[k], "word") == 0) {
-            if (!(span = colwalk_span_text(doc, tok)))
-                return crfp_error(w->host, CRFP_EINVAL, "%s: Token %" PRIu64
-                                  ": cannot take its text [%zu, %zu)", where, tok->id,
-                                  tok->start, tok->end);
-            text = span;
-        } else if (w->strict) {
-            return crfp_error(w->host, CRFP_EINVAL,
-                              "%s: Token %" PRIu64 " [%zu, %zu) has no feature '%s' (strict)",
-                              where, tok->id, tok->start, tok->end, cols->names[k]);
-        } else {
-            text = "_";
-        }
-        if (!cell_ok(text, tab)) {
-            crfp_status st = crfp_error(w->host, CRFP_EINVAL,
-                                        "%s: Token %" PRIu64 ": feature '%s' = '%s' is empty or "
-                                        "holds a separator or line break",
-                                        where, tok->id, cols->names[k], text);
-            free(span);
+        crfp_status st = cell_text(w, doc, tok, cols->names[k], tmp, sizeof tmp, &own, &text,
+                                   where);
+        if (st != CRFP_OK)
             return st;
+        if (!colwalk_cell_ok(text, fl) && !(text = esc = colwalk_escape(text, fl))) {
+            free(own);
+            return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
         }
         fputs(text, fp);
-        free(span);
+        free(esc);
+        free(own);
     }
     if (seps && (run = seps_run(seps, cols->n, &rl)))
         fwrite(run, 1, rl, fp);
     return CRFP_OK;
+}
+
+/* 1 when a warning about column `name` was already printed; else records
+ * it and returns 0 (also when out of memory: one warning too many is
+ * harmless). */
+static int note_warned(writer *w, const char *name)
+{
+    for (size_t i = 0; i < w->nwarned; i++)
+        if (strcmp(w->warned[i], name) == 0)
+            return 1;
+    char **d = realloc(w->warned, (w->nwarned + 1) * sizeof *d);
+    if (!d)
+        return 0;
+    w->warned = d;
+    if ((d[w->nwarned] = strdup(name)))
+        w->nwarned++;
+    return 0;
+}
+
+static int was_dropped(const writer *w, const char *name)
+{
+    for (size_t i = 0; i < w->ndropped; i++)
+        if (strcmp(w->dropped[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *why_bad(const char *s, int tab)
+{
+    if (!*s)
+        return "is empty";
+    if (strpbrk(s, "\n\r"))
+        return "holds a line break";
+    if (strchr(s, '\t'))
+        return "holds a tab";
+    return tab ? "holds a space" : "holds a space, the column separator";
+}
+
+/* Check every cell of the document before any is written; fill keep[]
+ * (0 = column left out) under the writer's policy, warning once per column.
+ * A column is dropped from every document once dropped from one, so the
+ * file keeps one column count; one that must be dropped only after earlier
+ * documents were written with it is an error. */
+static crfp_status scan_doc(writer *w, const crfp_doc *doc, const colwalk *wk,
+                            const colgroup *toks, const colnames *cols, int tab,
+                            unsigned char *keep, const char *where)
+{
+    unsigned fl = tab ? 0 : COLWALK_NO_SPACE;
+    crfp_status st = CRFP_OK;
+    size_t s = 0;
+    for (size_t k = 0; k < cols->n && st == CRFP_OK; k++) {
+        keep[k] = !was_dropped(w, cols->names[k]);
+        size_t nbad = 0;
+        char *first = NULL;
+        for (size_t t = 0; t < toks->n && st == CRFP_OK; t++) {
+            const crfp_ann *tok = toks->anns[t];
+            char tmp[64], *own;
+            const char *text;
+            if ((st = cell_text(w, doc, tok, cols->names[k], tmp, sizeof tmp, &own, &text,
+                                where)) != CRFP_OK)
+                break;
+            if (!colwalk_cell_ok(text, fl) && nbad++ == 0) {
+                /* sentence and word number of the first offender */
+                for (s = 0; s + 1 < wk->nsents && toks->first[s + 1] <= t; s++)
+                    ;
+                const char *sid = wk->sents[s] ? crfp_ann_str(wk->sents[s], "sent_id") : NULL;
+                size_t need = strlen(where) + strlen(text) + strlen(cols->names[k]) +
+                              (sid ? strlen(sid) : 0) + 160;
+                if ((first = malloc(need)))
+                    snprintf(first, need, "%s, sentence %zu%s%s%s, word %zu: feature '%s' = "
+                             "'%s' %s", where, s + 1, sid ? " (sent_id " : "", sid ? sid : "",
+                             sid ? ")" : "", t - toks->first[s] + 1, cols->names[k], text,
+                             why_bad(text, tab));
+                else
+                    st = crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
+            }
+            free(own);
+        }
+        if (st == CRFP_OK && nbad && keep[k]) {
+            if (w->policy == COLWALK_ERROR) {
+                st = crfp_error(w->host, CRFP_EINVAL, "%s (%zu such cells; writer parameter "
+                                "unrepresentable=escape or drop)", first, nbad);
+            } else if (w->policy == COLWALK_DROP && w->ndocs > 1) {
+                st = crfp_error(w->host, CRFP_EINVAL, "%s: cannot leave the column out now that "
+                                "earlier documents were written with it (writer parameter "
+                                "unrepresentable=escape)", first);
+            } else if (w->policy == COLWALK_DROP) {
+                char **d = realloc(w->dropped, (w->ndropped + 1) * sizeof *d);
+                if (!d || !(d[w->ndropped] = strdup(cols->names[k]))) {
+                    if (d)
+                        w->dropped = d;
+                    st = crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
+                } else {
+                    w->dropped = d;
+                    w->ndropped++;
+                    keep[k] = 0;
+                    crfp_log(w->host, CRFP_LOG_WARN, "%s: column '%s' left out of the output "
+                             "(%zu such cell%s; writer parameter unrepresentable=escape keeps "
+                             "it escaped)", first, cols->names[k], nbad, nbad == 1 ? "" : "s");
+                }
+            } else if (!was_dropped(w, cols->names[k]) && !note_warned(w, cols->names[k])) {
+                crfp_log(w->host, CRFP_LOG_WARN, "%s: escaped (\\s space, \\t tab, \\n \\r line "
+                         "breaks, \\\\ backslash, '_' for empty) in %zu cell%s of this document "
+                         "(writer parameter unrepresentable=drop leaves the column out, =error "
+                         "stops)", first, nbad, nbad == 1 ? "" : "s");
+            }
+        }
+        free(first);
+    }
+    return st;
 }
 
 static crfp_status w_write(void *state, const crfp_doc *doc)
@@ -212,8 +337,13 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
         names_free(&cols);
         return st;
     }
+    unsigned char *keep = malloc(cols.n + 1);
+    if (!keep)
+        st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", where);
+    else
+        st = scan_doc(w, doc, &wk, &toks, &cols, tab, keep, where);
     FILE *fp = w->out->fp;
-    if (header)
+    if (st == CRFP_OK && header)
         colwalk_put_raw(fp, header, crlf);
     int written = 0;
     for (size_t i = 0; i < wk.nsents && st == CRFP_OK; i++) {
@@ -224,7 +354,8 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
         colwalk_put_raw(fp, before ? before : written ? "\n" : "", crlf);
         written = 1;
         for (size_t t = a; t < b && st == CRFP_OK; t++) {
-            st = write_token(w, doc, toks.anns[t], &cols, same_cols, tab, where);
+            st = write_token(w, doc, toks.anns[t], &cols, keep, same_cols && !w->ndropped,
+                             tab, where);
             if (!(no_final_nl && t + 1 == toks.n))
                 fputs(eol, fp);
         }
@@ -233,6 +364,7 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
         colwalk_put_raw(fp, trailer, crlf);
     if (st == CRFP_OK && ferror(fp))
         st = crfp_error(host, CRFP_EIO, "%s: write error: %s", where, strerror(errno));
+    free(keep);
     colgroup_free(&toks);
     colwalk_free(&wk);
     names_free(&cols);
@@ -265,6 +397,13 @@ static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *ou
         w->annset = "";
     w->sepmode = mode;
     w->strict = crfp_params_bool(p, "strict");
+    if ((w->policy = colwalk_policy(crfp_params_str(p, "unrepresentable"))) < 0) {
+        crfp_status st = crfp_error(host, CRFP_EINVAL, "conll_writer: unrepresentable='%s': "
+                                    "expected escape, drop or error",
+                                    crfp_params_str(p, "unrepresentable"));
+        free(w);
+        return st;
+    }
     *state = w;
     return CRFP_OK;
 }
@@ -280,7 +419,16 @@ static crfp_status w_finish(void *state)
 
 static void w_close(void *state)
 {
-    free(state);
+    writer *w = state;
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->ndropped; i++)
+        free(w->dropped[i]);
+    for (size_t i = 0; i < w->nwarned; i++)
+        free(w->warned[i]);
+    free(w->dropped);
+    free(w->warned);
+    free(w);
 }
 
 static const crfp_writer_vtable vtable = {
@@ -292,7 +440,7 @@ static const crfp_writer_vtable vtable = {
 };
 
 static const char *const formats[] = {"conll", NULL};
-static const char *const extensions[] = {".conll", ".txt", ".bio", ".iob", NULL};
+static const char *const extensions[] = {".conll", NULL};
 
 CRFP_PLUGIN_DEFINE(conll_writer) = {
     CRFP_PLUGIN_ABI,

@@ -275,7 +275,9 @@ static crfp_status add_token_line(reader *r)
         if (colio_buf_add(&r->text, s + fo[1], fl[1]) != CRFP_OK)
             return oom(r);
         it.word = r->nwords++;
-        sr->nword++;
+        crfp_status lst = colio_sentence_limit(&r->L, ++sr->nword);
+        if (lst != CRFP_OK)
+            return lst;
     }
     if (grow((void **)&r->fields, &r->capfields, r->nfields + NCOL, sizeof *r->fields) ||
         grow((void **)&r->items, &r->capitems, r->nitems + 1, sizeof *r->items))
@@ -516,7 +518,9 @@ static crfp_status r_next(void *state, crfp_doc **doc)
         return CRFP_OK;
     reset_doc(r);
     crfp_status st = read_doc(r);
-    if (st == CRFP_OK && r->consumed)
+    /* Input of blank lines only is no document at all (not an empty one,
+     * which writers and taggers would have to special-case). */
+    if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len))
         st = build_doc(r, doc);
     reset_doc(r);
     r->failed = st;
@@ -541,11 +545,92 @@ static void r_close(void *state)
     free(r);
 }
 
+/* --- format detection ------------------------------------------------------
+ * Confidence 0..100 that buf (the first bytes of an input, up to 64 KiB) is
+ * CoNLL-U (every complete non-blank line a comment or 10 tab-separated
+ * fields with an ID first); the reader vtable's probe (ABI 2.1). */
+#define PROBE_MAX (64 * 1024)
+/* Next line of buf[*at, len) in [*b, *e) (no terminator, CR dropped);
+ * 0 at the end.  *complete says whether it ended in '\n'. */
+static int probe_next_line(const char *buf, size_t len, size_t *at, size_t *b, size_t *e,
+                     int *complete)
+{
+    if (*at >= len)
+        return 0;
+    *b = *at;
+    const char *nl = memchr(buf + *at, '\n', len - *at);
+    *e = nl ? (size_t)(nl - buf) : len;
+    *complete = nl != NULL;
+    *at = nl ? *e + 1 : len;
+    if (*e > *b && buf[*e - 1] == '\r')
+        (*e)--;
+    return 1;
+}
+
+static int probe_blank_line(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t')
+            return 0;
+    return 1;
+}
+
+/* A CoNLL-U ID: n, n-m or n.k (digits). */
+static int probe_conllu_id(const char *s, size_t n)
+{
+    size_t i = 0, d = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++, d++;
+    if (!d)
+        return 0;
+    if (i == n)
+        return 1;
+    if (s[i] != '-' && s[i] != '.')
+        return 0;
+    size_t j = ++i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i == n && i > j;
+}
+
+static int conllu_reader_probe(const char *buf, size_t len)
+{
+    size_t at = 0, b, e;
+    int complete, comments = 0, words = 0, bad = 0;
+    while (probe_next_line(buf, len, &at, &b, &e, &complete)) {
+        if (!complete && len >= PROBE_MAX)
+            break;
+        if (probe_blank_line(buf + b, e - b))
+            continue;
+        if (buf[b] == '#') {
+            comments = 1;
+            continue;
+        }
+        size_t fields = 1, first = e;
+        for (size_t i = b; i < e; i++)
+            if (buf[i] == '\t') {
+                if (fields == 1)
+                    first = i;
+                fields++;
+            }
+        if (fields != 10 || !probe_conllu_id(buf + b, first - b))
+            bad++;
+        else
+            words++;
+    }
+    /* A few broken lines in what is clearly CoNLL-U: still CoNLL-U, so
+     * that its reader reports them in its own terms. */
+    if (!words || words < 4 * bad)
+        return 0;
+    return bad ? 40 : comments ? 95 : 90;
+}
+
 static const crfp_reader_vtable vtable = {
     .size = CRFP_VTABLE_SIZE(crfp_reader_vtable),
     .open = r_open,
     .next = r_next,
     .close = r_close,
+    .probe = conllu_reader_probe,
 };
 
 static const char *const formats[] = {"conllu", NULL};

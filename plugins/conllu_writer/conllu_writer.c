@@ -7,10 +7,36 @@
  * layout recorded by conllu_reader (Sentence "before" and "comments", meta
  * header/trailer/final-newline/newline) is replayed, so reading and writing
  * reproduces a file byte for byte.
+ *
+ * Predictions.  CoNLL-U has no column for a tagger's output, so a Token
+ * feature `prediction` (default "predicted") is placed by `prediction-to`:
+ *   column  in the column of the label the model predicts (`label`, e.g.
+ *           upos), which is where UD tools (conll18_ud_eval, UDPipe) read a
+ *           system's output; the value it replaces, the gold label when the
+ *           input had one, moves to MISC as Gold<LABEL>= (e.g. GoldUPOS=NOUN)
+ *           unless keep-gold=false, so that `crfpipe eval` can score the
+ *           file on its own.  A MISC that already has that key keeps it:
+ *           re-tagging a tagged file keeps the original gold.
+ *   misc    in MISC as Predicted<LABEL>= (PredictedUPOS=NOUN), every column
+ *           unchanged.
+ *   extra   as an eleventh column (not valid CoNLL-U; for column tools).
+ *   none    not written.
+ *   auto    column when `label` is a CoNLL-U column, misc otherwise; so a
+ *           prediction is never dropped silently.
+ * Only Token lines take predictions; ranges and empty nodes keep theirs.
+ *
+ * Unrepresentable values.  Before anything of a document is written, every
+ * cell is checked: empty cells, tabs and line breaks break any column, and
+ * spaces are only allowed in FORM, LEMMA and MISC (as in UD's validator).
+ * `unrepresentable` chooses: escape (default; UD's MISC escapes \s \t \n \r
+ * \p \\, see colwalk.h), drop (the column is written as '_'), or error.  The
+ * first two print one warning per column naming the output, the sentence,
+ * the word and the value.
  */
 #include "config.h"
 #include "../conll_writer/colwalk.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,11 +49,28 @@ static const crfp_param_spec params[] = {
     {"strict", CRFP_PARAM_BOOL, "false",
      "an annotation lacking a column's feature is an error instead of '_'"},
     {"annset", CRFP_PARAM_STRING, "", "annotation set holding the sentences and tokens"},
+    {"label", CRFP_PARAM_STRING, "",
+     "the Token feature the prediction stands for, e.g. upos (crfpipe tag sets it from the "
+     "model's metadata)"},
+    {"prediction", CRFP_PARAM_STRING, "predicted", "the Token feature holding the prediction"},
+    {"prediction-to", CRFP_PARAM_STRING, "auto",
+     "where the prediction goes: column (the label's column; its old value kept in MISC as "
+     "Gold<LABEL>=), misc (MISC Predicted<LABEL>=), extra (an 11th column), none; auto = "
+     "column when the label is a CoNLL-U column, else misc"},
+    {"keep-gold", CRFP_PARAM_BOOL, "true",
+     "with prediction-to=column, keep the replaced value in MISC as Gold<LABEL>="},
+    {"unrepresentable", CRFP_PARAM_STRING, "escape",
+     "a value a column cannot hold (empty, tab, line break, space outside FORM/LEMMA/MISC): "
+     "escape (\\s \\t \\n \\r \\p \\\\ as in UD's MISC), drop (write '_') or error; decided "
+     "before the document is written, with one warning per column"},
 };
 
 #define NCOL 10
+#define MISC 9
 static const char *const colname[NCOL] = {"id",   "form", "lemma",  "upos", "xpos",
                                           "feats", "head", "deprel", "deps", "misc"};
+
+enum { PM_AUTO, PM_COLUMN, PM_MISC, PM_EXTRA, PM_NONE };
 
 typedef struct writer {
     crfp_host *host;
@@ -36,7 +79,21 @@ typedef struct writer {
     int strict;
     char *feat[NCOL];   /* feature that feeds each column */
     unsigned long ndocs;
+    const char *pred;   /* feature holding the prediction */
+    int mode;           /* PM_* as configured */
+    int labcol;         /* column of the label, or -1 */
+    int keep_gold;
+    int policy;         /* COLWALK_ESCAPE / DROP / ERROR */
+    char *goldkey, *predkey;   /* "GoldUPOS", "PredictedUPOS" */
+    int warned[NCOL + 1];
 } writer;
+
+/* Per document: what is written where. */
+typedef struct plan {
+    int mode;           /* PM_COLUMN, PM_MISC, PM_EXTRA or PM_NONE */
+    size_t ncols;       /* 10, or 11 with PM_EXTRA */
+    int drop[NCOL + 1]; /* column written as '_' */
+} plan;
 
 /* One line to write and where it goes in ID order. */
 typedef struct line {
@@ -92,57 +149,199 @@ static crfp_status line_key(writer *w, const char *where, line *l, int kind)
     return CRFP_OK;
 }
 
-static crfp_status write_line(writer *w, const crfp_doc *doc, const line *l, const char *eol,
-                              const char *where)
+/* Characters column k may not hold besides tab and line breaks. */
+static unsigned col_flags(size_t k)
+{
+    return k == 1 || k == 2 || k == MISC ? 0 : COLWALK_NO_SPACE;
+}
+
+/* The text of column k of a line as the input had it: its feature (or the
+ * mapped one), the automatic id, the covered text for FORM, else '_'.
+ * *own receives a malloc'd string the caller frees, or NULL. */
+static crfp_status base_text(writer *w, const crfp_doc *doc, const line *l, size_t k,
+                             char *tmp, size_t tmpsz, char **own, const char **text,
+                             const char *where)
+{
+    /* Only Tokens take mapped columns: ranges and empty nodes keep their
+     * own annotation. */
+    const char *fname = strcmp(l->a->type, "Token") == 0 && w->feat[k] ? w->feat[k]
+                                                                        : colname[k];
+    const crfp_value *v = crfp_ann_get(l->a, fname);
+    *own = NULL;
+    if (v) {
+        if (!(*text = colwalk_value_text(v, tmp, tmpsz)))
+            return crfp_error(w->host, CRFP_EINVAL, "%s: %s %" PRIu64 ": feature '%s' is a list",
+                              where, l->a->type, l->a->id, fname);
+    } else if (k == 0) {
+        snprintf(tmp, tmpsz, "%lu", l->autoid);
+        *text = tmp;
+    } else if (k == 1) {
+        if (!(*own = colwalk_span_text(doc, l->a)))
+            return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
+        *text = *own;
+    } else if (w->strict) {
+        return crfp_error(w->host, CRFP_EINVAL,
+                          "%s: %s %" PRIu64 " [%zu, %zu) has no feature '%s' (strict)", where,
+                          l->a->type, l->a->id, l->a->start, l->a->end, fname);
+    } else {
+        *text = "_";
+    }
+    return CRFP_OK;
+}
+
+/* Value of attribute `key` in a MISC cell ("A=1|B=2"), or NULL; *len
+ * receives its length. */
+static const char *misc_attr(const char *misc, const char *key, size_t *len)
+{
+    size_t kl = strlen(key);
+    for (const char *p = misc; p && *p;) {
+        const char *e = strchr(p, '|');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n > kl && p[kl] == '=' && strncmp(p, key, kl) == 0) {
+            *len = n - kl - 1;
+            return p + kl + 1;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* MISC with key=value set (replacing an existing value when `replace`, else
+ * keeping it), malloc'd; the value is escaped if it holds '|', a space or
+ * anything else MISC cannot hold. */
+static char *misc_with(const char *misc, const char *key, const char *value, int replace)
+{
+    size_t old;
+    if (misc_attr(misc, key, &old) && !replace)
+        return strdup(misc);
+    char *ev = colwalk_cell_ok(value, COLWALK_NO_PIPE | COLWALK_NO_SPACE)
+                   ? strdup(value)
+                   : colwalk_escape(value, COLWALK_NO_PIPE | COLWALK_NO_SPACE);
+    if (!ev)
+        return NULL;
+    size_t cap = strlen(misc) + strlen(key) + strlen(ev) + 3;
+    char *out = malloc(cap), *o = out;
+    if (!out) {
+        free(ev);
+        return NULL;
+    }
+    /* Keep the other attributes in their order; the new one goes last. */
+    int empty = strcmp(misc, "_") == 0;
+    size_t kl = strlen(key);
+    for (const char *p = empty ? NULL : misc; p && *p;) {
+        const char *e = strchr(p, '|');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!(n > kl && p[kl] == '=' && strncmp(p, key, kl) == 0)) {
+            if (o > out)
+                *o++ = '|';
+            memcpy(o, p, n);
+            o += n;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    if (o > out)
+        *o++ = '|';
+    o += sprintf(o, "%s=%s", key, ev);
+    free(ev);
+    return out;
+}
+
+/* The text of column k (k == NCOL: the extra column) as the plan writes
+ * it, before escaping. */
+static crfp_status cell_text(writer *w, const plan *pl, const crfp_doc *doc, const line *l,
+                             size_t k, char *tmp, size_t tmpsz, char **own, const char **text,
+                             const char *where)
+{
+    *own = NULL;
+    const char *pv = NULL;
+    char ptmp[64];
+    if (pl->mode != PM_NONE && strcmp(l->a->type, "Token") == 0) {
+        const crfp_value *v = crfp_ann_get(l->a, w->pred);
+        if (v && !(pv = colwalk_value_text(v, ptmp, sizeof ptmp)))
+            return crfp_error(w->host, CRFP_EINVAL, "%s: %s %" PRIu64 ": feature '%s' is a list",
+                              where, l->a->type, l->a->id, w->pred);
+    }
+    if (k == NCOL) {
+        *text = pv ? pv : "_";
+        if (pv == ptmp && !(*text = *own = strdup(pv)))
+            return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
+        return CRFP_OK;
+    }
+    if (pv && pl->mode == PM_COLUMN && (int)k == w->labcol) {
+        if (pv == ptmp) {
+            snprintf(tmp, tmpsz, "%s", pv);
+            pv = tmp;
+        }
+        *text = pv;
+        return CRFP_OK;
+    }
+    crfp_status st = base_text(w, doc, l, k, tmp, tmpsz, own, text, where);
+    if (st != CRFP_OK || k != MISC || !pv || pl->mode == PM_EXTRA)
+        return st;
+    char *misc = NULL;
+    if (pl->mode == PM_MISC) {
+        misc = misc_with(*text, w->predkey, pv, 1);
+    } else if (w->keep_gold) {
+        char gtmp[64], *gown = NULL;
+        const char *gold;
+        if ((st = base_text(w, doc, l, (size_t)w->labcol, gtmp, sizeof gtmp, &gown, &gold,
+                            where)) != CRFP_OK)
+            return st;
+        misc = strcmp(gold, "_") == 0 ? strdup(*text) : misc_with(*text, w->goldkey, gold, 0);
+        free(gown);
+    } else {
+        return CRFP_OK;
+    }
+    free(*own);
+    if (!(*own = misc))
+        return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
+    *text = misc;
+    return CRFP_OK;
+}
+
+static const char *why_bad(const char *s)
+{
+    if (!*s)
+        return "is empty";
+    if (strpbrk(s, "\n\r"))
+        return "holds a line break";
+    if (strchr(s, '\t'))
+        return "holds a tab";
+    return "holds a space";
+}
+
+static crfp_status write_line(writer *w, const plan *pl, const crfp_doc *doc, const line *l,
+                              const char *eol, const char *where)
 {
     FILE *fp = w->out->fp;
-    for (size_t k = 0; k < NCOL; k++) {
-        /* Only Tokens take mapped columns: ranges and empty nodes keep
-         * their own annotation. */
-        const char *fname = strcmp(l->a->type, "Token") == 0 && w->feat[k] ? w->feat[k]
-                                                                            : colname[k];
-        const crfp_value *v = crfp_ann_get(l->a, fname);
-        char tmp[64], *span = NULL;
+    for (size_t k = 0; k < pl->ncols; k++) {
+        char tmp[64], *own;
         const char *text;
-        if (v) {
-            if (!(text = colwalk_value_text(v, tmp, sizeof tmp)))
-                return crfp_error(w->host, CRFP_EINVAL, "%s: %s %" PRIu64
-                                  ": feature '%s' is a list", where, l->a->type, l->a->id,
-                                  fname);
-        } else if (k == 0) {
-            snprintf(tmp, sizeof tmp, "%lu", l->autoid);
-            text = tmp;
-        } else if (k == 1) {
-            if (!(span = colwalk_span_text(doc, l->a)))
-                return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
-            text = span;
-        } else if (w->strict) {
-            return crfp_error(w->host, CRFP_EINVAL, "%s: %s %" PRIu64
-                              " [%zu, %zu) has no feature '%s' (strict)", where, l->a->type,
-                              l->a->id, l->a->start, l->a->end, fname);
-        } else {
-            text = "_";
-        }
-        int ok = *text && !strpbrk(text, "\t\n\r");
-        if (!ok) {
-            crfp_status st = crfp_error(w->host, CRFP_EINVAL, "%s: %s %" PRIu64
-                                        ": %s = '%s' is empty or holds a tab or line break",
-                                        where, l->a->type, l->a->id, fname, text);
-            free(span);
+        crfp_status st = cell_text(w, pl, doc, l, k, tmp, sizeof tmp, &own, &text, where);
+        if (st != CRFP_OK)
             return st;
+        unsigned fl = col_flags(k);
+        char *esc = NULL;
+        if (pl->drop[k])
+            text = "_";
+        else if (!colwalk_cell_ok(text, fl) && !(text = esc = colwalk_escape(text, fl))) {
+            free(own);
+            return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
         }
         if (k)
             fputc('\t', fp);
         fputs(text, fp);
-        free(span);
+        free(esc);
+        free(own);
     }
     fputs(eol, fp);
     return CRFP_OK;
 }
 
-static crfp_status write_sentence(writer *w, const crfp_doc *doc, const crfp_ann *sent,
-                                  const colgroup g[3], size_t i, line **buf, size_t *cap,
-                                  int crlf, const char *eol, int last_nl, const char *where)
+/* The lines of sentence i, in group order (not yet sorted), with their
+ * automatic ids. */
+static crfp_status collect_lines(writer *w, const colgroup g[3], size_t i, line **buf,
+                                 size_t *cap, size_t *m, const char *where)
 {
     size_t n = 0;
     for (int kind = 0; kind < 3; kind++)
@@ -155,12 +354,12 @@ static crfp_status write_sentence(writer *w, const crfp_doc *doc, const crfp_ann
         *cap = n;
     }
     line *ls = *buf;
-    size_t m = 0;
+    *m = 0;
     crfp_status st;
     for (int kind = 0; kind < 3; kind++) {
         unsigned long ntok = 0;
         for (size_t j = g[kind].first[i]; j < g[kind].first[i + 1]; j++) {
-            line *l = &ls[m++];
+            line *l = &ls[(*m)++];
             memset(l, 0, sizeof *l);
             l->a = g[kind].anns[j];
             l->autoid = ++ntok;
@@ -168,6 +367,19 @@ static crfp_status write_sentence(writer *w, const crfp_doc *doc, const crfp_ann
                 return st;
         }
     }
+    return CRFP_OK;
+}
+
+static crfp_status write_sentence(writer *w, const plan *pl, const crfp_doc *doc,
+                                  const crfp_ann *sent, const colgroup g[3], size_t i,
+                                  line **buf, size_t *cap, int crlf, const char *eol,
+                                  int last_nl, const char *where)
+{
+    size_t m;
+    crfp_status st = collect_lines(w, g, i, buf, cap, &m, where);
+    if (st != CRFP_OK)
+        return st;
+    line *ls = *buf;
     qsort(ls, m, sizeof *ls, line_cmp);
     FILE *fp = w->out->fp;
     const char *comments = sent ? crfp_ann_str(sent, "comments") : NULL;
@@ -183,10 +395,94 @@ static crfp_status write_sentence(writer *w, const crfp_doc *doc, const crfp_ann
         }
     }
     for (size_t j = 0; j < m; j++)
-        if ((st = write_line(w, doc, &ls[j], j + 1 == m && !last_nl ? "" : eol, where)) !=
+        if ((st = write_line(w, pl, doc, &ls[j], j + 1 == m && !last_nl ? "" : eol, where)) !=
             CRFP_OK)
             return st;
     return CRFP_OK;
+}
+
+/* Where this document's prediction goes. */
+static int plan_mode(writer *w, const colgroup *toks)
+{
+    if (w->mode == PM_NONE)
+        return PM_NONE;
+    int any = 0;
+    for (size_t j = 0; j < toks->n && !any; j++)
+        any = crfp_ann_get(toks->anns[j], w->pred) != NULL;
+    if (!any)
+        return PM_NONE;
+    if (w->mode != PM_AUTO)
+        return w->mode;
+    return w->labcol >= 0 ? PM_COLUMN : PM_MISC;
+}
+
+/* Check every cell of the document before writing any: per column, count
+ * the cells it cannot hold and remember the first; then escape, drop or
+ * fail as configured, with one warning per column and writer. */
+static crfp_status scan_doc(writer *w, plan *pl, const crfp_doc *doc, const colwalk *wk,
+                            const colgroup g[3], line **buf, size_t *cap, const char *where)
+{
+    size_t nbad[NCOL + 1] = {0};
+    char *first[NCOL + 1] = {0};
+    crfp_status st = CRFP_OK;
+    for (size_t i = 0; i < wk->nsents && st == CRFP_OK; i++) {
+        size_t m;
+        if (g[1].first[i + 1] == g[1].first[i])
+            continue;
+        if ((st = collect_lines(w, g, i, buf, cap, &m, where)) != CRFP_OK)
+            break;
+        for (size_t j = 0; j < m && st == CRFP_OK; j++) {
+            const line *l = &(*buf)[j];
+            for (size_t k = 0; k < pl->ncols && st == CRFP_OK; k++) {
+                char tmp[64], *own;
+                const char *text;
+                if ((st = cell_text(w, pl, doc, l, k, tmp, sizeof tmp, &own, &text, where)) !=
+                    CRFP_OK)
+                    break;
+                if (!colwalk_cell_ok(text, col_flags(k)) && nbad[k]++ == 0) {
+                    const char *sid = wk->sents[i] ? crfp_ann_str(wk->sents[i], "sent_id") : NULL;
+                    const char *id = crfp_ann_str(l->a, "id");
+                    char idbuf[32];
+                    if (!id) {
+                        snprintf(idbuf, sizeof idbuf, "%lu", l->autoid);
+                        id = idbuf;
+                    }
+                    size_t need = strlen(where) + strlen(text) + (sid ? strlen(sid) : 0) +
+                                  strlen(id) + 200;
+                    if ((first[k] = malloc(need)))
+                        snprintf(first[k], need, "%s, sentence %zu%s%s%s, word %s: column %s = "
+                                 "'%s' %s", where, i + 1, sid ? " (sent_id " : "",
+                                 sid ? sid : "", sid ? ")" : "", id,
+                                 k == NCOL ? "11 (prediction)" : colname[k], text, why_bad(text));
+                    else
+                        st = crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
+                }
+                free(own);
+            }
+        }
+    }
+    for (size_t k = 0; k <= NCOL && st == CRFP_OK; k++) {
+        if (!nbad[k])
+            continue;
+        const char *ctx = k == 1 || k == 2 || k == MISC ? "" : "; spaces are allowed only in "
+                                                               "FORM, LEMMA and MISC";
+        if (w->policy == COLWALK_ERROR) {
+            st = crfp_error(w->host, CRFP_EINVAL, "%s, which CoNLL-U cannot hold%s (%zu such "
+                            "cells; writer parameter unrepresentable=escape or drop)", first[k],
+                            ctx, nbad[k]);
+            break;
+        }
+        pl->drop[k] = w->policy == COLWALK_DROP;
+        if (!w->warned[k]++)
+            crfp_log(w->host, CRFP_LOG_WARN, "%s, which CoNLL-U cannot hold%s: %s %zu such "
+                     "cell%s of this document (writer parameter unrepresentable=%s)", first[k],
+                     ctx, pl->drop[k] ? "wrote '_' for the column in" : "escaped (\\s \\t \\n \\r "
+                     "\\p \\\\)", nbad[k], nbad[k] == 1 ? "" : "s",
+                     pl->drop[k] ? "escape or error" : "drop or error");
+    }
+    for (size_t k = 0; k <= NCOL; k++)
+        free(first[k]);
+    return st;
 }
 
 static crfp_status w_write(void *state, const crfp_doc *doc)
@@ -219,6 +515,12 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
         st = colgroup_init(host, where, set, types[k], &wk, &g[k]);
     line *buf = NULL;
     size_t cap = 0, last = wk.nsents;
+    plan pl = {0};
+    if (st == CRFP_OK) {
+        pl.mode = plan_mode(w, &g[1]);
+        pl.ncols = pl.mode == PM_EXTRA ? NCOL + 1 : NCOL;
+        st = scan_doc(w, &pl, doc, &wk, g, &buf, &cap, where);
+    }
     for (size_t i = 0; i < wk.nsents; i++)
         if (st == CRFP_OK && g[1].first[i + 1] > g[1].first[i])
             last = i;
@@ -233,7 +535,7 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
         const char *before = sent ? crfp_ann_str(sent, "before") : NULL;
         colwalk_put_raw(fp, before ? before : written ? "\n" : "", crlf);
         written = 1;
-        st = write_sentence(w, doc, sent, g, i, &buf, &cap, crlf, eol,
+        st = write_sentence(w, &pl, doc, sent, g, i, &buf, &cap, crlf, eol,
                             !(no_final_nl && i == last), where);
     }
     if (st == CRFP_OK)
@@ -254,6 +556,8 @@ static void w_close(void *state)
         return;
     for (size_t k = 0; k < NCOL; k++)
         free(w->feat[k]);
+    free(w->goldkey);
+    free(w->predkey);
     free(w);
 }
 
@@ -281,6 +585,23 @@ static crfp_status parse_map(writer *w, const char *map)
     return CRFP_OK;
 }
 
+/* "Gold" + the label in capitals (GoldUPOS); a label's characters that
+ * MISC keys cannot hold ('=', '|', spaces) become '_'. */
+static char *misc_key(const char *prefix, const char *label)
+{
+    size_t n = strlen(prefix), m = strlen(label);
+    char *s = malloc(n + m + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, prefix, n);
+    for (size_t i = 0; i < m; i++) {
+        unsigned char c = (unsigned char)label[i];
+        s[n + i] = c == '=' || c == '|' || c <= ' ' ? '_' : (char)toupper(c);
+    }
+    s[n + m] = '\0';
+    return s;
+}
+
 static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *out, void **state)
 {
     writer *w = calloc(1, sizeof *w);
@@ -292,7 +613,44 @@ static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *ou
     if (!w->annset)
         w->annset = "";
     w->strict = crfp_params_bool(p, "strict");
-    crfp_status st = parse_map(w, crfp_params_str(p, "map"));
+    w->keep_gold = crfp_params_bool(p, "keep-gold");
+    w->pred = crfp_params_str(p, "prediction");
+    if (!w->pred || !*w->pred)
+        w->pred = "predicted";
+    const char *label = crfp_params_str(p, "label");
+    if (!label)
+        label = "";
+    const char *to = crfp_params_str(p, "prediction-to");
+    static const char *const modes[] = {"auto", "column", "misc", "extra", "none"};
+    w->mode = -1;
+    for (int m = 0; m < 5; m++)
+        if (to && strcmp(to, modes[m]) == 0)
+            w->mode = m;
+    if (!to)
+        w->mode = PM_AUTO;
+    w->labcol = -1;
+    for (int k = 0; k < NCOL; k++)
+        if (strcmp(label, colname[k]) == 0)
+            w->labcol = k;
+    w->policy = colwalk_policy(crfp_params_str(p, "unrepresentable"));
+    crfp_status st = CRFP_OK;
+    if (w->mode < 0)
+        st = crfp_error(host, CRFP_EINVAL, "conllu_writer: prediction-to='%s': expected auto, "
+                        "column, misc, extra or none", to);
+    else if (w->policy < 0)
+        st = crfp_error(host, CRFP_EINVAL, "conllu_writer: unrepresentable='%s': expected "
+                        "escape, drop or error", crfp_params_str(p, "unrepresentable"));
+    else if (w->mode == PM_COLUMN && (w->labcol < 0 || w->labcol == 0 || w->labcol == MISC))
+        st = crfp_error(host, CRFP_EINVAL, "conllu_writer: prediction-to=column needs label= "
+                        "one of form, lemma, upos, xpos, feats, head, deprel, deps (label is "
+                        "'%s')", label);
+    else if (!(w->goldkey = misc_key("Gold", label)) ||
+             !(w->predkey = misc_key("Predicted", label)))
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+    else
+        st = parse_map(w, crfp_params_str(p, "map"));
+    if (w->labcol == 0 || w->labcol == MISC)
+        w->labcol = -1;   /* ids and MISC are structure, never replaced */
     if (st != CRFP_OK) {
         w_close(w);
         return st;

@@ -1,7 +1,23 @@
 /* evaluate — a writer that scores predicted labels against gold labels and
  * writes a report instead of documents: token and sequence accuracy,
  * per-label precision/recall/F1, and chunk F1 computed exactly as the
- * CoNLL conlleval script does. */
+ * CoNLL conlleval script does.
+ *
+ * Where the labels are, when the gold/guess parameters do not say, so that
+ * whatever `crfpipe tag` wrote can be scored as it is (first match wins,
+ * per sentence):
+ *   1. a CoNLL-U MISC attribute PredictedX=... (conllu_writer
+ *      prediction-to=misc): the guess; the gold is column x (lower case);
+ *   2. a MISC attribute GoldX=... (prediction-to=column, the default): the
+ *      gold; the guess is column x, which holds the prediction;
+ *   3. a document whose annotation set records a viterbi run: the guess is
+ *      its output feature, the gold the label its model was trained on
+ *      (model-label, else the model file's metadata, read once per model)
+ *      when the tokens have such a feature, else the column before;
+ *   4. otherwise the last two columns, guess last (conlleval's convention).
+ * A CoNLL-U document where 1-3 find nothing, or a column file with fewer
+ * than three columns, has no prediction to score: that is an error ("no
+ * predicted labels in FILE"), not an accuracy of 0 %. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -15,6 +31,10 @@ static const crfp_param_spec params[] = {
     {"guess", CRFP_PARAM_STRING, "",
      "token feature with the predicted label (default: the last column)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentence and Token annotations"},
+    {"source", CRFP_PARAM_STRING, "", "name of the input, for messages (crfpipe eval sets it)"},
+    {"model-label", CRFP_PARAM_STRING, "",
+     "the label feature of the model that tagged the input: the gold when the tokens have it "
+     "and gold is not set (crfpipe eval --model sets it)"},
 };
 
 typedef struct label_stats {
@@ -25,8 +45,11 @@ typedef struct label_stats {
 typedef struct evaluator {
     crfp_host *host;
     crfp_stream *out;
-    char *gold, *guess, *set;
+    char *gold, *guess, *set, *source, *mlabel;
     crfp_sentbuf *sb;
+    char *model_path, *model_label;   /* cache of the last model's label */
+    char *gbuf, *pbuf;                /* MISC attribute values */
+    size_t gcap, pcap;
     size_t tokens, correct, sents, sents_correct;
     label_stats *labels;
     size_t nlabels, caplabels;
@@ -45,9 +68,11 @@ static crfp_status ev_open(crfp_host *host, const crfp_params *p, crfp_stream *o
     e->gold = strdup(crfp_params_str(p, "gold"));
     e->guess = strdup(crfp_params_str(p, "guess"));
     e->set = strdup(crfp_params_str(p, "set"));
+    e->source = strdup(crfp_params_str(p, "source"));
+    e->mlabel = strdup(crfp_params_str(p, "model-label"));
     e->sb = crfp_sentbuf_new();
     crfp_chunkeval_init(&e->chunks);
-    if (!e->gold || !e->guess || !e->set || !e->sb) {
+    if (!e->gold || !e->guess || !e->set || !e->source || !e->mlabel || !e->sb) {
         ev_close(e);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
@@ -76,6 +101,203 @@ static label_stats *stats_of(evaluator *e, const char *label)
     return s;
 }
 
+/* Where one label comes from: a column, or an attribute of a MISC cell. */
+typedef struct source {
+    int col;             /* tokseq column, -1 when absent */
+    const char *attr;    /* MISC attribute (then col is the misc column) */
+} source;
+
+/* The value of `attr` in a MISC cell ("A=1|B=2"), copied into *buf; NULL
+ * when absent or out of memory (*oom set). */
+static const char *misc_value(const char *cell, const char *attr, char **buf, size_t *cap,
+                              int *oom)
+{
+    size_t kl = strlen(attr);
+    for (const char *p = cell; p && *p;) {
+        const char *e = strchr(p, '|');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n > kl && p[kl] == '=' && strncmp(p, attr, kl) == 0) {
+            if (n - kl > *cap) {
+                char *nb = realloc(*buf, n - kl);
+                if (!nb) {
+                    *oom = 1;
+                    return NULL;
+                }
+                *buf = nb;
+                *cap = n - kl;
+            }
+            memcpy(*buf, p + kl + 1, n - kl - 1);
+            (*buf)[n - kl - 1] = '\0';
+            return *buf;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* First MISC attribute of the sentence whose name starts with `prefix`
+ * followed by an upper-case letter (PredictedUPOS, GoldXPOS), copied into
+ * name (size 64); 0 when none. */
+static int misc_key_with(const crfp_tokseq *seq, int misc, const char *prefix, char *name)
+{
+    size_t pl = strlen(prefix);
+    for (size_t t = 0; misc >= 0 && t < seq->ntok; t++) {
+        const char *cell = seq->cells[t * seq->ncols + (size_t)misc];
+        for (const char *p = cell; p && *p;) {
+            const char *e = strchr(p, '|'), *eq = strchr(p, '=');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            if (eq && eq < p + n && (size_t)(eq - p) > pl && (size_t)(eq - p) < 64 &&
+                strncmp(p, prefix, pl) == 0 && p[pl] >= 'A' && p[pl] <= 'Z') {
+                memcpy(name, p, (size_t)(eq - p));
+                name[eq - p] = '\0';
+                return 1;
+            }
+            p = e ? e + 1 : NULL;
+        }
+    }
+    return 0;
+}
+
+/* Column named by the lower-cased MISC key suffix (GoldUPOS -> upos). */
+static int col_of_key(const crfp_tokseq *seq, const char *key, size_t prefix)
+{
+    char low[64];
+    size_t n = strlen(key + prefix);
+    for (size_t i = 0; i <= n && i < sizeof low; i++)
+        low[i] = (char)(key[prefix + i] >= 'A' && key[prefix + i] <= 'Z'
+                            ? key[prefix + i] - 'A' + 'a'
+                            : key[prefix + i]);
+    low[sizeof low - 1] = '\0';
+    return crfp_tokseq_col(seq, low);
+}
+
+/* The viterbi run recorded on the document's set: its output feature and
+ * model file (borrowed), or 0. */
+static int recorded_run(const crfp_doc *doc, const char *set, const char **output,
+                        const char **model)
+{
+    const crfp_annset *as = crfp_doc_annset((crfp_doc *)doc, set, 0);
+    size_t np = 0;
+    const crfp_processor *pr = as ? crfp_annset_processors(as, &np) : NULL;
+    int found = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (strcmp(pr[i].plugin, "viterbi") != 0)
+            continue;
+        *output = "predicted";
+        *model = NULL;
+        for (size_t k = 0; k < pr[i].nparams; k++) {
+            if (strcmp(pr[i].param_names[k], "output") == 0)
+                *output = pr[i].param_values[k];
+            else if (strcmp(pr[i].param_names[k], "model") == 0)
+                *model = pr[i].param_values[k];
+        }
+        found = 1;   /* the last run wins */
+    }
+    return found;
+}
+
+/* The label feature of a model (its metadata), cached per path; NULL with
+ * the host's error set when it cannot be read. */
+static const char *model_label(evaluator *e, const char *model)
+{
+    if (e->model_path && strcmp(e->model_path, model) == 0)
+        return e->model_label;
+    crfp_crf *crf;
+    if (crfp_crf_load(e->host, model, &crf) != CRFP_OK)
+        return NULL;
+    const char *l = crfp_crf_meta(crf, "label");
+    free(e->model_path);
+    free(e->model_label);
+    e->model_path = strdup(model);
+    e->model_label = l ? strdup(l) : NULL;
+    crfp_crf_free(crf);
+    if (!e->model_path || (l && !e->model_label)) {
+        crfp_error(e->host, CRFP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    if (!e->model_label)
+        crfp_error(e->host, CRFP_ENOTFOUND, "%s: the model records no label feature", model);
+    return e->model_label;
+}
+
+static const char *doc_name(const evaluator *e, const crfp_doc *doc)
+{
+    if (*e->source)
+        return e->source;
+    return crfp_doc_id(doc) ? crfp_doc_id(doc) : "<document>";
+}
+
+/* Decide where the gold and guessed labels of a sentence are (see the top
+ * of the file).  Errors name the input. */
+static crfp_status resolve(evaluator *e, const crfp_doc *doc, const crfp_tokseq *seq,
+                           source *gold, source *guess, char *gkey, char *pkey)
+{
+    gold->col = guess->col = -1;
+    gold->attr = guess->attr = NULL;
+    int misc = crfp_tokseq_col(seq, "misc");
+    const char *fmt = crfp_doc_meta_str(doc, "format");
+    int conllu = fmt && strcmp(fmt, "conllu") == 0;
+    if (*e->guess) {
+        guess->col = crfp_tokseq_col(seq, e->guess);
+    } else if (!*e->gold && misc_key_with(seq, misc, "Predicted", pkey)) {
+        guess->col = misc;
+        guess->attr = pkey;
+        gold->col = col_of_key(seq, pkey, 9);
+    } else if (!*e->gold && misc_key_with(seq, misc, "Gold", gkey)) {
+        gold->col = misc;
+        gold->attr = gkey;
+        guess->col = col_of_key(seq, gkey, 4);
+    } else {
+        const char *out = NULL, *model = NULL;
+        if (recorded_run(doc, e->set, &out, &model)) {
+            guess->col = crfp_tokseq_col(seq, out);
+            if (!*e->gold && *e->mlabel) {
+                gold->col = crfp_tokseq_col(seq, e->mlabel);
+            } else if (!*e->gold && model) {
+                const char *l = model_label(e, model);
+                if (!l)
+                    return crfp_error_prefix(e->host, "%s: finding the gold label of the "
+                                             "recorded tagging run (give --label)",
+                                             doc_name(e, doc));
+                /* column files name columns by position (word, col1,
+                 * label): then the column before the guess, below */
+                gold->col = crfp_tokseq_col(seq, l);
+            }
+        } else if (conllu) {
+            return crfp_error(e->host, CRFP_ENOTFOUND, "no predicted labels in %s: a CoNLL-U "
+                              "file tagged by crfpipe has GoldUPOS=... (prediction in the "
+                              "column) or PredictedUPOS=... (prediction in MISC) attributes in "
+                              "MISC, and this one has neither; tag it first, or score it with "
+                              "crfpipe eval --model MODEL", doc_name(e, doc));
+        } else if (seq->ncols < 3 && !*e->gold) {
+            return crfp_error(e->host, CRFP_ENOTFOUND, "no predicted labels in %s: it has %zu "
+                              "column%s, and a scored file needs the gold label and the "
+                              "prediction as its last two (crfpipe tag appends it); tag it "
+                              "first, or score it with crfpipe eval --model MODEL",
+                              doc_name(e, doc), seq->ncols, seq->ncols == 1 ? "" : "s");
+        } else {
+            guess->col = (int)seq->ncols - 1;
+        }
+    }
+    if (*e->gold)
+        gold->col = crfp_tokseq_col(seq, e->gold);
+    else if (gold->col < 0 && !gold->attr && *e->mlabel)
+        gold->col = crfp_tokseq_col(seq, e->mlabel);
+    if (!*e->gold && gold->col < 0 && !gold->attr && guess->col >= 0 && !guess->attr)
+        gold->col = guess->col - 1;
+    if (guess->col < 0 || gold->col < 0 || (gold->col == guess->col && !gold->attr &&
+                                            !guess->attr)) {
+        int g = guess->col < 0;
+        return crfp_error(e->host, CRFP_ENOTFOUND, "%s: cannot find the %s label "
+                          "feature '%s' (tokens have: %s%s%s)", doc_name(e, doc),
+                          g ? "guessed" : "gold",
+                          g ? (*e->guess ? e->guess : "predicted") : (*e->gold ? e->gold : "?"),
+                          seq->ncols ? seq->colnames[0] : "", seq->ncols > 1 ? ", ..., " : "",
+                          seq->ncols > 1 ? seq->colnames[seq->ncols - 1] : "");
+    }
+    return CRFP_OK;
+}
+
 static crfp_status ev_write(void *state, const crfp_doc *cdoc)
 {
     evaluator *e = state;
@@ -91,25 +313,30 @@ static crfp_status ev_write(void *state, const crfp_doc *cdoc)
             break;
         if (seq->ntok == 0)
             continue;
-        int gu = *e->guess ? crfp_tokseq_col(seq, e->guess) : (int)seq->ncols - 1;
-        int go = *e->gold ? crfp_tokseq_col(seq, e->gold) : gu - 1;
-        if (gu < 0 || go < 0 || go == gu) {
-            st = crfp_error(e->host, CRFP_ENOTFOUND, "document '%s': cannot find the %s label "
-                            "feature '%s' (tokens have: %s%s%s)",
-                            crfp_doc_id(doc) ? crfp_doc_id(doc) : "", gu < 0 ? "guessed" : "gold",
-                            gu < 0 ? e->guess : e->gold, seq->ncols ? seq->colnames[0] : "",
-                            seq->ncols > 1 ? ", ..., " : "",
-                            seq->ncols > 1 ? seq->colnames[seq->ncols - 1] : "");
+        source go, gu;
+        char gkey[64], pkey[64];
+        if ((st = resolve(e, doc, seq, &go, &gu, gkey, pkey)) != CRFP_OK)
             break;
-        }
         int all = 1;
         for (size_t t = 0; t < seq->ntok && st == CRFP_OK; t++) {
-            const char *g = seq->cells[t * seq->ncols + (size_t)go];
-            const char *p = seq->cells[t * seq->ncols + (size_t)gu];
+            int oom = 0;
+            const char *g = seq->cells[t * seq->ncols + (size_t)go.col];
+            const char *p = seq->cells[t * seq->ncols + (size_t)gu.col];
+            if (g && go.attr)
+                g = misc_value(g, go.attr, &e->gbuf, &e->gcap, &oom);
+            if (p && gu.attr)
+                p = misc_value(p, gu.attr, &e->pbuf, &e->pcap, &oom);
+            if (oom) {
+                st = crfp_error(e->host, CRFP_ENOMEM, "out of memory");
+                break;
+            }
             if (!g || !p) {
-                st = crfp_error(e->host, CRFP_EINVAL, "document '%s', sentence %zu, token %zu: "
-                                "missing %s label", crfp_doc_id(doc) ? crfp_doc_id(doc) : "",
-                                s + 1, t + 1, g ? "guessed" : "gold");
+                const char *attr = g ? gu.attr : go.attr;
+                st = crfp_error(e->host, CRFP_EINVAL, "%s: document '%s', sentence %zu, "
+                                "token %zu: missing %s label%s%s%s", doc_name(e, doc),
+                                crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, t + 1,
+                                g ? "guessed" : "gold", attr ? " (MISC attribute " : "",
+                                attr ? attr : "", attr ? ")" : "");
                 break;
             }
             e->tokens++;
@@ -203,6 +430,12 @@ static void ev_close(void *state)
     free(e->gold);
     free(e->guess);
     free(e->set);
+    free(e->source);
+    free(e->mlabel);
+    free(e->model_path);
+    free(e->model_label);
+    free(e->gbuf);
+    free(e->pbuf);
     free(e);
 }
 

@@ -49,6 +49,8 @@ typedef struct tpl {
     int maxcol_line;
     UCaseMap *lower;              /* root-locale lowercasing for %X */
     char *columns;                /* declared column names ("a b c"), or NULL */
+    int32_t rx_time;              /* ICU time limit of each regex clone (0 = none) */
+    int32_t rx_stack;             /* ICU backtrack stack limit in bytes (0 = none) */
 } tpl;
 
 /* Compile `len` bytes of template text.  `origin` names the text in
@@ -64,7 +66,10 @@ void tpl_free(tpl *t);   /* NULL accepted */
 
 /* The extractor: a compiled template plus a pool of per-call workspaces
  * (regex clones and buffers), so concurrent extract calls never share a
- * matcher.  Takes ownership of `t` (also on failure).  `host` receives the
+ * matcher.  Each clone gets the host's regex-time and regex-stack limits
+ * once, when the workspace is made, so matching pays nothing for them; a
+ * match that exceeds one fails with CRFP_EPARSE naming the template line,
+ * the limit and how to raise it.  Takes ownership of `t` (also on failure).  `host` receives the
  * errors found while extracting and must outlive the extractor. */
 typedef struct tpl_extractor tpl_extractor;
 crfp_status tpl_extractor_new(crfp_host *host, tpl *t, tpl_extractor **out);

@@ -117,6 +117,12 @@ static tpl_ws *ws_new(const tpl *t)
     for (size_t i = 0; i < t->nrx; i++) {
         UErrorCode err = U_ZERO_ERROR;
         w->rx[i] = uregex_clone(t->rx[i], &err);
+        /* A clone starts with ICU's defaults (no time limit), so the limits
+         * are set here, once per clone, and never on the matching path. */
+        if (U_SUCCESS(err))
+            uregex_setTimeLimit(w->rx[i], t->rx_time, &err);
+        if (U_SUCCESS(err))
+            uregex_setStackLimit(w->rx[i], t->rx_stack, &err);
         if (U_FAILURE(err)) {
             w->rx[i] = NULL;
             ws_free(t, w);
@@ -178,6 +184,11 @@ crfp_status tpl_extractor_new(crfp_host *host, tpl *t, tpl_extractor **out)
     }
     ex->host = host;
     ex->t = t;
+    /* ICU takes int32_t limits: clamp rather than wrap. */
+    size_t tl = crfp_host_limit(host, CRFP_LIMIT_REGEX_TIME);
+    size_t sl = crfp_host_limit(host, CRFP_LIMIT_REGEX_STACK);
+    t->rx_time = tl > INT32_MAX ? INT32_MAX : (int32_t)tl;
+    t->rx_stack = sl > INT32_MAX ? INT32_MAX : (int32_t)sl;
     if (compile_steps(ex)) {
         tpl_extractor_free(ex);
         return crfp_error(host, CRFP_ENOMEM, "templates: cannot create the extractor");
@@ -268,6 +279,17 @@ static crfp_status apply_regex(tpl_extractor *ex, const tpl_pattern *pat, tpl_ws
         e = uregex_end64(rx, 0, &err);
     }
     utext_close(&ut);
+    if (err == U_REGEX_TIME_OUT || err == U_REGEX_STACK_OVERFLOW) {
+        int time = err == U_REGEX_TIME_OUT;
+        const char *name = time ? "regex-time" : "regex-stack";
+        return report(ex, CRFP_EPARSE,
+                      "%s:%d: regular expression %s on '%.40s%s': exceeded the limit %s=%ld "
+                      "(catastrophic backtracking?  raise it with --limit %s=N or "
+                      "CRFPIPE_LIMITS=%s=N; 0 = unlimited)",
+                      ex->t->origin, pat->line, time ? "too slow" : "too deep", s,
+                      strlen(s) > 40 ? "..." : "", name,
+                      (long)(time ? ex->t->rx_time : ex->t->rx_stack), name, name);
+    }
     if (U_FAILURE(err))
         return report(ex, CRFP_EPLUGIN, "%s:%d: regular expression failed on '%s': %s",
                       ex->t->origin, pat->line, s, u_errorName(err));

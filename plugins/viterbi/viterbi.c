@@ -59,6 +59,7 @@ typedef struct job {
     atomic_size_t next;
     atomic_int failed;
     int nth;                  /* team members that take part */
+    atomic_int feat_failed;   /* the features plugin failed and said why */
 } job;
 
 static void tagger_close(void *state);
@@ -183,9 +184,14 @@ static void *worker(void *arg)
             j->nfound[s] = 0;
             continue;
         }
-        if (crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq) != CRFP_OK ||
-            tg->fv->extract(tg->ex, seq, obs) != CRFP_OK ||
-            crfp_seqbuf_fill(qb, tg->crf, obs, &q) != CRFP_OK)
+        if (crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq) != CRFP_OK)
+            goto fail;
+        if (tg->fv->extract(tg->ex, seq, obs) != CRFP_OK) {
+            /* Its message (e.g. a regex over its limit) is in the host. */
+            atomic_store(&j->feat_failed, 1);
+            goto fail;
+        }
+        if (crfp_seqbuf_fill(qb, tg->crf, obs, &q) != CRFP_OK)
             goto fail;
         if (n > capT) {
             uint32_t *ny = realloc(ybuf, n * tg->nbest * sizeof *ny);
@@ -331,11 +337,16 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         nth = (int)(nsent / 32 + 1);
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, 0);
+    atomic_init(&j.feat_failed, 0);
     j.nth = nth;
     if (nth > 1)
         crfp_team_run(crfp_host_team(host), member, &j);
     else
         worker(&j);
+    if (atomic_load(&j.feat_failed)) {
+        st = crfp_errcode(host) != CRFP_OK ? crfp_errcode(host) : CRFP_EPLUGIN;
+        goto out;
+    }
     if (atomic_load(&j.failed)) {
         st = crfp_error(host, CRFP_EPLUGIN, "decoding failed (out of memory or features error)");
         goto out;

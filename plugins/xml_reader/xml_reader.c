@@ -3,6 +3,8 @@
 #include "config.h"
 #include "crfpipe/crfpipe.h"
 
+#include <string.h>
+
 static const crfp_param_spec params[] = {
     {"validate", CRFP_PARAM_BOOL, "false",
      "also check each document against the RELAX NG schema while streaming"},
@@ -24,11 +26,45 @@ static void xr_close(void *state)
     crfp_xml_reader_close(state);
 }
 
+/* --- format detection ------------------------------------------------------
+ * Confidence 0..100 that buf (the first bytes of an input, up to 64 KiB) is
+ * a crfpipe XML corpus (100 when the first element is <corpus>, 60 for other
+ * XML); the reader vtable's probe (ABI 2.1). */
+static int xml_reader_probe(const char *buf, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    if (i >= len || buf[i] != '<')
+        return 0;
+    /* the first element: skip the declaration, comments, processing
+     * instructions and the doctype */
+    while (i < len) {
+        const char *lt = memchr(buf + i, '<', len - i);
+        if (!lt)
+            break;
+        i = (size_t)(lt - buf) + 1;
+        if (i < len && (buf[i] == '?' || buf[i] == '!'))
+            continue;
+        size_t j = i;
+        while (j < len && buf[j] != '>' && buf[j] != ' ' && buf[j] != '\t' && buf[j] != '\n' &&
+               buf[j] != '\r' && buf[j] != '/')
+            j++;
+        const char *colon = memchr(buf + i, ':', j - i);
+        size_t k = colon ? (size_t)(colon - buf) + 1 : i;   /* prefix:corpus */
+        return j - k == 6 && memcmp(buf + k, "corpus", 6) == 0 ? 100 : 60;
+    }
+    return 60;
+}
+
 static const crfp_reader_vtable vtable = {
     .size = CRFP_VTABLE_SIZE(crfp_reader_vtable),
     .open = xr_open,
     .next = xr_next,
     .close = xr_close,
+    .probe = xml_reader_probe,
 };
 
 static const char *const formats[] = {"xml", NULL};

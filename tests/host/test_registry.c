@@ -141,8 +141,12 @@ int main(void)
         CHECK(f, crfp_host_find_format(h, CRFP_KIND_READER, "nonesuch", &r) == CRFP_ENOTFOUND);
         CHECK_MSG(f, h, "unknown input format 'nonesuch'");
         CHECK_MSG(f, h, "tp-old");
-        /* Content sniffing asks only readers that have a probe. */
-        CHECK(f, crfp_host_sniff_reader(h, "x", 1, &r, NULL) == CRFP_ENOTFOUND);
+        /* Content sniffing asks only the readers that have a probe (the
+         * build tree's, found by the scan); the 2.0 module is skipped. */
+        static const char head[] = "<?xml version=\"1.0\"?>\n<corpus>\n";
+        int conf = 0;
+        CHECK(f, crfp_host_sniff_reader(h, head, sizeof head - 1, &r, &conf) == CRFP_OK && r &&
+                     strcmp(crfp_plugin_format(r), "xml") == 0 && conf == 100);
     }
 
     check_broken(f, h);

@@ -34,7 +34,9 @@ crfp_status crfp_xml_reader_open(crfp_host *host, crfp_stream *in, int validate,
  * and invalid UTF-8 (CRFP_EPARSE), schema violations (CRFP_ESCHEMA),
  * offsets out of range or duplicate ids or dangling references
  * (CRFP_EINVAL) and offsets inside a character (CRFP_EUTF8) are errors
- * naming the file and line.  After an error the reader only reports
+ * naming the file and line; so are a DOCTYPE (refused before libxml2 parses
+ * it, so no entity is ever expanded), non-UTF-8 input and text nodes or
+ * attribute values over the host's xml-node limit (CRFP_EPARSE).  After an error the reader only reports
  * errors.  Because libxml2 parses ahead, a syntax error may be reported
  * before the documents that precede it are returned. */
 crfp_status crfp_xml_reader_next(crfp_xml_reader *r, crfp_doc **doc);
@@ -57,9 +59,12 @@ void crfp_xml_writer_close(crfp_xml_writer *w);
  * "pipeline.rng"; the ".rng" may be omitted).  With schema NULL the root
  * element decides: <pipeline> selects pipeline.rng, anything else
  * document.rng.  Errors: CRFP_EIO (cannot open), CRFP_EPARSE (not
- * well-formed), CRFP_ESCHEMA (invalid), CRFP_ENOTFOUND (schema missing); the
- * message lists every error found (up to 20) as "file:line: what", one per
- * line. */
+ * well-formed, a DOCTYPE, a node over the host's xml-node limit),
+ * CRFP_ESCHEMA (invalid), CRFP_ENOTFOUND (schema missing); the message lists
+ * every schema error found (up to 20) as "file:line: what", one per line.
+ * A corpus that matches the schema is then read as crfp_xml_reader_next
+ * reads it, so what validates is what the reader accepts (its errors:
+ * CRFP_EINVAL, CRFP_EUTF8, ...). */
 crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char *schema);
 
 #ifdef __cplusplus

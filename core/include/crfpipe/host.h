@@ -101,6 +101,51 @@ crfp_status crfp_host_sniff_reader(crfp_host *host, const char *head, size_t len
 /* The canonical format name a reader or writer declares ("" if none). */
 const char *crfp_plugin_format(const crfp_plugin *p);
 
+/* --- Resource limits -------------------------------------------------------
+ *
+ * Hostile or broken input must fail with a message, not exhaust memory or
+ * time.  Each limit below has a default chosen far above what real corpora,
+ * templates and models need; a limit of 0 means "unlimited".  Errors caused
+ * by a limit name it as NAME=VALUE and say how to raise it.  The crfpipe
+ * program applies $CRFPIPE_LIMITS first, then each --limit option; a program
+ * embedding libcrfpipe calls crfp_host_set_limits() itself (the library
+ * reads no environment variable for limits). */
+typedef enum crfp_limit {
+    CRFP_LIMIT_XML_NODE = 0,   /* "xml-node": bytes in one XML text node or
+                                * attribute value (default 10,000,000;
+                                * above that libxml2's "huge" mode is used,
+                                * which parses long attributes slowly) */
+    CRFP_LIMIT_LINE,           /* "line": bytes in one line of a column file
+                                * (default 1 MiB) */
+    CRFP_LIMIT_SENTENCE,       /* "sentence-tokens": tokens in one sentence of
+                                * a column file (default 100,000) */
+    CRFP_LIMIT_REGEX_TIME,     /* "regex-time": ICU match-time units (about
+                                * 10,000 backtracking steps each) per template
+                                * regex match (default 1,000) */
+    CRFP_LIMIT_REGEX_STACK,    /* "regex-stack": bytes of ICU backtracking
+                                * stack per template regex (default 8 MiB) */
+    CRFP_LIMIT_MODEL_LABELS,   /* "model-labels": labels in a model file
+                                * (default 4,096; the format allows 65,535) */
+    CRFP_LIMIT_MODEL_PARAMS,   /* "model-params": weights a loaded model may
+                                * allocate (default 268,435,456 = 2 GiB) */
+    CRFP_LIMIT_COUNT
+} crfp_limit;
+
+/* The current value of a limit (0 = unlimited).  An out-of-range `which` or
+ * a NULL host gives the default. */
+size_t crfp_host_limit(const crfp_host *host, crfp_limit which);
+
+/* The name of a limit as used by crfp_host_set_limits ("xml-node", ...), or
+ * NULL for an out-of-range value.  Static storage. */
+const char *crfp_limit_name(crfp_limit which);
+
+/* Set limits from a spec "NAME=VALUE[,NAME=VALUE]..." (also separated by
+ * spaces); VALUE is a decimal number with an optional suffix k, M or G
+ * (powers of 1024), or "unlimited" / 0.  NULL or "" changes nothing.  On
+ * error (CRFP_EINVAL: unknown name, bad number) no limit is changed and the
+ * message names the offending item and lists the known names. */
+crfp_status crfp_host_set_limits(crfp_host *host, const char *spec);
+
 #ifdef __cplusplus
 }
 #endif

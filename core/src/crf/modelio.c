@@ -15,6 +15,7 @@
  * loaded model is smaller than the trained one but scores identically.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 #include "crf_impl.h"
 #include "crfpipe/alloc.h"
+#include "crfpipe/host.h"
 
 #define MAGIC "CRFPMODL"
 #define VERSION 1u
@@ -347,7 +349,9 @@ static int read_block(rbuf *r, size_t size, double *w)
     if (enc != 0)
         return r->bad = 1, -1;
     uint64_t cnt = get_le(r, 4);
-    if (r->bad || cnt > size || (r->n - r->at) / 12 < cnt)
+    /* The writer leaves all-zero blocks out, so an empty sparse block is
+     * forged: it would cost 5 bytes of file for `size` weights of memory. */
+    if (r->bad || cnt == 0 || cnt > size || (r->n - r->at) / 12 < cnt)
         return r->bad = 1, -1;
     if (!w) {
         /* Validate indexes now so that pass 2 cannot fail. */
@@ -386,6 +390,15 @@ static crfp_status parse(crfp_host *host, const char *path, const unsigned char 
         what = "label count out of range";
         goto fail;
     }
+    size_t maxY = crfp_host_limit(host, CRFP_LIMIT_MODEL_LABELS);
+    if (maxY && Y > maxY) {
+        crfp_crf_free(crf);
+        return crfp_error(host, CRFP_EFORMAT,
+                          "%s: %llu labels, more than the limit model-labels=%zu (raise it with "
+                          "--limit model-labels=N or CRFPIPE_LIMITS=model-labels=N if the model "
+                          "is trusted)",
+                          path, (unsigned long long)Y, maxY);
+    }
     for (uint64_t y = 0; y < Y; y++) {
         uint64_t len = get_le(&r, 4);
         const char *s = get_cstr(&r, len, &tmp, &tcap);
@@ -414,6 +427,8 @@ static crfp_status parse(crfp_host *host, const char *path, const unsigned char 
         uint64_t clen = get_le(&r, 8);
         const char *c = get_bytes(&r, clen);
         if (!name || !c) {
+            if (!name)
+                st = CRFP_ENOMEM; /* not "truncated" */
             free(name);
             goto fail;
         }
@@ -432,6 +447,10 @@ static crfp_status parse(crfp_host *host, const char *path, const unsigned char 
         uint64_t klen = get_le(&r, 4);
         const char *k = get_cstr(&r, klen, &tmp, &tcap);
         char *key = k ? strdup(k) : NULL;
+        if (k && !key) {
+            st = CRFP_ENOMEM; /* not "truncated" */
+            goto fail;
+        }
         uint64_t vlen = get_le(&r, 4);
         const char *v = key ? get_cstr(&r, vlen, &tmp, &tcap) : NULL;
         if (!v) {
@@ -455,6 +474,11 @@ static crfp_status parse(crfp_host *host, const char *path, const unsigned char 
         goto fail;
     }
     size_t usz = Y, bsz = (Y + 1) * Y;
+    /* Weights the loaded model will allocate and zero: bounded before
+     * anything is allocated, since a sparse block of one weight stands for
+     * a whole block in memory ((Y+1)·Y doubles for a bigram observation). */
+    uint64_t nparams = 0;
+    size_t maxp = crfp_host_limit(host, CRFP_LIMIT_MODEL_PARAMS);
     for (uint64_t i = 0; i < nobs; i++) {
         uint64_t len = get_le(&r, 4);
         const char *s = get_bytes(&r, len);
@@ -474,6 +498,17 @@ static crfp_status parse(crfp_host *host, const char *path, const unsigned char 
             goto fail;
         }
         where[i] = r.at;
+        nparams += ((flags & CRFP_OBS_UNIGRAM) ? usz : 0) + ((flags & CRFP_OBS_BIGRAM) ? bsz : 0);
+        if ((maxp && nparams > maxp) || nparams > SIZE_MAX / sizeof(double)) {
+            free(where);
+            free(tmp);
+            crfp_crf_free(crf);
+            return crfp_error(host, CRFP_EFORMAT,
+                              "%s: the model needs more than %llu weights (%.1f GB), more than "
+                              "the limit model-params=%zu (raise it with --limit model-params=N "
+                              "or CRFPIPE_LIMITS=model-params=N if the model is trusted)",
+                              path, (unsigned long long)nparams, nparams * 8.0 / 1e9, maxp);
+        }
         if ((flags & CRFP_OBS_UNIGRAM) && read_block(&r, usz, NULL))
             goto fail;
         if ((flags & CRFP_OBS_BIGRAM) && read_block(&r, bsz, NULL))

@@ -494,35 +494,36 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
         for (; k < nocc && occ[k].seq == i; k++) {
             uint32_t t = occ[k].pos;
             const double *a = ws->w->alpha + (size_t)t * Y, *bt = ws->w->beta + (size_t)t * Y;
-            int isu = 0, isb = 0;
+            /* an observation may fire more than once at a position */
+            double cu = 0, cb = 0;
             for (uint32_t x = s->uoff[t]; x < s->uoff[t + 1]; x++)
-                isu |= s->uobs[x] == b;
+                cu += s->uobs[x] == b;
             for (uint32_t x = s->boff[t]; x < s->boff[t + 1]; x++)
-                isb |= s->bobs[x] == b;
-            if (isu && hasu) {
+                cb += s->bobs[x] == b;
+            if (cu > 0 && hasu) {
                 for (uint32_t y = 0; y < Y; y++) {
                     double p = a[y] * bt[y];
-                    gu[y] += p;
-                    hu[y] += p * (1.0 - p);
+                    gu[y] += cu * p;
+                    hu[y] += cu * cu * p * (1.0 - p);
                 }
-                gu[s->y[t]] -= 1.0;
+                gu[s->y[t]] -= cu;
             }
-            if (isb && hasb) {
+            if (cb > 0 && hasb) {
                 const double *pt = ws->pair + (size_t)t * (Y + 1) * Y;
                 if (t == 0) {
                     for (uint32_t y = 0; y < Y; y++) {
                         double p = pt[YY + y];
-                        gbk[YY + y] += p;
-                        hbk[YY + y] += p * (1.0 - p);
+                        gbk[YY + y] += cb * p;
+                        hbk[YY + y] += cb * cb * p * (1.0 - p);
                     }
-                    gbk[YY + s->y[0]] -= 1.0;
+                    gbk[YY + s->y[0]] -= cb;
                 } else {
                     for (size_t j = 0; j < YY; j++) {
                         double p = pt[j];
-                        gbk[j] += p;
-                        hbk[j] += p * (1.0 - p);
+                        gbk[j] += cb * p;
+                        hbk[j] += cb * cb * p * (1.0 - p);
                     }
-                    gbk[(size_t)s->y[t - 1] * Y + s->y[t]] -= 1.0;
+                    gbk[(size_t)s->y[t - 1] * Y + s->y[t]] -= cb;
                 }
             }
         }
