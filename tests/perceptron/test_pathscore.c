@@ -2,7 +2,10 @@
  * reproduce the path's score — Σ_k val[k]·θ[idx[k]] equals the engine's
  * crfp_path_score — for the gold path (y = NULL) and random paths, on
  * random models whose sequences repeat observations at a position (so an
- * index is listed more than once and every occurrence must count). */
+ * index is listed more than once and every occurrence must count).
+ * tests/crf/test_trainset.c checks the gold and Viterbi paths of the
+ * engine's own test problems; this one adds what the perceptron's update
+ * relies on: arbitrary (non-optimal) paths and repeated indices. */
 #include "config.h"
 #include "ptest.h"
 
