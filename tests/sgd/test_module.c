@@ -1,0 +1,165 @@
+/* sgd: the real module loaded through the host — descriptor, parameters,
+ * the capability check (a training set without per-sequence gradients is
+ * refused with a message naming what is missing), parameter validation,
+ * and a training run on the toy set: it must decrease the objective, find
+ * exact zeros, and be bit-for-bit reproducible from its seed. */
+#include "config.h"
+#include "toyset.h"
+
+static crfp_params *params(crfp_host *h, const crfp_plugin *pl, const char *const *kv)
+{
+    crfp_params *p = crfp_params_new(pl->desc->params, pl->desc->nparams);
+    if (!p)
+        exit(99);
+    for (; kv && kv[0]; kv += 2) {
+        crfp_status st = crfp_params_set(h, p, "test", kv[0], kv[1], NULL);
+        CHECK(st == CRFP_OK, "set %s=%s: %s", kv[0], kv[1], crfp_errmsg(h));
+    }
+    return p;
+}
+
+/* F(θ) on the toy set. */
+static double objective(const toy *t, const double *theta)
+{
+    double f = 0;
+    for (size_t i = 0; i < t->nseq; i++)
+        f += toy_loss(toy_margin(t, i, theta));
+    for (size_t k = 0; k < t->dim; k++)
+        f += t->ts.rho1 * fabs(theta[k]) + 0.5 * t->ts.rho2 * theta[k] * theta[k];
+    return f;
+}
+
+typedef struct mon {
+    int epochs;
+    double last;
+} mon;
+
+static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *theta, int *stop)
+{
+    mon *m = ud;
+    (void)theta;
+    (void)stop;
+    CHECK(info->iter == m->epochs + 1, "epoch %d after %d", info->iter, m->epochs);
+    CHECK(isfinite(info->objective) && info->step > 0, "info %g %g", info->objective,
+          info->step);
+    m->epochs = info->iter;
+    m->last = info->objective;
+    return m->epochs == 7 ? CRFP_EINTR : CRFP_OK;
+}
+
+int main(void)
+{
+    crfp_host *h = crfp_host_new();
+    if (!h)
+        return 99;
+    crfp_host_set_verbosity(h, CRFP_LOG_WARN);
+    if (crfp_host_add_plugin_dir(h, CRFP_ABS_BUILDDIR "/plugins/sgd_l1") != CRFP_OK)
+        return 99;
+    const crfp_plugin *pl = NULL;
+    crfp_status st = crfp_host_load_kind(h, "sgd_l1", CRFP_KIND_TRAINER, &pl);
+    if (st != CRFP_OK) {
+        fprintf(stderr, "cannot load sgd_l1: %s\n", crfp_errmsg(h));
+        return 1;
+    }
+    const crfp_plugin_descriptor *d = pl->desc;
+    CHECK(strcmp(d->name, "sgd_l1") == 0, "name %s", d->name);
+    CHECK(d->abi_major == CRFP_ABI_MAJOR, "abi %u", d->abi_major);
+    const crfp_trainer_vtable *vt = d->vtable;
+    CHECK(vt->size == sizeof(crfp_trainer_vtable), "vtable size %zu", vt->size);
+    CHECK(vt->needs == CRFP_TS_SEQUENCE, "needs %llx", (unsigned long long)vt->needs);
+    const char *want[] = {"eta0", "decay", "batch", "seed", "max-epochs", "epsilon", "window",
+                          "calib-sample", "calib-factor"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int found = 0;
+        for (size_t j = 0; j < d->nparams; j++)
+            if (strcmp(d->params[j].name, want[i]) == 0)
+                found = d->params[j].help && d->params[j].help[0] && d->params[j].defval;
+        CHECK(found, "parameter %s missing, without default or without help", want[i]);
+    }
+
+    toy t;
+    toy_init(&t, 60, 40, 0.3, 0.1);
+    double *x = calloc(t.dim, sizeof *x), *x2 = calloc(t.dim, sizeof *x2);
+
+    /* (4) capability mismatch: a batch-only training set */
+    t.ts.caps = CRFP_TS_BATCH;
+    st = crfp_trainset_require(h, &t.ts, vt->needs, "sgd_l1");
+    CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "sgd_l1") &&
+              strstr(crfp_errmsg(h), "sequence"),
+          "host check: %d %s", (int)st, crfp_errmsg(h));
+    crfp_params *ps = params(h, pl, NULL);
+    crfp_error_clear(h);
+    st = vt->train(h, ps, &t.ts, x);
+    CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "sequence"), "train: %d %s", (int)st,
+          crfp_errmsg(h));
+    printf("capability mismatch: %s\n", crfp_errmsg(h));
+    t.ts.caps = CRFP_TS_SEQUENCE;
+    /* ... and a builder older than the per-block gradient */
+    size_t full = t.ts.size;
+    t.ts.size = offsetof(crfp_trainset, seq_grad_sparse);
+    st = vt->train(h, ps, &t.ts, x);
+    CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "seq_grad_sparse"), "old set: %d %s",
+          (int)st, crfp_errmsg(h));
+    t.ts.size = full;
+    crfp_params_free(ps);
+
+    /* parameters the host parses but the plugin refuses */
+    const char *bad[][2] = {{"batch", "0"}, {"eta0", "-1"}, {"window", "0"},
+                            {"epsilon", "2"}, {"calib-factor", "0"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *kv[] = {bad[i][0], bad[i][1], NULL};
+        ps = params(h, pl, kv);
+        st = vt->train(h, ps, &t.ts, x);
+        CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), bad[i][0]), "%s=%s: %d %s",
+              bad[i][0], bad[i][1], (int)st, crfp_errmsg(h));
+        crfp_params_free(ps);
+    }
+
+    /* a run with calibration: F goes down, exact zeros appear */
+    double F0 = objective(&t, x);
+    const char *kv[] = {"max-epochs", "40", "epsilon", "0", "calib-sample", "20", NULL};
+    ps = params(h, pl, kv);
+    st = vt->train(h, ps, &t.ts, x);
+    CHECK(st == CRFP_OK, "train: %s", crfp_errmsg(h));
+    double F = objective(&t, x);
+    size_t zeros = 0;
+    for (size_t k = 0; k < t.dim; k++)
+        zeros += x[k] == 0;
+    CHECK(F < 0.9 * F0, "F %g -> %g", F0, F);
+    CHECK(zeros > 0, "no exact zero");
+    printf("toy: F %.6g -> %.6g, %zu of %zu weights zero\n", F0, F, zeros, t.dim);
+
+    /* (3) the same seed gives the same bits, another seed other ones */
+    st = vt->train(h, ps, &t.ts, x2);
+    CHECK(st == CRFP_OK && memcmp(x, x2, t.dim * sizeof *x) == 0, "not reproducible");
+    crfp_params_free(ps);
+    const char *kv2[] = {"max-epochs", "40", "epsilon", "0", "calib-sample", "20", "seed", "7",
+                         NULL};
+    ps = params(h, pl, kv2);
+    memset(x2, 0, t.dim * sizeof *x2);
+    st = vt->train(h, ps, &t.ts, x2);
+    CHECK(st == CRFP_OK && memcmp(x, x2, t.dim * sizeof *x) != 0, "seed ignored");
+    crfp_params_free(ps);
+
+    /* the monitor: one call per epoch; its CRFP_EINTR is returned with θ
+     * the last completed epoch */
+    mon m = {0, 0};
+    t.ts.monitor = monitor;
+    t.ts.monitor_ud = &m;
+    const char *kv3[] = {"eta0", "0.5", "epsilon", "0", NULL};
+    ps = params(h, pl, kv3);
+    memset(x, 0, t.dim * sizeof *x);
+    st = vt->train(h, ps, &t.ts, x);
+    CHECK(st == CRFP_EINTR && m.epochs == 7, "interrupt: %d after %d epochs", (int)st,
+          m.epochs);
+    CHECK(isfinite(objective(&t, x)), "theta after interrupt");
+    crfp_params_free(ps);
+
+    free(x);
+    free(x2);
+    toy_free(&t);
+    crfp_host_free(h);
+    if (toy_failures)
+        fprintf(stderr, "%d failure(s)\n", toy_failures);
+    return toy_failures ? 1 : 0;
+}
