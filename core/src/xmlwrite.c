@@ -29,6 +29,7 @@ struct crfp_xml_writer {
 static int write_cb(void *ctx, const char *buf, int len)
 {
     crfp_xml_writer *w = ctx;
+    errno = 0;
     if (len > 0 && fwrite(buf, 1, (size_t)len, w->out->fp) != (size_t)len) {
         if (!w->io_error)
             w->io_error = errno ? errno : -1;
@@ -363,8 +364,15 @@ crfp_status crfp_xml_writer_finish(crfp_xml_writer *w)
     w->finished = 1;
     oom_watch();
     if (xmlTextWriterEndDocument(w->w) < 0 || xmlTextWriterFlush(w->w) < 0 || w->io_error ||
-        oom_seen() || fflush(w->out->fp) != 0)
+        oom_seen())
         return write_fail(w);
+    /* The stream buffers what write_cb gave it: a full disk often shows
+     * only here, and the message should say so (ENOSPC, EIO...). */
+    errno = 0;
+    if (fflush(w->out->fp) != 0) {
+        w->io_error = errno ? errno : -1;
+        return io_fail(w);
+    }
     return CRFP_OK;
 }
 

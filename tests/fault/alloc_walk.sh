@@ -47,7 +47,7 @@ trace() {
         sed -e 1d -e 's/^.*[/]//' -e 's/\[0x[0-9a-f]*\]$//' | grep -v '^failmalloc' | tr '\n' ' '
     rm -f "$tmp/trace.out" "$tmp/trace.out".tmp.*
 }
-known=0
+known=0 nomsg=0
 # problem CMD N WHAT: a failure, unless the backtrace shows a known issue.
 problem() {
     frames=$(trace "$1" "$2")

@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st != CRFP_OK) {
         if (st != CRFP_EFORMAT)
             fz_fail("load failed with an unexpected status", crfp_errmsg(h));
-        if (strstr(crfp_errmsg(h), "checksum"))
+        if (strstr(crfp_errmsg(h), "checksum mismatch"))
             fz_fail("the target's checksum disagrees with the loader's", crfp_errmsg(h));
         crfp_error_clear(h);
         return 0;
