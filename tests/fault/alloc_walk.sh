@@ -22,7 +22,9 @@ if [ "$full" = 1 ] && [ "${FAULT_VALGRIND:-auto}" != no ] && command -v valgrind
     fi
     # Blocks still reachable at exit are the libraries' caches; a
     # definitely lost block is a leak (status 99).
-    RUNNER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
+    # somalloc=NONE: valgrind replaces malloc only in libc, so that the
+    # interposer above it still sees (and fails) the calls.
+    RUNNER="valgrind -q --soname-synonyms=somalloc=NONE --suppressions=$top_srcdir/tests/fault/valgrind.supp --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
     echo "under valgrind (memcheck, leak check)"
 fi
 
