@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAXP 64
@@ -78,7 +79,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         return cli_fail(host);
     }
     /* --trainer a,b chains trainers.  An option --NAME.param goes to trainer
-     * NAME alone; a plain --param to every trainer that declares it, except
+     * NAME (or at position N, --N.param) alone; a plain --param to every
+     * trainer that declares it, except
      * --model (the last: the chain's result) and --init-model (the first). */
     char list[256];
     if (strlen(trainer) >= sizeof list) {
@@ -112,7 +114,10 @@ int cmd_train(crfp_host *host, int argc, char **argv)
                 for (; j < pl && j < nl; j++)
                     if (nm[j] != names[k][j] && !(strchr("-_", nm[j]) && strchr("-_", names[k][j])))
                         break;
-                if (j == pl && pl == nl)
+                /* or by its 1-based position, for chains of one plugin */
+                char *end;
+                unsigned long pos = strtoul(nm, &end, 10);
+                if ((j == pl && pl == nl) || (end == dot && pl > 0 && pos == k + 1))
                     ok = kv_add(&sk, dot + 1, tp.values[i]);
                 continue;
             }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libxml/xmlerror.h>
 #include <libxml/xmlwriter.h>
 
 struct crfp_xml_writer {
@@ -28,6 +29,7 @@ struct crfp_xml_writer {
 static int write_cb(void *ctx, const char *buf, int len)
 {
     crfp_xml_writer *w = ctx;
+    errno = 0;
     if (len > 0 && fwrite(buf, 1, (size_t)len, w->out->fp) != (size_t)len) {
         if (!w->io_error)
             w->io_error = errno ? errno : -1;
@@ -48,6 +50,31 @@ static crfp_status io_fail(crfp_xml_writer *w)
                       w->io_error > 0 ? ": " : "", w->io_error > 0 ? strerror(w->io_error) : "");
 }
 
+/* libxml2 (2.9) does not report every allocation failure through the
+ * writer's return values: xmlTextWriterWriteString returns success when
+ * escaping the text fails (the text is dropped), and an output buffer that
+ * fails to grow silently empties itself, so a run out of memory "succeeded"
+ * with an empty file (found by the allocation-failure walk, tests/fault).
+ * Every such failure does go through libxml2's error record, which is
+ * per thread: clear it before writing, look at it after. */
+static void oom_watch(void)
+{
+    xmlResetLastError();
+}
+
+static int oom_seen(void)
+{
+    const xmlError *e = xmlGetLastError();
+    return e && e->code == XML_ERR_NO_MEMORY;
+}
+
+static crfp_status write_fail(crfp_xml_writer *w)
+{
+    if (oom_seen())
+        return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory writing XML", w->out->name);
+    return io_fail(w);
+}
+
 crfp_status crfp_xml_writer_open(crfp_host *host, crfp_stream *out, crfp_xml_writer **wp)
 {
     *wp = NULL;
@@ -56,6 +83,7 @@ crfp_status crfp_xml_writer_open(crfp_host *host, crfp_stream *out, crfp_xml_wri
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     w->host = host;
     w->out = out;
+    oom_watch();
     xmlOutputBufferPtr ob = xmlOutputBufferCreateIO(write_cb, close_cb, w, NULL);
     if (!ob || !(w->w = xmlNewTextWriter(ob))) {
         if (ob)
@@ -66,8 +94,9 @@ crfp_status crfp_xml_writer_open(crfp_host *host, crfp_stream *out, crfp_xml_wri
     if (xmlTextWriterSetIndent(w->w, 1) < 0 || xmlTextWriterSetIndentString(w->w, BAD_CAST "  ") < 0 ||
         xmlTextWriterStartDocument(w->w, NULL, "UTF-8", NULL) < 0 ||
         xmlTextWriterStartElement(w->w, BAD_CAST "corpus") < 0 ||
-        xmlTextWriterWriteAttribute(w->w, BAD_CAST "xmlns", BAD_CAST CRFP_XML_NS) < 0) {
-        crfp_status st = io_fail(w);
+        xmlTextWriterWriteAttribute(w->w, BAD_CAST "xmlns", BAD_CAST CRFP_XML_NS) < 0 ||
+        oom_seen()) {
+        crfp_status st = write_fail(w);
         crfp_xml_writer_close(w);
         return st;
     }
@@ -322,8 +351,9 @@ crfp_status crfp_xml_writer_write(crfp_xml_writer *w, const crfp_doc *doc)
     crfp_status st = check_doc(w, doc);
     if (st != CRFP_OK)
         return st;
-    if (write_doc(w->w, doc) < 0 || xmlTextWriterFlush(w->w) < 0 || w->io_error)
-        return io_fail(w);
+    oom_watch();
+    if (write_doc(w->w, doc) < 0 || xmlTextWriterFlush(w->w) < 0 || w->io_error || oom_seen())
+        return write_fail(w);
     return CRFP_OK;
 }
 
@@ -332,9 +362,17 @@ crfp_status crfp_xml_writer_finish(crfp_xml_writer *w)
     if (w->finished)
         return CRFP_OK;
     w->finished = 1;
+    oom_watch();
     if (xmlTextWriterEndDocument(w->w) < 0 || xmlTextWriterFlush(w->w) < 0 || w->io_error ||
-        fflush(w->out->fp) != 0)
+        oom_seen())
+        return write_fail(w);
+    /* The stream buffers what write_cb gave it: a full disk often shows
+     * only here, and the message should say so (ENOSPC, EIO...). */
+    errno = 0;
+    if (fflush(w->out->fp) != 0) {
+        w->io_error = errno ? errno : -1;
         return io_fail(w);
+    }
     return CRFP_OK;
 }
 

@@ -16,8 +16,9 @@
  * goes to 0 for alpha > 0 (the ℓ1 noise averages out).  Bottou's
  * eta0/(1 + lambda·eta0·t) was set aside: with lambda = rho2/N it hardly
  * decays at all on CRF problems (rho2 of order 0.1-1 and N of thousands),
- * and not at all for a pure ℓ1 penalty.  alpha = 1 was chosen on a
- * CoNLL-2000 dev split (README.md).
+ * and not at all for a pure ℓ1 penalty.  alpha = 1 (the 1/t decay of
+ * SGD theory) was kept untuned; eta0's factor and the epoch count were
+ * chosen on a CoNLL-2000 dev split (README.md).
  */
 #include "config.h"
 #include "sgd_impl.h"

@@ -134,6 +134,9 @@ int main(void)
            "relative gap %.3g\n",
            F0, Fl, zl, Fs, zs, dim, (Fs - Fl) / Fl);
     CHECK(Fs >= Fl * (1 - 1e-6), "sgd below the optimum? %.10g < %.10g", Fs, Fl);
+    /* The stated tolerance: within 0.1 % of the optimal objective (SGD's
+     * last iterates hover around the optimum at the final learning rate;
+     * measured gap 6e-5 with decay 0.5 and 300 epochs). */
     CHECK((Fs - Fl) / Fl < 1e-3, "sgd_l1 F = %.10g, optimum %.10g", Fs, Fl);
     CHECK(zs > 0, "no exact zero");
 

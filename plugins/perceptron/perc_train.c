@@ -1,0 +1,382 @@
+/* perceptron plugin — the training loop (see perc_impl.h and the design
+ * notes at the top of perceptron.c).
+ *
+ * Lazy averaging.  Let θ_k be the weights after the k-th example of the
+ * whole run (k = 1..N over all epochs) and Δ_k the update made at example k.
+ * The averaged weights are (1/N) Σ_k θ_k.  Since Δ_k is present in θ_k ..
+ * θ_N, that is N−k+1 times,
+ *     Σ_k θ_k = N θ_N − Σ_k (k−1) Δ_k,
+ * so keeping one accumulator u = Σ_k (k−1) Δ_k beside θ gives the average as
+ * θ − u/N at any time, and an update costs two sparse writes (θ and u)
+ * instead of a dense pass.  For the plain perceptron every Δ is a sum of
+ * ±val with val = 1 for the engine's indicator features, so θ and u stay
+ * integers and exact far beyond any corpus size (2^53); only the final
+ * division rounds.
+ *
+ * θ lives in a private vector `w`; the caller's theta only ever receives
+ * the average, written at the end of each epoch.  That costs one vector
+ * more than finalising in place and undoing it, but the current weights are
+ * never perturbed by a round trip through θ − u/N + u/N, and theta always
+ * holds the last completed epoch's average, which is exactly what an
+ * interrupt must leave behind.
+ */
+#include "config.h"
+#include "perc_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "crfpipe/rng.h"
+
+void perc_opts_default(perc_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->variant = PERC_AVERAGED;
+    o->C = 0.03;
+    o->epochs = 20;
+    o->seed = 1;
+    o->shuffle = 1;
+}
+
+/* One (index, value) entry of a sparse feature-difference vector. */
+typedef struct perc_ent {
+    uint64_t idx;
+    double val;
+} perc_ent;
+
+/* An unused slot of the merge table: no parameter has this index. */
+#define PERC_EMPTY UINT64_MAX
+
+/* Per-run state.  Everything here is owned by the run and freed by
+ * run_free. */
+typedef struct perc_run {
+    const crfp_trainset *ts;
+    const perc_opts *o;
+    crfp_tsws *ws;
+    double *w;        /* current weights θ (dim) */
+    double *u;        /* Σ_k (k−1) Δ_k (dim) */
+    uint64_t count;   /* examples seen in the whole run (N) */
+    size_t *order;    /* visiting order of the sequences (nseq) */
+    uint32_t *yhat;   /* Viterbi labelling (capacity cap_y) */
+    size_t cap_y;
+    perc_ent *diff;   /* Φ(gold) − Φ(pred) for PA (capacity cap_d) */
+    size_t cap_d;
+    perc_ent *tab;    /* hash table merging the two paths' lists (capacity cap_h) */
+    size_t cap_h;
+    size_t hsz;       /* slots of tab in use for the current sequence, a power of two */
+} perc_run;
+
+static void run_free(perc_run *r)
+{
+    if (r->ws)
+        r->ts->ws_free(r->ws);
+    free(r->w);
+    free(r->u);
+    free(r->order);
+    free(r->yhat);
+    free(r->diff);
+    free(r->tab);
+}
+
+/* Grow *buf (elements of `size` bytes, capacity *cap) to hold n.  Doubling
+ * keeps the number of reallocations logarithmic in the longest sequence.
+ * Returns 0 on allocation failure, *buf then unchanged. */
+static int grow(void **buf, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap)
+        return 1;
+    size_t c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    void *p = realloc(*buf, c * size);
+    if (!p)
+        return 0;
+    *buf = p;
+    *cap = c;
+    return 1;
+}
+
+/* w += step·v and u += (step·k)·v for each entry; k = examples seen before
+ * this one.  Duplicated indices simply add up, as the score does. */
+static void apply(perc_run *r, const uint64_t *idx, const double *val, size_t n, double step)
+{
+    const double ck = step * (double)r->count;
+    double *w = r->w, *u = r->u;
+    for (size_t k = 0; k < n; k++) {
+        w[idx[k]] += step * val[k];
+        u[idx[k]] += ck * val[k];
+    }
+}
+
+/* Add `v` to the entry of index `id` in the open-addressing table r->tab
+ * (r->hsz slots, a power of two, at most half full so that probes stay
+ * short and an empty slot always exists). */
+static void tab_add(perc_run *r, uint64_t id, double v)
+{
+    const size_t mask = r->hsz - 1;
+    /* Fibonacci hashing: parameter indices of one sequence cluster in a few
+     * blocks, which the multiplication spreads over the table. */
+    size_t h = (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & mask;
+    while (r->tab[h].idx != PERC_EMPTY && r->tab[h].idx != id)
+        h = (h + 1) & mask;
+    r->tab[h].idx = id;
+    r->tab[h].val += v;
+}
+
+/* Build Φ(gold) − Φ(pred) of sequence i in r->diff with each index once,
+ * dropping the entries that cancel (features both paths share, most of
+ * them), which is what ‖Φ(gold) − Φ(pred)‖² needs.  The two lists are
+ * merged in a hash table rather than by sorting: linear in their length,
+ * which keeps PA's cost per mistake close to the perceptron's.  The
+ * entries come out in table order, a function of the data alone, so runs
+ * stay reproducible.  *n receives the entry count.
+ * Errors: CRFP_ENOMEM, those of path_features. */
+static crfp_status build_diff(perc_run *r, size_t i, const uint32_t *yhat, size_t *n)
+{
+    const crfp_trainset *ts = r->ts;
+    const uint64_t *idx;
+    const double *val;
+    size_t ng, np;
+    crfp_status st = ts->path_features(r->ws, i, NULL, &idx, &val, &ng);
+    if (st != CRFP_OK)
+        return st;
+    /* The engine lists the same observations for any labelling, so the
+     * predicted path has about as many entries as the gold one; 4·ng slots
+     * keep the table at most about half full, and it grows below if not.
+     * Only the slots in use are cleared: one long sentence does not make
+     * every later merge pay for its table. */
+    size_t want = 64;
+    while (want < 4 * ng)
+        want *= 2;
+    if (want > r->cap_h) {
+        perc_ent *t = realloc(r->tab, want * sizeof *t);
+        if (!t)
+            return CRFP_ENOMEM;
+        r->tab = t;
+        r->cap_h = want;
+    }
+    r->hsz = want;
+    for (size_t k = 0; k < r->hsz; k++)
+        r->tab[k] = (perc_ent){PERC_EMPTY, 0.0};
+    for (size_t k = 0; k < ng; k++)
+        tab_add(r, idx[k], val[k]);
+    /* The gold list is in the table: path_features may now reuse its
+     * arrays. */
+    if ((st = ts->path_features(r->ws, i, yhat, &idx, &val, &np)) != CRFP_OK)
+        return st;
+    if (2 * (ng + np) > r->hsz) {
+        /* More entries than planned for (a masked training set can list
+         * the paths unevenly): rehash into a larger table. */
+        size_t cap = r->hsz, oldsz = r->hsz;
+        while (cap < 2 * (ng + np))
+            cap *= 2;
+        perc_ent *old = r->tab, *t = malloc(cap * sizeof *t);
+        if (!t)
+            return CRFP_ENOMEM;
+        r->tab = t;
+        r->cap_h = r->hsz = cap;
+        for (size_t k = 0; k < cap; k++)
+            t[k] = (perc_ent){PERC_EMPTY, 0.0};
+        for (size_t k = 0; k < oldsz; k++)
+            if (old[k].idx != PERC_EMPTY)
+                tab_add(r, old[k].idx, old[k].val);
+        free(old);
+    }
+    for (size_t k = 0; k < np; k++)
+        tab_add(r, idx[k], -val[k]);
+    if (!grow((void **)&r->diff, &r->cap_d, ng + np, sizeof *r->diff))
+        return CRFP_ENOMEM;
+    size_t out = 0;
+    for (size_t k = 0; k < r->hsz; k++)
+        if (r->tab[k].idx != PERC_EMPTY && r->tab[k].val != 0.0)
+            r->diff[out++] = r->tab[k];
+    *n = out;
+    return CRFP_OK;
+}
+
+/* One example, sequence i: decode with the current weights and update on a
+ * mistake.  *tok_err receives the Hamming distance between the gold and
+ * predicted labellings; *tau the step taken (0 when none).  Errors: those
+ * of the training set's functions, CRFP_ENOMEM. */
+static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
+{
+    const crfp_trainset *ts = r->ts;
+    const uint32_t *gold;
+    uint32_t T;
+    ts->gold(ts->ud, i, &gold, &T);
+    *tok_err = 0;
+    *tau = 0.0;
+    if (!grow((void **)&r->yhat, &r->cap_y, (size_t)T + 1, sizeof *r->yhat))
+        return CRFP_ENOMEM;
+    crfp_status st = ts->viterbi(r->ws, r->w, i, r->yhat, NULL);
+    if (st != CRFP_OK)
+        return st;
+    size_t loss = 0;
+    for (uint32_t t = 0; t < T; t++)
+        loss += gold[t] != r->yhat[t];
+    *tok_err = loss;
+    if (loss == 0)
+        return CRFP_OK;
+
+    if (r->o->variant == PERC_AVERAGED) {
+        /* No need to merge the two lists: the shared features add +val and
+         * −val to integer-valued weights, which cancels exactly, and
+         * skipping the sort keeps an update at the cost of reading the
+         * lists once. */
+        const uint64_t *idx;
+        const double *val;
+        size_t n;
+        if ((st = ts->path_features(r->ws, i, NULL, &idx, &val, &n)) != CRFP_OK)
+            return st;
+        apply(r, idx, val, n, 1.0);
+        if ((st = ts->path_features(r->ws, i, r->yhat, &idx, &val, &n)) != CRFP_OK)
+            return st;
+        apply(r, idx, val, n, -1.0);
+        *tau = 1.0;
+        return CRFP_OK;
+    }
+
+    /* PA-I: the smallest change that puts the gold path ahead of the
+     * prediction by its Hamming cost, capped at C:
+     *   τ = min(C, (loss − w·d) / ‖d‖²),  d = Φ(gold) − Φ(pred).
+     * w·d <= 0 since pred is the best path under w, so the numerator is
+     * at least the loss.  The prediction-based constraint (against the
+     * Viterbi path rather than the cost-augmented one) is the usual choice
+     * for structured PA and needs no loss-augmented decoder. */
+    size_t n;
+    if ((st = build_diff(r, i, r->yhat, &n)) != CRFP_OK)
+        return st;
+    double margin = 0.0, sq = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        margin += r->diff[k].val * r->w[r->diff[k].idx];
+        sq += r->diff[k].val * r->diff[k].val;
+    }
+    /* Distinct labellings with identical features (tokens without any
+     * observation) leave nothing to update. */
+    if (!(sq > 0.0))
+        return CRFP_OK;
+    double step = ((double)loss - margin) / sq;
+    if (step > r->o->C)
+        step = r->o->C;
+    if (!(step > 0.0))
+        return CRFP_OK;
+    const double ck = step * (double)r->count;
+    for (size_t k = 0; k < n; k++) {
+        r->w[r->diff[k].idx] += step * r->diff[k].val;
+        r->u[r->diff[k].idx] += ck * r->diff[k].val;
+    }
+    *tau = step;
+    return CRFP_OK;
+}
+
+/* theta = w − u/N over a slice per team member: the average is elementwise,
+ * so the result does not depend on the team size. */
+typedef struct avg_job {
+    double *theta;
+    const double *w, *u;
+    double n;
+    size_t dim;
+} avg_job;
+
+static void avg_slice(void *arg, int id, int parts)
+{
+    avg_job *j = arg;
+    size_t lo, hi;
+    crfp_team_slice(j->dim, id, parts, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        j->theta[i] = j->w[i] - j->u[i] / j->n;
+}
+
+crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset *ts,
+                       double *theta)
+{
+    if (!(ts->caps & CRFP_TS_DECODE) || !ts->viterbi || !ts->path_features || !ts->gold ||
+        !ts->ws_new || !ts->ws_free)
+        return crfp_error(host, CRFP_EINVAL,
+                          "perceptron: the training set offers no decoding (Viterbi and path "
+                          "features)");
+    if (o->epochs < 1)
+        return crfp_error(host, CRFP_EINVAL, "perceptron: epochs must be at least 1, not %d",
+                          o->epochs);
+    if (o->variant == PERC_PA && !(o->C > 0.0))
+        return crfp_error(host, CRFP_EINVAL, "perceptron: C must be > 0, not %g", o->C);
+    if (ts->nseq == 0)
+        return CRFP_OK;
+
+    perc_run r = {.ts = ts, .o = o};
+    crfp_status st = CRFP_OK;
+    size_t dim = ts->dim;
+    r.w = malloc((dim ? dim : 1) * sizeof *r.w);
+    r.u = calloc(dim ? dim : 1, sizeof *r.u);
+    r.order = malloc(ts->nseq * sizeof *r.order);
+    if (!r.w || !r.u || !r.order) {
+        run_free(&r);
+        return crfp_error(host, CRFP_ENOMEM, "perceptron: out of memory for %zu weights", dim);
+    }
+    if ((st = ts->ws_new(ts->ud, &r.ws)) != CRFP_OK) {
+        r.ws = NULL;
+        run_free(&r);
+        return crfp_error(host, st, "perceptron: cannot allocate a training workspace");
+    }
+    memcpy(r.w, theta, dim * sizeof *r.w); /* warm start: θ_0 = theta */
+    for (size_t i = 0; i < ts->nseq; i++)
+        r.order[i] = i;
+    crfp_rng rng;
+    crfp_rng_seed(&rng, o->seed);
+
+    for (int epoch = 1; epoch <= o->epochs; epoch++) {
+        /* Shuffling the already shuffled order keeps one permutation array
+         * and makes epoch e's order a function of (seed, e) alone. */
+        if (o->shuffle)
+            crfp_rng_shuffle(&rng, r.order, ts->nseq);
+        size_t tok_err = 0, seq_err = 0, updates = 0;
+        double tau_sum = 0.0;
+        for (size_t k = 0; k < ts->nseq; k++) {
+            /* Polling every 256 sequences answers Ctrl-C within a fraction
+             * of an epoch; theta still holds the last completed average. */
+            if ((k & 255) == 0 && host && crfp_interrupted(host)) {
+                run_free(&r);
+                return CRFP_EINTR;
+            }
+            size_t e;
+            double tau;
+            if ((st = example(&r, r.order[k], &e, &tau)) != CRFP_OK) {
+                run_free(&r);
+                if (st == CRFP_ENOMEM)
+                    return crfp_error(host, st, "perceptron: out of memory");
+                return st;
+            }
+            tok_err += e;
+            seq_err += e != 0;
+            if (tau > 0.0) {
+                updates++;
+                tau_sum += tau;
+            }
+            r.count++;
+            if (o->on_example)
+                o->on_example(o->hook_ud, r.w, dim);
+        }
+        avg_job job = {theta, r.w, r.u, (double)r.count, dim};
+        crfp_team_run(ts->team, avg_slice, &job);
+
+        crfp_log(host, CRFP_LOG_DEBUG,
+                 "perceptron: epoch %d: %zu of %zu sequences mistaken, %zu tokens, %zu updates",
+                 epoch, seq_err, ts->nseq, tok_err, updates);
+        if (ts->monitor) {
+            /* The objective is the training error the epoch made on the fly
+             * (the fraction of tokens mislabelled, before each update): the
+             * perceptron minimises no likelihood to report. */
+            crfp_iter_info info = {
+                .iter = epoch,
+                .objective = ts->ntok ? (double)tok_err / (double)ts->ntok : 0.0,
+                .step = updates ? tau_sum / (double)updates : 0.0,
+                .nevals = (int)(ts->nseq > (size_t)INT32_MAX ? INT32_MAX : ts->nseq),
+            };
+            int stop = 0;
+            st = ts->monitor(ts->monitor_ud, &info, theta, &stop);
+            if (st != CRFP_OK || stop)
+                break;
+        }
+    }
+    run_free(&r);
+    return st;
+}

@@ -1,0 +1,66 @@
+# Shared by the fault-injection tests (sourced).
+set -u
+: "${CRFPIPE:?run through make check}" "${top_srcdir:?}" "${top_builddir:?}"
+FAILMALLOC="$top_builddir/tests/fault/.libs/failmalloc.so"
+if [ ! -f "$FAILMALLOC" ]; then
+    echo "SKIP: $FAILMALLOC not built"; exit 77
+fi
+# The interposer cannot sit under the ASan runtime (sanitizer and fuzzing
+# builds): it must be the program's only malloc.
+for bin in "$top_builddir/core/.libs/lt-crfpipe" "$top_builddir/core/.libs/crfpipe"; do
+    if [ -f "$bin" ] && ldd "$bin" 2>/dev/null | grep -q 'libasan\|libclang_rt.asan'; then
+        echo "SKIP: sanitizer build (the interposer needs the plain malloc)"; exit 77
+    fi
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/crfpipe-fault.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+data="$top_srcdir/tests/fault"
+tpl="$top_srcdir/tests/pipeline/tiny.tpl"
+SENTINEL="previous contents: must survive a failed run"
+
+# RUNNER (empty, or a valgrind command line) runs the program.
+RUNNER=""
+# The four commands under test, each writing $2 (its output file) and
+# reading a model from $tmp/ref.model where it tags.  The pipeline for
+# `run` is written once below.
+run_cmd() {
+    case $1 in
+    train) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+               --max-iter 5 --model "$2" "$data/tiny.conll" ;;
+    tag) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 -o "$2" \
+             "$data/tiny.conll" ;;
+    convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
+                 "$2" ;;
+    run) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -i "$data/tiny.conll" -o "$2" ;;
+    esac
+}
+
+setup_models() {
+    cat >"$tmp/tag.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="conll_reader"><param name="columns" value="form,label"/></stage>
+  <stage plugin="viterbi"><param name="model" value="$tmp/ref.model"/>
+    <param name="threads" value="1"/></stage>
+  <stage plugin="xml_writer"/>
+</pipeline>
+X
+    if ! run_cmd train "$tmp/ref.model" 2>"$tmp/err"; then
+        cat "$tmp/err" >&2
+        echo "FAIL: training the reference model without faults" >&2
+        exit 1
+    fi
+}
+
+# Leftover temporary files next to an output are partial output too.
+check_no_tmp_unused() {
+    for f in "$1".tmp.*; do
+        [ -e "$f" ] && fail "$2: temporary file left behind: $f"
+    done
+}
+
+finish() {
+    if [ "$fails" -gt 0 ]; then echo "$fails failure(s)" >&2; exit 1; fi
+    exit 0
+}

@@ -1,0 +1,107 @@
+/* crfpipe fuzz targets — shared set-up (see fuzzhost.h). */
+#include "fuzzhost.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static crfp_host *host;
+static char tmpdir[256];
+static char pathbuf[512];
+
+static void quiet(void *ud, crfp_log_level level, const char *msg)
+{
+    (void)ud, (void)level, (void)msg;
+}
+
+static void cleanup(void)
+{
+    /* Only the files this process wrote live there (fz_file names them). */
+    if (tmpdir[0]) {
+        static const char *const names[] = {"input.xml", "input.tpl", "model", "model.re"};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            snprintf(pathbuf, sizeof pathbuf, "%s/%s", tmpdir, names[i]);
+            unlink(pathbuf);
+        }
+        rmdir(tmpdir);
+    }
+    crfp_host_free(host);
+    host = NULL;
+}
+
+void fz_fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz oracle failed: %s%s%s\n", what, detail ? ": " : "",
+            detail ? detail : "");
+    abort();
+}
+
+void fz_trace(const char *fmt, ...)
+{
+    static int verbose = -1;
+    if (verbose < 0)
+        verbose = getenv("FUZZ_VERBOSE") != NULL;
+    if (!verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("    ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+crfp_host *fz_host(void)
+{
+    if (host)
+        return host;
+    host = crfp_host_new();
+    if (!host)
+        fz_fail("set-up", "crfp_host_new");
+    crfp_host_set_log(host, quiet, NULL);
+    /* One thread: the tagger and trainer must not spawn pools per input. */
+    crfp_host_set_threads(host, 1);
+    const char *t = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/crfp-fuzz.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(tmpdir))
+        fz_fail("set-up", "mkdtemp");
+    atexit(cleanup);
+    return host;
+}
+
+const void *fz_plugin(const char *name, crfp_kind kind, const char *const *names,
+                      const char *const *values, size_t n, crfp_params **params)
+{
+    crfp_host *h = fz_host();
+    const crfp_plugin *pl;
+    if (crfp_host_load_kind(h, name, kind, &pl) != CRFP_OK)
+        fz_fail("set-up: cannot load plugin", crfp_errmsg(h));
+    if (params) {
+        *params = crfp_params_new(pl->desc->params, pl->desc->nparams);
+        if (!*params)
+            fz_fail("set-up", "crfp_params_new");
+        for (size_t i = 0; i < n; i++)
+            if (crfp_params_set(h, *params, name, names[i], values[i], NULL) != CRFP_OK)
+                fz_fail("set-up: parameter refused", crfp_errmsg(h));
+    }
+    return pl->desc->vtable;
+}
+
+const char *fz_file(const char *name, const uint8_t *data, size_t size)
+{
+    fz_host();
+    snprintf(pathbuf, sizeof pathbuf, "%s/%s", tmpdir, name);
+    FILE *f = fopen(pathbuf, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+        fz_fail("set-up: cannot write", pathbuf);
+    return pathbuf;
+}
+
+FILE *fz_memstream_in(const uint8_t *data, size_t size)
+{
+    FILE *f = size ? fmemopen((void *)data, size, "rb") : fopen("/dev/null", "rb");
+    if (!f)
+        fz_fail("set-up", "fmemopen");
+    return f;
+}

@@ -1,0 +1,47 @@
+/* crfpipe fuzz targets — shared set-up.
+ *
+ * Every target gets one host for the whole process and loads plugins only
+ * through the public registry API (crfp_host_load_kind + desc->vtable), all
+ * of it in fuzzhost.c, so that a change of the plugin ABI touches one file.
+ * Set-up failures (a plugin that does not load, no temporary directory) are
+ * problems of the environment, not findings: they abort with a message.
+ */
+#ifndef CRFP_FUZZHOST_H
+#define CRFP_FUZZHOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "crfpipe/crfpipe.h"
+
+/* The process-wide host, created on first use, logging nowhere (a fuzzer
+ * feeding millions of inputs must not print a warning for each). */
+crfp_host *fz_host(void);
+
+/* The vtable of plugin `name`, which must be of kind `kind`; *params gets a
+ * parameter set for it built from n name/value pairs (NULL when params is
+ * NULL).  Aborts when the plugin cannot be loaded or a parameter is refused. */
+const void *fz_plugin(const char *name, crfp_kind kind, const char *const *names,
+                      const char *const *values, size_t n, crfp_params **params);
+
+/* Write data to a file in this process's temporary directory (removed at
+ * exit) and return its path; the same `name` is overwritten each time. */
+const char *fz_file(const char *name, const uint8_t *data, size_t size);
+
+/* A read-only stream over data (fmemopen; /dev/null when size is 0, which
+ * fmemopen refuses).  Close with fclose. */
+FILE *fz_memstream_in(const uint8_t *data, size_t size);
+
+/* The body of the column-format targets (fuzzcols.c): read data with the
+ * reader plugin, write what it returns with the writer plugin, re-read. */
+void fz_columns(const uint8_t *data, size_t size, const char *reader, const char *writer);
+
+/* With FUZZ_VERBOSE set, print what became of an input (to check that the
+ * seeds reach deep into the code, not only the first error). */
+void fz_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Abort with a message: an oracle of a target found a real bug (libFuzzer
+ * records the input as a crash). */
+void fz_fail(const char *what, const char *detail) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,163 @@
+/* perceptron: the real module, loaded through the host — descriptor,
+ * parameters and their validation, and training through the trainer
+ * vtable on a tiny separable CRF, where the averaged perceptron and PA
+ * must reach zero training error, the training error lbfgs reaches on the
+ * same set.  Two runs with one seed are bit-for-bit identical. */
+#include "config.h"
+#include "ptest.h"
+
+/* Parameters of `specs` set from NULL-terminated name/value pairs. */
+static crfp_params *params(crfp_host *h, const crfp_param_spec *specs, size_t n,
+                           const char *const *kv)
+{
+    crfp_params *p = crfp_params_new(specs, n);
+    if (!p)
+        exit(99);
+    for (; kv && kv[0]; kv += 2) {
+        crfp_status st = crfp_params_set(h, p, "test", kv[0], kv[1], NULL);
+        CHECK(st == CRFP_OK, "set %s=%s: %s", kv[0], kv[1], crfp_errmsg(h));
+    }
+    return p;
+}
+
+static const crfp_plugin *load(crfp_host *h, const char *name)
+{
+    const crfp_plugin *pl = NULL;
+    if (crfp_host_load_kind(h, name, CRFP_KIND_TRAINER, &pl) != CRFP_OK) {
+        fprintf(stderr, "cannot load %s: %s\n", name, crfp_errmsg(h));
+        exit(1);
+    }
+    return pl;
+}
+
+static int epochs_seen;
+static crfp_status count(void *ud, const crfp_iter_info *info, const double *theta, int *stop)
+{
+    (void)ud;
+    (void)theta;
+    (void)stop;
+    epochs_seen = info->iter;
+    return CRFP_OK;
+}
+
+int main(void)
+{
+    crfp_host *h = crfp_host_new();
+    if (!h)
+        return 99;
+    crfp_host_set_verbosity(h, CRFP_LOG_WARN);
+    if (crfp_host_add_plugin_dir(h, CRFP_ABS_BUILDDIR "/plugins/perceptron") != CRFP_OK ||
+        crfp_host_add_plugin_dir(h, CRFP_ABS_BUILDDIR "/plugins/lbfgs") != CRFP_OK)
+        return 99;
+    const crfp_plugin *pl = load(h, "perceptron"), *lb = load(h, "lbfgs");
+    const crfp_plugin_descriptor *d = pl->desc;
+    CHECK(strcmp(d->name, "perceptron") == 0, "name %s", d->name);
+    CHECK(d->abi_major == CRFP_ABI_MAJOR, "abi %u", d->abi_major);
+    const crfp_trainer_vtable *vt = d->vtable, *lvt = lb->desc->vtable;
+    CHECK(vt->size == sizeof *vt, "vtable size %zu", vt->size);
+    CHECK(vt->needs == CRFP_TS_DECODE, "needs %llu", (unsigned long long)vt->needs);
+    const char *want[] = {"variant", "max-epochs", "c", "seed", "shuffle"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int found = 0;
+        for (size_t j = 0; j < d->nparams; j++)
+            if (strcmp(d->params[j].name, want[i]) == 0)
+                found = d->params[j].help && d->params[j].help[0] && d->params[j].defval;
+        CHECK(found, "parameter %s missing, without default or without help", want[i]);
+    }
+    /* The driver hands a trainer its own parameters merged with the common
+     * ones; two of those matter here. */
+    crfp_param_spec merged[16];
+    size_t nm = 0;
+    for (size_t j = 0; j < d->nparams && nm < 14; j++)
+        merged[nm++] = d->params[j];
+    merged[nm++] = (crfp_param_spec){"rho2", CRFP_PARAM_FLOAT, "0.3", "l2"};
+    merged[nm++] = (crfp_param_spec){"max-iter", CRFP_PARAM_INT, "0", "iterations"};
+
+    pt_problem p;
+    pt_build(h, &p, 11, 40, 9, 0.0, 0.1);
+    size_t dim = p.ts->dim;
+    double *th = calloc(dim, sizeof *th), *th2 = calloc(dim, sizeof *th2);
+    if (!th || !th2)
+        return 99;
+
+    /* lbfgs first: the error any trainer should match on this set. */
+    crfp_params *ps = params(h, lb->desc->params, lb->desc->nparams, NULL);
+    crfp_status st = lvt->train(h, ps, p.ts, th);
+    CHECK(st == CRFP_OK, "lbfgs: %s", crfp_errmsg(h));
+    size_t lbfgs_err = pt_errors(&p, th);
+    crfp_params_free(ps);
+    CHECK(lbfgs_err == 0, "lbfgs leaves %zu training errors on a separable set", lbfgs_err);
+
+    for (int v = 0; v < 2; v++) {
+        const char *kv[] = {"variant", v ? "pa" : "perceptron", "max-epochs", "30", "seed", "5",
+                            NULL};
+        ps = params(h, merged, nm, kv);
+        memset(th, 0, dim * sizeof *th);
+        st = vt->train(h, ps, p.ts, th);
+        CHECK(st == CRFP_OK, "%s: %s", kv[1], crfp_errmsg(h));
+        size_t err = pt_errors(&p, th);
+        CHECK(err == lbfgs_err, "%s: %zu training errors, lbfgs %zu", kv[1], err, lbfgs_err);
+        printf("%s: %zu training errors (lbfgs: %zu)\n", kv[1], err, lbfgs_err);
+        /* One thread, one seed: the same bits. */
+        memset(th2, 0, dim * sizeof *th2);
+        st = vt->train(h, ps, p.ts, th2);
+        CHECK(st == CRFP_OK && memcmp(th, th2, dim * sizeof *th) == 0,
+              "%s: two runs with seed 5 differ", kv[1]);
+        crfp_params_free(ps);
+    }
+
+    /* The common max-iter, when set, overrides max-epochs. */
+    p.ts->monitor = count;
+    const char *kv_it[] = {"max-epochs", "9", "max-iter", "3", NULL};
+    ps = params(h, merged, nm, kv_it);
+    st = vt->train(h, ps, p.ts, th);
+    CHECK(st == CRFP_OK && epochs_seen == 3, "max-iter=3: status %d, %d epochs", (int)st,
+          epochs_seen);
+    crfp_params_free(ps);
+    const char *kv_ep[] = {"max-epochs", "4", NULL};
+    ps = params(h, merged, nm, kv_ep);
+    st = vt->train(h, ps, p.ts, th);
+    CHECK(st == CRFP_OK && epochs_seen == 4, "max-epochs=4: status %d, %d epochs", (int)st,
+          epochs_seen);
+    crfp_params_free(ps);
+    p.ts->monitor = NULL;
+
+    /* Refusals, each with a message naming the parameter. */
+    const char *bad[][5] = {{"rho2", "0.5", NULL, NULL, NULL},
+                            {"variant", "mira", NULL, NULL, NULL},
+                            {"variant", "pa", "c", "0", NULL},
+                            {"max-epochs", "0", NULL, NULL, NULL}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ps = params(h, merged, nm, bad[k]);
+        crfp_error_clear(h);
+        st = vt->train(h, ps, p.ts, th);
+        /* "c=" rather than "c", which any message contains */
+        const char *name = bad[k][2] ? "c=" : bad[k][0];
+        CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), name),
+              "%s=%s accepted or unclear: status %d, '%s'", bad[k][0], bad[k][1], (int)st,
+              crfp_errmsg(h));
+        crfp_params_free(ps);
+    }
+    /* rho2 explicitly 0 is fine; the default 0.3 is ignored. */
+    const char *kv_r0[] = {"rho2", "0", "max-epochs", "1", NULL};
+    ps = params(h, merged, nm, kv_r0);
+    st = vt->train(h, ps, p.ts, th);
+    CHECK(st == CRFP_OK, "rho2=0 refused: %s", crfp_errmsg(h));
+    crfp_params_free(ps);
+
+    /* rho1 > 0 comes with the training set. */
+    crfp_trainset *ts1;
+    MUST(h, crfp_trainset_new(h, p.crf, p.ds, NULL, NULL, 1.0, 0.0, &ts1));
+    ps = params(h, merged, nm, NULL);
+    st = vt->train(h, ps, ts1, th);
+    CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "rho1"), "rho1=1 accepted: %d '%s'",
+          (int)st, crfp_errmsg(h));
+    crfp_params_free(ps);
+    crfp_trainset_free(ts1);
+
+    free(th);
+    free(th2);
+    pt_free(&p);
+    crfp_host_free(h);
+    return pt_failures ? 1 : 0;
+}
