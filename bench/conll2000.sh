@@ -1,8 +1,12 @@
 #!/bin/bash
 # CoNLL-2000 chunking benchmark: training time, iterations, peak memory,
 # active features, chunk F1, tagging speed, model load time, sparse vs dense
-# forward-backward.  Usage: bench/conll2000.sh DATA_DIR [THREADS]
-# (make bench DATA=../shared/data).  Prints one table at the end.
+# forward-backward, for every trainer (lbfgs, OWL-QN, sgd-l1, sgd-l1 then
+# lbfgs, the averaged perceptron and passive-aggressive).  With BASELINE=DIR
+# (a build of an earlier revision, see bench/baseline.sh) it also times
+# L-BFGS iterations and tagging of that build and this one side by side,
+# alternating them, and prints the ratios.
+# Usage: bench/conll2000.sh DATA_DIR [THREADS]  (make bench DATA=../shared/data)
 set -euo pipefail
 data=${1:?usage: conll2000.sh DATA_DIR [THREADS]}/conll2000
 threads=${2:-2}
@@ -28,8 +32,8 @@ run() { # name template extra-train-options...
     local iters secs rss active total
     iters=$(sed -n 's/^trained: \([0-9]*\) iterations in \([0-9.]*\) s.*/\1/p' "$out/$name.log")
     secs=$(sed -n 's/^trained: \([0-9]*\) iterations in \([0-9.]*\) s.*/\2/p' "$out/$name.log")
-    active=$(sed -n 's/.* \([0-9]*\) active features of \([0-9]*\).*/\1/p' "$out/$name.log")
-    total=$(sed -n 's/.* \([0-9]*\) active features of \([0-9]*\).*/\2/p' "$out/$name.log")
+    active=$(sed -n 's/^trained: .* \([0-9]*\) active features of \([0-9]*\).*/\1/p' "$out/$name.log")
+    total=$(sed -n 's/^trained: .* \([0-9]*\) active features of \([0-9]*\).*/\2/p' "$out/$name.log")
     wall=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$out/$name.log")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/$name.log")
     "$CRFPIPE" tag --model "$out/$name.model" --columns word,pos,chunk --threads 1 \
@@ -51,10 +55,56 @@ run lbfgs chunking.tpl
 run owlqn chunking.tpl --rho1 "$RHO1"
 run star-owlqn chunking-star.tpl --rho1 "$RHO1"
 run sgd-l1 chunking.tpl --trainer sgd-l1 --rho1 "${SGD_RHO1:-0.6}"
+run sgd-l1,lbfgs chunking.tpl --trainer sgd-l1,lbfgs --rho1 "${SGD_RHO1:-0.6}" --2.rho1 0
+run perceptron chunking.tpl --trainer perceptron
+run perceptron-pa chunking.tpl --trainer perceptron --variant pa
+
+# Side by side with a baseline build: L-BFGS seconds per iteration (same
+# data, same defaults) and tagging speed, alternating the two builds so that
+# drifts of the machine's speed hit both.
+side=""
+if [ -n "${BASELINE:-}" ]; then
+    per_iter() { # crfpipe log
+        "$1" train --template "$here/samples/chunking/chunking.tpl" --columns word,pos,chunk \
+            --threads "$threads" --max-iter 40 --model "$out/side.model" "$data/train.txt" \
+            2>"$2" || { cat "$2" >&2; exit 1; }
+        # mean seconds of iterations 11..40 (after the first ones settle)
+        sed -n 's/^iter *\([0-9]*\) .* \([0-9.]*\)s ([0-9.]*s)$/\1 \2/p' "$2" |
+            awk '$1 > 10 { s += $2; n++ } END { printf "%.4f", s / n }'
+    }
+    tagrate() { # tagbench model
+        local best=0 r
+        for k in 1 2 3; do
+            r=$("$1" "$2" "$data/test.txt" conll_reader word,pos,chunk |
+                sed -n 's/.* = \([0-9]*\) tokens\/s.*/\1/p')
+            [ "$r" -gt "$best" ] && best=$r
+        done
+        echo "$best"
+    }
+    echo "== side by side with $BASELINE" >&2
+    b1=$(per_iter "$BASELINE/core/crfpipe" "$out/side-base1.log")
+    n1=$(per_iter "$CRFPIPE" "$out/side-new1.log")
+    b2=$(per_iter "$BASELINE/core/crfpipe" "$out/side-base2.log")
+    n2=$(per_iter "$CRFPIPE" "$out/side-new2.log")
+    "$BASELINE/core/crfpipe" train --template "$here/samples/chunking/chunking.tpl" \
+        --columns word,pos,chunk --threads "$threads" --max-iter 5 --model "$out/side-base.model" \
+        "$data/train.txt" 2>/dev/null
+    tb=$(tagrate "$BASELINE/bench/tagbench" "$out/lbfgs.model")
+    tn=$(tagrate "$TAGBENCH" "$out/lbfgs.model")
+    tb2=$(tagrate "$BASELINE/bench/tagbench" "$out/lbfgs.model")
+    tn2=$(tagrate "$TAGBENCH" "$out/lbfgs.model")
+    side=$(awk -v b1="$b1" -v n1="$n1" -v b2="$b2" -v n2="$n2" -v tb="$tb" -v tn="$tn" \
+        -v tb2="$tb2" -v tn2="$tn2" 'BEGIN {
+        printf "L-BFGS s/iteration (iterations 11-40, two alternating runs each): baseline %.4f %.4f, this build %.4f %.4f: ratio %.3f\n", b1, b2, n1, n2, (n1 + n2) / (b1 + b2);
+        printf "tagging tok/s (tagbench, best of 3, twice each): baseline %d %d, this build %d %d: ratio %.3f\n", tb, tb2, tn, tn2, (tn + tn2) / (tb + tb2) }')
+fi
 
 echo
 echo "CoNLL-2000 chunking, $threads threads for training, 1 for tagging ($(nproc) cores, $(date -u +%F))"
 echo "| run            | iters | s/iter | train s | wall    | MB peak | active / total features | F1     | tok/s     | load s| fb d/s|"
 echo "|----------------|-------|--------|---------|---------|--------|-------------------------|--------|-----------|-------|-------|"
 printf '%s\n' "${rows[@]}"
-echo "(fb d/s: dense / sparse forward-backward time on the test sequences with that model)"
+echo "(fb d/s: dense / sparse forward-backward time on the test sequences with that model;"
+echo " iters: epochs for sgd-l1 and the perceptron, summed over both stages for sgd-l1,lbfgs)"
+[ -n "$side" ] && { echo; echo "Side by side with the baseline build $BASELINE:"; echo "$side"; }
+true

@@ -52,6 +52,7 @@ struct crfp_trainrun {
     struct timespec t0, tlast;
     size_t best_dev;
     int best_iter, last_iter;
+    int total_iter;     /* over every stage of a chain */
     double objective;
 };
 
@@ -372,9 +373,11 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
         return crfp_error(host, CRFP_EPLUGIN, "trainer '%s' %s", d->name, misuse);
     if (st != CRFP_OK && st != CRFP_EINTR)
         return crfp_error_prefix(host, "trainer '%s'", d->name);
-    crfp_log(host, CRFP_LOG_INFO, "%s: %d iterations in %.1f s, objective %.6e, %zu active "
-             "features of %zu", d->name, r->last_iter, seconds_since(&r->t0), r->objective,
-             crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
+    r->total_iter += r->last_iter;
+    if (r->nstages > 1)
+        crfp_log(host, CRFP_LOG_INFO, "%s: %d iterations in %.1f s, objective %.6e, %zu active "
+                 "features of %zu", d->name, r->last_iter, seconds_since(&r->t0), r->objective,
+                 crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
     return st;
 }
 
@@ -496,8 +499,11 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     if (tst == CRFP_EINTR)
         crfp_log(host, CRFP_LOG_WARN, "interrupted: saving the model of iteration %d",
                  r->last_iter);
-    crfp_log(host, CRFP_LOG_INFO, "trained in %.1f s: %zu active features of %zu",
-             seconds_since(&tall), crfp_crf_active(r->crf), np);
+    /* One summary line in a fixed form (bench/conll2000.sh reads it):
+     * iterations over every stage, active features of the full model. */
+    crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
+             "features of %zu", r->total_iter, seconds_since(&tall), r->objective,
+             crfp_crf_active(r->crf), np);
     const char *model = crfp_params_str(r->stages[r->nstages - 1].params, "model");
     if ((st = save_model(r, model, trainers)) != CRFP_OK)
         return st;

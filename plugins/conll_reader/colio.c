@@ -194,3 +194,26 @@ size_t colio_unit_len(crfp_offset_unit unit, const char *s, size_t n)
     }
     return colio_utf16_len(s, n);
 }
+
+int colio_probe_line(const char *buf, size_t len, size_t *at, size_t *b, size_t *e,
+                     int *complete)
+{
+    if (*at >= len)
+        return 0;
+    *b = *at;
+    const char *nl = memchr(buf + *at, '\n', len - *at);
+    *e = nl ? (size_t)(nl - buf) : len;
+    *complete = nl != NULL;
+    *at = nl ? *e + 1 : len;
+    if (*e > *b && buf[*e - 1] == '\r')
+        (*e)--;
+    return 1;
+}
+
+int colio_probe_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t')
+            return 0;
+    return 1;
+}

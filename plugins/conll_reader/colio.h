@@ -59,4 +59,16 @@ COLIO_HIDDEN size_t colio_utf16_len(const char *s, size_t n);
  * that will be set on a document whose unit is `unit`. */
 COLIO_HIDDEN size_t colio_unit_len(crfp_offset_unit unit, const char *s, size_t n);
 
+
+/* --- format probes -----------------------------------------------------------
+ * Line walking over the head of an input (the first bytes, up to
+ * COLIO_PROBE_MAX), shared by the CoNLL and CoNLL-U probes. */
+#define COLIO_PROBE_MAX (64 * 1024)
+/* Next line of buf[*at, len) in [*b, *e) (no terminator, CR dropped); 0 at
+ * the end.  *complete says whether it ended in '\n'. */
+int colio_probe_line(const char *buf, size_t len, size_t *at, size_t *b, size_t *e,
+                     int *complete);
+/* Whether s[0..n) holds only blanks and tabs. */
+int colio_probe_blank(const char *s, size_t n);
+
 #endif

@@ -549,32 +549,6 @@ static void r_close(void *state)
  * Confidence 0..100 that buf (the first bytes of an input, up to 64 KiB) is
  * CoNLL-U (every complete non-blank line a comment or 10 tab-separated
  * fields with an ID first); the reader vtable's probe (ABI 2.1). */
-#define PROBE_MAX (64 * 1024)
-/* Next line of buf[*at, len) in [*b, *e) (no terminator, CR dropped);
- * 0 at the end.  *complete says whether it ended in '\n'. */
-static int probe_next_line(const char *buf, size_t len, size_t *at, size_t *b, size_t *e,
-                     int *complete)
-{
-    if (*at >= len)
-        return 0;
-    *b = *at;
-    const char *nl = memchr(buf + *at, '\n', len - *at);
-    *e = nl ? (size_t)(nl - buf) : len;
-    *complete = nl != NULL;
-    *at = nl ? *e + 1 : len;
-    if (*e > *b && buf[*e - 1] == '\r')
-        (*e)--;
-    return 1;
-}
-
-static int probe_blank_line(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t')
-            return 0;
-    return 1;
-}
-
 /* A CoNLL-U ID: n, n-m or n.k (digits). */
 static int probe_conllu_id(const char *s, size_t n)
 {
@@ -597,10 +571,10 @@ static int conllu_reader_probe(const char *buf, size_t len)
 {
     size_t at = 0, b, e;
     int complete, comments = 0, words = 0, bad = 0;
-    while (probe_next_line(buf, len, &at, &b, &e, &complete)) {
-        if (!complete && len >= PROBE_MAX)
+    while (colio_probe_line(buf, len, &at, &b, &e, &complete)) {
+        if (!complete && len >= COLIO_PROBE_MAX)
             break;
-        if (probe_blank_line(buf + b, e - b))
+        if (colio_probe_blank(buf + b, e - b))
             continue;
         if (buf[b] == '#') {
             comments = 1;

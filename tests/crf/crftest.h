@@ -10,18 +10,7 @@
 #include <string.h>
 #include "crfpipe/crfpipe.h"
 
-static int ct_failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            if (++ct_failures > 20)                                        \
-                exit(1);                                                   \
-        }                                                                  \
-    } while (0)
+#include "../testcheck.h"
 
 static uint64_t ct_rng = 0x9e3779b97f4a7c15ULL;
 static inline uint64_t ct_next(void)

@@ -150,7 +150,7 @@ int main(void)
     crfp_dataset_free(ds);
     crfp_crf_free(crf);
     crfp_host_free(host);
-    if (ct_failures)
-        fprintf(stderr, "%d failures\n", ct_failures);
-    return ct_failures ? 1 : 0;
+    if (test_failures)
+        fprintf(stderr, "%d failures\n", test_failures);
+    return test_failures ? 1 : 0;
 }

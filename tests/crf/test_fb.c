@@ -141,7 +141,7 @@ int main(void)
         sparse_dense_trial(trial, 0.6);
         sparse_dense_trial(trial, 0.0);
     }
-    if (ct_failures)
-        fprintf(stderr, "%d failures\n", ct_failures);
-    return ct_failures ? 1 : 0;
+    if (test_failures)
+        fprintf(stderr, "%d failures\n", test_failures);
+    return test_failures ? 1 : 0;
 }

@@ -57,5 +57,5 @@ int main(void)
     free(marg);
     ct_seq_free(&seq);
     crfp_crf_free(crf);
-    return ct_failures ? 1 : 0;
+    return test_failures ? 1 : 0;
 }

@@ -158,5 +158,5 @@ int main(void)
     CHECK(strstr(crfp_errmsg(h), "'perceptron' needs decode") &&
               strstr(crfp_errmsg(h), "offers only batch"), "message: %s", crfp_errmsg(h));
     crfp_host_free(h);
-    return ct_failures ? 1 : 0;
+    return test_failures ? 1 : 0;
 }

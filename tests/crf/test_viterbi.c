@@ -123,7 +123,7 @@ int main(void)
         trial_run(trial);
     for (int trial = 0; trial < 40; trial++)
         big_trial(trial);
-    if (ct_failures)
-        fprintf(stderr, "%d failures\n", ct_failures);
-    return ct_failures ? 1 : 0;
+    if (test_failures)
+        fprintf(stderr, "%d failures\n", test_failures);
+    return test_failures ? 1 : 0;
 }

@@ -11,18 +11,7 @@
 #include "crfpipe/crfpipe.h"
 #include "crfpipe/rng.h"
 
-static int pt_failures;
-
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-            if (++pt_failures > 20)                                                   \
-                exit(1);                                                              \
-        }                                                                             \
-    } while (0)
+#include "../testcheck.h"
 
 /* Abort the test (exit 99: hard error) when a setup step fails. */
 #define MUST(host, expr)                                                              \

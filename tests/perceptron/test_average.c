@@ -234,5 +234,5 @@ int main(void)
     }
     pt_free(&p);
     crfp_host_free(host);
-    return pt_failures ? 1 : 0;
+    return test_failures ? 1 : 0;
 }

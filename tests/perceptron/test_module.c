@@ -159,5 +159,5 @@ int main(void)
     free(th2);
     pt_free(&p);
     crfp_host_free(h);
-    return pt_failures ? 1 : 0;
+    return test_failures ? 1 : 0;
 }

@@ -131,5 +131,5 @@ int main(void)
     printf("%zu paths: features reproduce the path score (%zu repeated indices)\n", checked,
            dups);
     crfp_host_free(host);
-    return pt_failures ? 1 : 0;
+    return test_failures ? 1 : 0;
 }

@@ -12,16 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);      \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
+#include "../testcheck.h"
 #define FAILIF(st)                                                                        \
     do {                                                                                  \
         if ((st) != CRFP_OK) {                                                            \
@@ -154,5 +145,5 @@ int main(void)
     crfp_dataset_free(ds);
     crfp_crf_free(crf);
     crfp_host_free(host);
-    return failures ? 1 : 0;
+    return test_failures ? 1 : 0;
 }

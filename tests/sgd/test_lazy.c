@@ -124,7 +124,7 @@ int main(void)
         if (cases[c].rho1 > 0)
             CHECK(zeros > 0, "no exact zero with rho1=%g", cases[c].rho1);
     }
-    if (toy_failures)
-        fprintf(stderr, "%d failure(s)\n", toy_failures);
-    return toy_failures ? 1 : 0;
+    if (test_failures)
+        fprintf(stderr, "%d failure(s)\n", test_failures);
+    return test_failures ? 1 : 0;
 }

@@ -159,7 +159,7 @@ int main(void)
     free(x2);
     toy_free(&t);
     crfp_host_free(h);
-    if (toy_failures)
-        fprintf(stderr, "%d failure(s)\n", toy_failures);
-    return toy_failures ? 1 : 0;
+    if (test_failures)
+        fprintf(stderr, "%d failure(s)\n", test_failures);
+    return test_failures ? 1 : 0;
 }

@@ -13,17 +13,7 @@
 #include <string.h>
 #include "crfpipe/crfpipe.h"
 
-static int toy_failures __attribute__((unused));
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);      \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-            if (++toy_failures > 20)                                                      \
-                exit(1);                                                                  \
-        }                                                                                 \
-    } while (0)
+#include "../testcheck.h"
 
 #define TOY_MAXB 4 /* blocks per sequence */
 

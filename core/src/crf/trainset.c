@@ -45,8 +45,8 @@ struct crfp_tsws {
     uint64_t *fidx;            /* path features */
     double *fval;
     size_t capf;
-    double *marg, *pair;       /* block statistics scratch */
-    size_t capmarg, cappair;
+    double *pair;              /* block statistics: pair marginals */
+    size_t cappair;
 };
 
 static inline int masked_out(const engine_ts *e, uint64_t j)
@@ -141,7 +141,6 @@ static void ts_ws_free(crfp_tsws *ws)
     free(ws->pack);
     free(ws->fidx);
     free(ws->fval);
-    free(ws->marg);
     free(ws->pair);
     free(ws);
 }
@@ -482,8 +481,7 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
     for (size_t k = 0; k < nocc && st == CRFP_OK;) {
         size_t i = occ[k].seq;
         const crfp_seq *s = crfp_dataset_get(e->ds, i);
-        if (grow_d(&ws->marg, &ws->capmarg, (size_t)s->T * Y) ||
-            (hasb && grow_d(&ws->pair, &ws->cappair, (size_t)s->T * (Y + 1) * Y)))
+        if (hasb && grow_d(&ws->pair, &ws->cappair, (size_t)s->T * (Y + 1) * Y))
             return CRFP_ENOMEM;
         double logz;
         st = crfp_fb_run(ws->w, s, theta, &logz, 1, NULL, hasb ? ws->pair : NULL, NULL, NULL);
