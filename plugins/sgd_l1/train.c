@@ -303,7 +303,12 @@ crfp_status sgd_calibrate(sgd_run *r, const sgd_opts *o, double *eta0)
     /* Start at 0.1 and walk by factors of 2 in the direction that improves
      * the sample objective, stopping at the first candidate that does not:
      * the sample objective after one pass is unimodal enough in log eta for
-     * this, and each trial costs two passes over the sample. */
+     * this, and each trial costs two passes over the sample.  Then fit a
+     * parabola in log2(eta) through the best rate and its two neighbours and
+     * take its vertex: on the factor-2 grid alone the chosen rate, and with
+     * it the number of features the l1 penalty keeps, jumps by 2x between
+     * data sets that differ little (a dev split and the full training set
+     * picked 0.2 and 0.1 on CoNLL-2000). */
     double f0, e = 0.1, fe, f2;
     int trials = 0;
     if ((st = calib_objective(r, &c, o->batch, &f0)) != CRFP_OK)
@@ -314,10 +319,14 @@ crfp_status sgd_calibrate(sgd_run *r, const sgd_opts *o, double *eta0)
         goto out;
     trials = 2;
     double dir = 0.5;
+    double flo = NAN, fhi = NAN; /* f at e/2 and 2e, when known */
     if (f2 < fe) {
         dir = 2;
+        flo = fe;
         e *= 2;
         fe = f2;
+    } else {
+        fhi = f2;
     }
     for (int k = 0; k < 20; k++) {
         double e2 = e * dir, fn;
@@ -326,11 +335,35 @@ crfp_status sgd_calibrate(sgd_run *r, const sgd_opts *o, double *eta0)
         trials++;
         crfp_log(r->host, CRFP_LOG_DEBUG, "sgd_l1: calibration: eta %g: sample objective %.6g",
                  e2, fn);
-        if (!(fn < fe))
+        if (!(fn < fe)) {
+            if (dir > 1)
+                fhi = fn;
+            else
+                flo = fn;
             break;
+        }
+        if (dir > 1)
+            flo = fe;
+        else
+            fhi = fe;
         e = e2;
         fe = fn;
     }
+    if (isnan(flo) && (st = calib_trial(r, o, &c, e / 2, &flo)) == CRFP_OK)
+        trials++;
+    if (st == CRFP_OK && isnan(fhi) && (st = calib_trial(r, o, &c, 2 * e, &fhi)) == CRFP_OK)
+        trials++;
+    if (st != CRFP_OK)
+        goto out;
+    /* vertex of the parabola through (-1, flo), (0, fe), (1, fhi) */
+    double curv = flo - 2 * fe + fhi, shift = 0.0;
+    if (isfinite(curv) && curv > 0)
+        shift = 0.5 * (flo - fhi) / curv;
+    if (shift > 1)
+        shift = 1;
+    if (shift < -1)
+        shift = -1;
+    e *= exp2(shift);
     *eta0 = e * o->calib_factor;
     crfp_log(r->host, CRFP_LOG_INFO,
              "sgd_l1: eta0 = %g (best rate %g of %d tried on %zu sequences: sample objective "
