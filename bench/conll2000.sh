@@ -51,6 +51,10 @@ run() { # name template extra-train-options...
         "$active" "$total" "$f1" "$tps" "$load" "$ratio")")
 }
 
+if [ -n "${SIDE_ONLY:-}" ]; then
+    # only the side-by-side timings (needs an L-BFGS model of this build)
+    [ -f "$out/lbfgs.model" ] || run lbfgs chunking.tpl
+else
 run lbfgs chunking.tpl
 run owlqn chunking.tpl --rho1 "$RHO1"
 run star-owlqn chunking-star.tpl --rho1 "$RHO1"
@@ -58,6 +62,7 @@ run sgd-l1 chunking.tpl --trainer sgd-l1 --rho1 "${SGD_RHO1:-0.6}"
 run sgd-l1,lbfgs chunking.tpl --trainer sgd-l1,lbfgs --rho1 "${SGD_RHO1:-0.6}" --2.rho1 0
 run perceptron chunking.tpl --trainer perceptron
 run perceptron-pa chunking.tpl --trainer perceptron --variant pa
+fi
 
 # Side by side with a baseline build: L-BFGS seconds per iteration (same
 # data, same defaults) and tagging speed, alternating the two builds so that
@@ -82,21 +87,19 @@ if [ -n "${BASELINE:-}" ]; then
         echo "$best"
     }
     echo "== side by side with $BASELINE" >&2
-    b1=$(per_iter "$BASELINE/core/crfpipe" "$out/side-base1.log")
-    n1=$(per_iter "$CRFPIPE" "$out/side-new1.log")
-    b2=$(per_iter "$BASELINE/core/crfpipe" "$out/side-base2.log")
-    n2=$(per_iter "$CRFPIPE" "$out/side-new2.log")
-    "$BASELINE/core/crfpipe" train --template "$here/samples/chunking/chunking.tpl" \
-        --columns word,pos,chunk --threads "$threads" --max-iter 5 --model "$out/side-base.model" \
-        "$data/train.txt" 2>/dev/null
-    tb=$(tagrate "$BASELINE/bench/tagbench" "$out/lbfgs.model")
-    tn=$(tagrate "$TAGBENCH" "$out/lbfgs.model")
-    tb2=$(tagrate "$BASELINE/bench/tagbench" "$out/lbfgs.model")
-    tn2=$(tagrate "$TAGBENCH" "$out/lbfgs.model")
-    side=$(awk -v b1="$b1" -v n1="$n1" -v b2="$b2" -v n2="$n2" -v tb="$tb" -v tn="$tn" \
-        -v tb2="$tb2" -v tn2="$tn2" 'BEGIN {
-        printf "L-BFGS s/iteration (iterations 11-40, two alternating runs each): baseline %.4f %.4f, this build %.4f %.4f: ratio %.3f\n", b1, b2, n1, n2, (n1 + n2) / (b1 + b2);
-        printf "tagging tok/s (tagbench, best of 3, twice each): baseline %d %d, this build %d %d: ratio %.3f\n", tb, tb2, tn, tn2, (tn + tn2) / (tb + tb2) }')
+    alt=${SIDE_ROUNDS:-3}
+    bs=() ns=() tbs=() tns=()
+    for ((k = 1; k <= alt; k++)); do
+        bs+=("$(per_iter "$BASELINE/core/crfpipe" "$out/side-base$k.log")")
+        ns+=("$(per_iter "$CRFPIPE" "$out/side-new$k.log")")
+        tbs+=("$(tagrate "$BASELINE/bench/tagbench" "$out/lbfgs.model")")
+        tns+=("$(tagrate "$TAGBENCH" "$out/lbfgs.model")")
+    done
+    side=$(awk -v b="${bs[*]}" -v n="${ns[*]}" -v tb="${tbs[*]}" -v tn="${tns[*]}" 'BEGIN {
+        k = split(b, B, " "); split(n, N, " "); split(tb, TB, " "); split(tn, TN, " ")
+        for (i = 1; i <= k; i++) { sb += B[i]; sn += N[i]; stb += TB[i]; stn += TN[i] }
+        printf "L-BFGS s/iteration (mean of iterations 11-40), %d alternating rounds: baseline %s, this build %s: ratio %.3f\n", k, b, n, sn / sb
+        printf "tagging tok/s (tagbench, best of 3 per round): baseline %s, this build %s: ratio %.3f\n", tb, tn, stn / stb }')
 fi
 
 echo

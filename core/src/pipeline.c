@@ -69,7 +69,10 @@ int crfp_pipeline_is_training(const crfp_pipeline *p)
 }
 
 /* Trainer stages take the driver's common parameters plus the optimizer's
- * own; a name declared by both is the same parameter. */
+ * own.  A name declared by both is the same parameter; the optimizer's
+ * declaration (of the same type) wins, so that it can give a common
+ * parameter the default that suits it (sgd-l1 is an l1 method: its rho1
+ * is not 0), with its own help text. */
 static crfp_param_spec *merge_specs(const crfp_plugin_descriptor *d, size_t *n)
 {
     size_t cap = crfp_train_common_nparams + d->nparams, k = 0;
@@ -85,6 +88,8 @@ static crfp_param_spec *merge_specs(const crfp_plugin_descriptor *d, size_t *n)
             j++;
         if (j == crfp_train_common_nparams)
             m[k++] = d->params[i];
+        else if (d->params[i].type == crfp_train_common_params[j].type)
+            m[j] = d->params[i];
     }
     *n = k;
     return m;

@@ -29,6 +29,10 @@
 #include <string.h>
 
 static const crfp_param_spec sgd_params[] = {
+    /* The common rho1 with this trainer's default: an l1 method whose l1
+     * weight defaults to 0 would surprise (chosen by cross-validation, see
+     * README.md). */
+    {"rho1", CRFP_PARAM_FLOAT, "0.6", "l1 penalty weight (cumulative penalty)"},
     {"eta0", CRFP_PARAM_FLOAT, "0",
      "initial learning rate per sequence (0 = calibrate on a sample of the training set)"},
     {"decay", CRFP_PARAM_FLOAT, "1",

@@ -25,6 +25,12 @@ for t in "sgd-l1 --rho1 0.5" "perceptron" "perceptron --variant pa"; do
     cmp -s "$tmp/a.dump" "$tmp/c.dump" && fail "$t: the seed changes nothing"
     grep -q "^U	" "$tmp/a.dump" || fail "$t: no weights in the model"
 done
+# sgd-l1 gives the common rho1 its own default; in a chain the next
+# trainer keeps the common default (0: fine-tune without l1).
+train "$tmp/d.model" 1 --trainer sgd-l1
+"$CRFPIPE" model dump "$tmp/d.model" | grep -q "^meta	rho1	0.59999" || fail "sgd-l1: rho1 default"
+train "$tmp/e.model" 1 --trainer sgd-l1,lbfgs
+"$CRFPIPE" model dump "$tmp/e.model" | grep -q "^meta	rho1	0$" || fail "sgd-l1,lbfgs: rho1 of lbfgs"
 expect_fail "rho1" "$CRFPIPE" train --template "$tpl" --label upos --trainer perceptron --rho1 1 \
     --model "$tmp/x.model" "$data"
 finish
