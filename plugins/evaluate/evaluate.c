@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "g2p.h"
 
 static const crfp_param_spec params[] = {
     {"gold", CRFP_PARAM_STRING, "",
@@ -35,6 +36,8 @@ static const crfp_param_spec params[] = {
     {"model-label", CRFP_PARAM_STRING, "",
      "the label feature of the model that tagged the input: the gold when the tokens have it "
      "and gold is not set (crfpipe eval --model sets it)"},
+    {"errors", CRFP_PARAM_BOOL, "false",
+     "G2P: list every mispronounced word with its prediction and closest reference"},
 };
 
 typedef struct label_stats {
@@ -54,6 +57,7 @@ typedef struct evaluator {
     label_stats *labels;
     size_t nlabels, caplabels;
     crfp_chunkeval chunks;
+    g2p_eval *g2p;   /* lexicon entries: PER/WER instead of label scores (g2p.c) */
 } evaluator;
 
 static void ev_close(void *state);
@@ -72,7 +76,8 @@ static crfp_status ev_open(crfp_host *host, const crfp_params *p, crfp_stream *o
     e->mlabel = strdup(crfp_params_str(p, "model-label"));
     e->sb = crfp_sentbuf_new();
     crfp_chunkeval_init(&e->chunks);
-    if (!e->gold || !e->guess || !e->set || !e->source || !e->mlabel || !e->sb) {
+    e->g2p = g2p_eval_new(crfp_params_bool(p, "errors"));
+    if (!e->g2p || !e->gold || !e->guess || !e->set || !e->source || !e->mlabel || !e->sb) {
         ev_close(e);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
@@ -302,6 +307,8 @@ static crfp_status ev_write(void *state, const crfp_doc *cdoc)
 {
     evaluator *e = state;
     crfp_doc *doc = (crfp_doc *)cdoc; /* only read: selecting builds an index */
+    if (g2p_eval_applies(doc, e->set))
+        return g2p_eval_doc(e->host, e->g2p, doc, e->set);
     crfp_ann **sents;
     size_t nsent;
     crfp_status st = crfp_doc_sentences(e->host, doc, e->set, &sents, &nsent);
@@ -384,6 +391,12 @@ static crfp_status ev_finish(void *state)
 {
     evaluator *e = state;
     FILE *f = e->out->fp;
+    if (g2p_eval_words(e->g2p) && e->tokens == 0) {
+        crfp_status st = g2p_eval_report(e->host, e->g2p, f);
+        if (st == CRFP_OK && (fflush(f) != 0 || ferror(f)))
+            st = crfp_error(e->host, CRFP_EIO, "%s: write error", e->out->name);
+        return st;
+    }
     if (crfp_chunkeval_finish(&e->chunks) != CRFP_OK)
         return crfp_error(e->host, CRFP_ENOMEM, "out of memory");
     if (e->nlabels > 1)
@@ -426,6 +439,7 @@ static void ev_close(void *state)
         free(e->labels[i].label);
     free(e->labels);
     crfp_chunkeval_free(&e->chunks);
+    g2p_eval_free(e->g2p);
     crfp_sentbuf_free(e->sb);
     free(e->gold);
     free(e->guess);

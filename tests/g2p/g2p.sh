@@ -1,0 +1,103 @@
+#!/bin/sh
+# G2P: lexicon readers, graphemes tokenizer, aligner, phonemes stage, PER/WER,
+# and a tiny train + pronounce run on the shipped CMUdict excerpt.
+. "$top_srcdir/tests/pipeline/common.sh"
+P=$CRFPIPE
+pipe() {   # pipe FILE STAGE-XML...: write a pipeline
+    f=$1; shift
+    { echo '<?xml version="1.0"?><pipeline xmlns="urn:crfpipe:pipeline:1">'
+      for s in "$@"; do echo "$s"; done
+      echo '</pipeline>'; } > "$f"
+}
+
+# 1. CMUdict: comments, variants, stress kept or stripped
+cat > "$tmp/a.dict" <<'X'
+;;; a comment
+# another
+read R EH1 D
+read(2) R IY1 D
+aalborg AO1 L B AO0 R G # place, danish
+X
+pipe "$tmp/keep.xml" '<stage plugin="lexicon_reader"/>' \
+    '<stage plugin="lexicon_writer"><param name="feature" value="phonemes"/></stage>'
+$P run "$tmp/keep.xml" -i "$tmp/a.dict" > "$tmp/out" || fail "cmudict read"
+printf 'read R EH1 D\nread R IY1 D\naalborg AO1 L B AO0 R G\n' | cmp -s - "$tmp/out" ||
+    { fail "cmudict with stress"; cat "$tmp/out" >&2; }
+pipe "$tmp/strip.xml" '<stage plugin="lexicon_reader"><param name="stress" value="false"/><param name="variants" value="false"/></stage>' \
+    '<stage plugin="lexicon_writer"><param name="feature" value="phonemes"/><param name="separator" value="tab"/></stage>'
+$P run "$tmp/strip.xml" -i "$tmp/a.dict" > "$tmp/out" || fail "cmudict read (strip)"
+printf 'read\tR EH D\naalborg\tAO L B AO R G\n' | cmp -s - "$tmp/out" ||
+    { fail "cmudict without stress/variants"; cat "$tmp/out" >&2; }
+printf 'good G UH1 D\nbad(x) B AE1 D\n' > "$tmp/bad.dict"
+expect_fail "bad.dict:2: bad variant mark" $P run "$tmp/keep.xml" -i "$tmp/bad.dict"
+printf 'good G UH1 D\nlonely\n' > "$tmp/bad2.dict"
+pipe "$tmp/cmu.xml" '<stage plugin="lexicon_reader"><param name="format" value="cmudict"/></stage>' \
+    '<stage plugin="lexicon_writer"><param name="feature" value="phonemes"/></stage>'
+expect_fail "bad2.dict:2: CMUdict entry 'lonely' has no phonemes" $P run "$tmp/cmu.xml" -i "$tmp/bad2.dict"
+
+# 2. NETtalk's aligned format (a made-up entry, not NETtalk data) and tsv
+printf 'Header line\n\nabase\txbes-\t0>1<<\t0\n' > "$tmp/n.data"
+pipe "$tmp/nt.xml" '<stage plugin="lexicon_reader"><param name="format" value="nettalk"/></stage>' \
+    '<stage plugin="graphemes"/>' '<stage plugin="xml_writer"/>'
+$P run "$tmp/nt.xml" -i "$tmp/n.data" > "$tmp/n.xml" || fail "nettalk read"
+grep -q '<f name="phonemes">x b e s</f>' "$tmp/n.xml" || fail "nettalk phonemes"
+grep -q '<f name="aligned">x b e s _</f>' "$tmp/n.xml" || fail "nettalk gold alignment"
+printf 'abase\txbes-\t0>1<<\t0\nabate\txbet\t0\t0\n' > "$tmp/n2.data"
+expect_fail "n2.data:2: NETtalk entry 'abate': 5 letters but 4" $P run "$tmp/nt.xml" -i "$tmp/n2.data"
+
+# 3. graphemes: one Token per extended grapheme cluster, case folding
+printf 'E\314\201t\303\251 \340\244\250\340\244\277 \355\225\234\n' > "$tmp/w.txt"  # É(e+U+0301)té नि 한
+pipe "$tmp/g.xml" '<stage plugin="lexicon_reader"><param name="format" value="words"/></stage>' \
+    '<stage plugin="graphemes"/>' '<stage plugin="xml_writer"/>'
+$P run "$tmp/g.xml" -i "$tmp/w.txt" > "$tmp/g.out" || fail "graphemes"
+n=$(grep -c 'type="Token"' "$tmp/g.out")
+[ "$n" -eq 5 ] || fail "graphemes: $n tokens, expected 5 (e+acute, t, e-acute, ni, han)"
+grep -q "<f name=\"letter\">e$(printf '\314\201')</f>" "$tmp/g.out" || fail "graphemes: E+U+0301 not folded to e+U+0301"
+grep -q "<f name=\"letter\">$(printf '\340\244\250\340\244\277')</f>" "$tmp/g.out" || fail "graphemes: Devanagari cluster split"
+
+# 4. aligner: trained, saved, reused; phonemes stage undoes the labels exactly
+head -400 "$top_srcdir/samples/g2p/train.dict" > "$tmp/lex.dict"
+pipe "$tmp/al.xml" '<stage plugin="lexicon_reader"/>' '<stage plugin="graphemes"/>' \
+    "<stage plugin=\"aligner\"><param name=\"lexicon\" value=\"$tmp/lex.dict\"/><param name=\"model\" value=\"$tmp/m.align\"/></stage>" \
+    '<stage plugin="phonemes"><param name="input" value="phone"/></stage>' \
+    '<stage plugin="evaluate"><param name="errors" value="true"/></stage>'
+$P run "$tmp/al.xml" -i "$tmp/lex.dict" > "$tmp/rt" 2>"$tmp/err" || { fail "aligner"; cat "$tmp/err" >&2; }
+grep -q "phoneme error rate:   0.00%" "$tmp/rt" || { fail "labels -> phonemes is not the identity"; cat "$tmp/rt" >&2; }
+grep -q "^# crfpipe aligner model 1" "$tmp/m.align" || fail "no alignment model saved"
+pipe "$tmp/al2.xml" '<stage plugin="lexicon_reader"/>' '<stage plugin="graphemes"/>' \
+    "<stage plugin=\"aligner\"><param name=\"model\" value=\"$tmp/m.align\"/></stage>" '<stage plugin="xml_writer"/>'
+pipe "$tmp/al3.xml" '<stage plugin="lexicon_reader"/>' '<stage plugin="graphemes"/>' \
+    "<stage plugin=\"aligner\"><param name=\"lexicon\" value=\"$tmp/lex.dict\"/></stage>" '<stage plugin="xml_writer"/>'
+$P run "$tmp/al2.xml" -i "$tmp/lex.dict" > "$tmp/x2" 2>/dev/null || fail "aligner with a saved model"
+$P run "$tmp/al3.xml" -i "$tmp/lex.dict" > "$tmp/x3" 2>/dev/null || fail "aligner trained in place"
+cmp -s "$tmp/x2" "$tmp/x3" || fail "the saved alignment model does not reproduce the alignment"
+# 'accept' = a/AE c/K c/S e/EH p/P t/T (two c, two phonemes)
+grep -q '<f name="phone">K</f>' "$tmp/x2" || fail "no K label"
+grep -q '<f name="phone">_</f>' "$tmp/x2" || fail "no null label"
+echo "not a model" > "$tmp/bad.align"
+pipe "$tmp/al4.xml" '<stage plugin="lexicon_reader"/>' '<stage plugin="graphemes"/>' \
+    "<stage plugin=\"aligner\"><param name=\"model\" value=\"$tmp/bad.align\"/></stage>"
+expect_fail "bad.align:1: not an aligner model" $P run "$tmp/al4.xml" -i "$tmp/lex.dict"
+
+# 5. PER / WER by hand: one substitution in 3 phonemes, one word right
+printf '<?xml version="1.0"?>\n<corpus xmlns="urn:crfpipe:corpus:1"><document id="d"><text>cat\ndog</text><annotations>
+<a id="1" type="Sentence" start="0" end="3"><f name="word">cat</f><f name="phonemes">K AE T</f><f name="pronunciation">K AH T</f></a>
+<a id="2" type="Sentence" start="4" end="7"><f name="word">dog</f><f name="phonemes">D AO G</f><f name="pronunciation">D AO G</f></a>
+</annotations></document></corpus>\n' > "$tmp/s.xml"
+$P eval "$tmp/s.xml" > "$tmp/ev" || fail "eval of pronunciations"
+grep -q "phoneme error rate:  16.67%" "$tmp/ev" || { fail "PER"; cat "$tmp/ev" >&2; }
+grep -q "word error rate:     50.00%" "$tmp/ev" || { fail "WER"; cat "$tmp/ev" >&2; }
+
+# 6. train a tiny tagger and pronounce
+head -300 "$top_srcdir/samples/g2p/train.dict" > "$tmp/t.dict"
+pipe "$tmp/tr.xml" '<stage plugin="lexicon_reader"><param name="stress" value="false"/></stage>' \
+    '<stage plugin="graphemes"/>' \
+    "<stage plugin=\"aligner\"><param name=\"lexicon\" value=\"$tmp/t.dict\"/></stage>" \
+    "<stage plugin=\"templates\"><param name=\"template\" value=\"$top_srcdir/samples/g2p/g2p.tpl\"/></stage>" \
+    "<stage plugin=\"lbfgs\"><param name=\"model\" value=\"$tmp/g.model\"/><param name=\"label\" value=\"phone\"/><param name=\"max-iter\" value=\"15\"/></stage>"
+$P run "$tmp/tr.xml" -i "$tmp/t.dict" 2>"$tmp/err" || { fail "training"; cat "$tmp/err" >&2; }
+sed "s|g2p.model|$tmp/g.model|" "$top_srcdir/samples/g2p/pronounce.xml" > "$tmp/pr.xml"
+echo "abated accept" | $P run "$tmp/pr.xml" > "$tmp/pr" || fail "pronounce"
+grep -Eq '^abated( [A-Z]+)+$' "$tmp/pr" || { fail "no ARPAbet for abated"; cat "$tmp/pr" >&2; }
+grep -Eq '^accept( [A-Z]+)+$' "$tmp/pr" || fail "no ARPAbet for accept"
+finish
