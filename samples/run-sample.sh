@@ -17,3 +17,8 @@ echo "== tagging samples/pos/test.conllu into $out/pos-test.xml"
 echo
 echo "== scoring against the gold UPOS: samples/pos/eval.xml"
 "$CRFPIPE" run samples/pos/eval.xml -i samples/pos/test.conllu | head -4
+echo
+echo "== grapheme-to-phoneme: align + train on the CMUdict excerpt (samples/g2p/train.xml)"
+"$CRFPIPE" run samples/g2p/train.xml -i samples/g2p/train.dict 2>&1 | tail -3
+"$CRFPIPE" run samples/g2p/eval.xml -i samples/g2p/test.dict
+echo "crfpipe pronunciation" | "$CRFPIPE" run samples/g2p/pronounce.xml
