@@ -285,32 +285,55 @@ int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, co
  * declares, else whichever reader's probe recognises the file's first
  * bytes, else the default format (CLI_DEFAULT_FORMAT).  The host knows the
  * plugins only through what they declare. */
-const char *cli_reader_for(crfp_host *host, const char *fmt, const char *path)
+crfp_status cli_reader_for(crfp_host *host, const char *fmt, const char *path, const char **name)
 {
     const crfp_plugin *p = NULL;
-    if (fmt)
-        return crfp_host_find_format(host, CRFP_KIND_READER, fmt, &p) == CRFP_OK
-                   ? p->desc->name : NULL;
-    if (path && strcmp(path, "-") != 0 &&
-        crfp_host_format_for_path(host, CRFP_KIND_READER, path, &p) == CRFP_OK)
-        return p->desc->name;
-    const char *sniffed = cli_sniff_reader(host, path);
-    if (sniffed)
-        return sniffed;
-    return crfp_host_find_format(host, CRFP_KIND_READER, CLI_DEFAULT_FORMAT, &p) == CRFP_OK
-               ? p->desc->name : NULL;
+    crfp_status st;
+    *name = NULL;
+    if (!fmt && path && strcmp(path, "-") != 0) {
+        st = crfp_host_format_for_path(host, CRFP_KIND_READER, path, &p);
+        if (st == CRFP_OK) {
+            *name = p->desc->name;
+            return CRFP_OK;
+        }
+        if (st != CRFP_ENOTFOUND)
+            return st;
+    }
+    if (!fmt) {
+        if ((st = cli_sniff_reader(host, path, name)) != CRFP_OK || *name)
+            return st;
+    }
+    st = crfp_host_find_format(host, CRFP_KIND_READER, fmt ? fmt : CLI_DEFAULT_FORMAT, &p);
+    if (st == CRFP_OK)
+        *name = p->desc->name;
+    return st;
 }
 
-const char *cli_writer_for(crfp_host *host, const char *fmt, const char *path)
+crfp_status cli_writer_for(crfp_host *host, const char *fmt, const char *path, const char **name)
 {
     const crfp_plugin *p = NULL;
-    if (fmt)
-        return crfp_host_find_format(host, CRFP_KIND_WRITER, fmt, &p) == CRFP_OK
-                   ? p->desc->name : NULL;
-    if (path && crfp_host_format_for_path(host, CRFP_KIND_WRITER, path, &p) == CRFP_OK)
-        return p->desc->name;
-    return crfp_host_find_format(host, CRFP_KIND_WRITER, CLI_DEFAULT_FORMAT, &p) == CRFP_OK
-               ? p->desc->name : NULL;
+    crfp_status st;
+    *name = NULL;
+    if (!fmt && path) {
+        st = crfp_host_format_for_path(host, CRFP_KIND_WRITER, path, &p);
+        if (st == CRFP_OK) {
+            *name = p->desc->name;
+            return CRFP_OK;
+        }
+        if (st != CRFP_ENOTFOUND)
+            return st;
+    }
+    st = crfp_host_find_format(host, CRFP_KIND_WRITER, fmt ? fmt : CLI_DEFAULT_FORMAT, &p);
+    if (st == CRFP_OK)
+        *name = p->desc->name;
+    return st;
+}
+
+int cli_lookup_fail(crfp_host *host, const char *cmd)
+{
+    if (crfp_errcode(host) == CRFP_ENOTFOUND)
+        return cli_usage(cmd, "%s", crfp_errmsg(host));
+    return cli_fail(host);
 }
 
 int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **names,

@@ -79,6 +79,7 @@ int main(int argc, char **argv)
     /* Global options may appear anywhere; strip them before dispatch. */
     char **args = calloc((size_t)argc + 1, sizeof *args);
     if (!args) {
+        fprintf(stderr, "crfpipe: error: out of memory\n");
         crfp_host_free(host);
         return CLI_FAIL;
     }

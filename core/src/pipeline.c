@@ -11,6 +11,7 @@
 
 #include "crfpipe/crfpipe.h"
 #include "train.h"
+#include "xmlcommon.h"
 
 /* The order a pipeline's stages must follow; equal phases may repeat only
  * where `repeat` says so. */
@@ -196,12 +197,11 @@ static char *dir_of(const char *path)
 crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline **out)
 {
     *out = NULL;
-    crfp_status st = crfp_xml_validate_file(host, path, "pipeline.rng");
+    /* One parse, validated: what is walked below is what the schema saw. */
+    xmlDocPtr doc;
+    crfp_status st = crfp_xml_load_valid(host, path, "pipeline.rng", &doc);
     if (st != CRFP_OK)
         return st;
-    xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
-    if (!doc)
-        return crfp_error(host, CRFP_EPARSE, "%s: not well-formed XML", path);
     crfp_pipeline *p = crfp_pipeline_new(host);
     char *base = dir_of(path);
     if (!p || !base) {
@@ -212,6 +212,8 @@ crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline 
     for (xmlNodePtr n = root ? root->children : NULL; n && st == CRFP_OK; n = n->next) {
         if (n->type != XML_ELEMENT_NODE || xmlStrcmp(n->name, BAD_CAST "stage") != 0)
             continue;
+        /* The schema made these attributes present: NULL from xmlGetProp
+         * means that copying one ran out of memory. */
         xmlChar *plugin = xmlGetProp(n, BAD_CAST "plugin");
         const char *names[64], *values[64];
         xmlChar *owned[128];
@@ -228,9 +230,15 @@ crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline 
             xmlChar *nm = xmlGetProp(c, BAD_CAST "name"), *v = xmlGetProp(c, BAD_CAST "value");
             owned[no++] = nm;
             owned[no++] = v;
+            if (!nm || !v) {
+                st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", where);
+                break;
+            }
             names[np] = (const char *)nm;
             values[np++] = (const char *)v;
         }
+        if (st == CRFP_OK && !plugin)
+            st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", where);
         if (st == CRFP_OK)
             st = crfp_pipeline_add(p, (const char *)plugin, where, names, values, np, base);
         for (size_t i = 0; i < no; i++)

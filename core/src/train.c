@@ -207,7 +207,7 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             break;
         st = fv->extract(r->ex, seq, r->obs);
         if (st != CRFP_OK) {
-            crfp_error_prefix(r->host, "%s: features", origin);
+            crfp_error_wrap(r->host, st, "%s: features", origin);
             break;
         }
         st = crfp_dataset_add(r->host, ds, r->crf, r->obs, r->labels, grow);
@@ -371,7 +371,7 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     if (misuse && (st == CRFP_OK || st == CRFP_EINTR))
         return crfp_error(host, CRFP_EPLUGIN, "trainer '%s' %s", d->name, misuse);
     if (st != CRFP_OK && st != CRFP_EINTR)
-        return crfp_error_prefix(host, "trainer '%s'", d->name);
+        return crfp_error_wrap(host, st, "trainer '%s'", d->name);
     crfp_log(host, CRFP_LOG_INFO, "%s: %d iterations in %.1f s, objective %.6e, %zu active "
              "features of %zu", d->name, r->last_iter, seconds_since(&r->t0), r->objective,
              crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
@@ -443,8 +443,12 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     const crfp_features_vtable *fv = r->features->desc->vtable;
     char *cfg = NULL;
     size_t cfglen = 0;
+    /* The plugin's status, not whatever was recorded last: a save that
+     * ran out of memory without a message must not read as success. */
+    crfp_error_clear(host);
     if ((st = fv->save(r->ex, &cfg, &cfglen)) != CRFP_OK)
-        return crfp_error_prefix(host, "features '%s'", r->features->desc->name);
+        return crfp_error_wrap(host, st, "features '%s': saving its configuration",
+                               r->features->desc->name);
     st = crfp_crf_set_features(r->crf, r->features->desc->name, cfg, cfglen);
     free(cfg);
     if (st != CRFP_OK)
