@@ -362,6 +362,10 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
                             ntrain > 1 ? " on the last trainer" : "");
             goto out;
         }
+        /* Before reading anything: a model that cannot be written would
+         * otherwise lose the whole run at its end. */
+        if ((st = crfp_train_check_models(host, tstages, ntrain)) != CRFP_OK)
+            goto out;
     }
     /* Without a reader or writer stage, documents come and go as XML. */
     if (!reader) {

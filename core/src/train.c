@@ -83,6 +83,22 @@ static int run_bool(const crfp_trainrun *r, const char *name)
                  strcmp(v, "on") == 0);
 }
 
+crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const crfp_params *sp = stages[k].params;
+        if (k + 1 < n && !crfp_params_isset(sp, "model"))
+            continue;
+        const char *model = crfp_params_str(sp, "model");
+        if (!model)
+            continue; /* the pipeline reports a missing --model itself */
+        crfp_status st = crfp_crf_check_save_path(host, model);
+        if (st != CRFP_OK)
+            return crfp_error_wrap(host, st, "trainer '%s'", stages[k].plugin->desc->name);
+    }
+    return CRFP_OK;
+}
+
 crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, size_t n,
                             const crfp_plugin *features, void *ex, crfp_trainrun **out)
 {
