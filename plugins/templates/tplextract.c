@@ -280,6 +280,14 @@ static crfp_status apply_regex(tpl_extractor *ex, const tpl_pattern *pat, tpl_ws
 {
     UErrorCode err = U_ZERO_ERROR;
     UText ut = UTEXT_INITIALIZER;
+    /* ICU 72 loses the clone of the text that uregex_setUText makes when a
+     * later allocation of that clone fails: matched in a reserve section
+     * (alloc.h), the clone is whole and running out of memory is reported
+     * after the match. */
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK)
+        return report(ex, CRFP_ENOMEM, "%s:%d: out of memory matching a regular expression",
+                      ex->t->origin, pat->line);
     utext_openUTF8(&ut, s, -1, &err);
     URegularExpression *rx = w->rx[pc->rx];
     uregex_setUText(rx, &ut, &err);
@@ -291,6 +299,8 @@ static crfp_status apply_regex(tpl_extractor *ex, const tpl_pattern *pat, tpl_ws
         e = uregex_end64(rx, 0, &err);
     }
     utext_close(&ut);
+    if (crfp_reserve_leave(&rs))
+        err = U_MEMORY_ALLOCATION_ERROR;
     if (err == U_REGEX_TIME_OUT || err == U_REGEX_STACK_OVERFLOW) {
         int time = err == U_REGEX_TIME_OUT;
         const char *name = time ? "regex-time" : "regex-stack";
