@@ -160,7 +160,8 @@ crfp_status cli_input_open(crfp_host *host, crfp_stream *s, const char *path)
     s->fp = fopen(path, "rb");
     s->name = path;
     if (!s->fp)
-        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+        return crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: %s", path,
+                          errno == ENOMEM ? "out of memory opening it" : strerror(errno));
     return CRFP_OK;
 }
 

@@ -310,7 +310,8 @@ static crfp_status feed_dev(crfp_pipeline *p, stage *reader, crfp_trainrun *run)
     const crfp_reader_vtable *rv = reader->plugin->desc->vtable;
     crfp_stream in = {fopen(path, "rb"), path};
     if (!in.fp)
-        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+        return crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: %s", path,
+                          errno == ENOMEM ? "out of memory opening it" : strerror(errno));
     void *state = NULL;
     crfp_status st = rv->open(host, reader->params, &in, &state);
     if (st != CRFP_OK)

@@ -96,6 +96,10 @@ for cmd in train tag convert run; do
             clean=$((clean + 1))
             if [ "$(cat "$out")" != "$SENTINEL" ]; then
                 problem $cmd $n "$what: failed but changed the output file"
+            elif grep -q "(out of memory for the details)" "$tmp/err"; then
+                # The host could not format the message and kept only the
+                # status, which is not ENOMEM: the cause was misread.
+                problem $cmd $n "$what: reported as another error: $(grep 'for the details' "$tmp/err" | head -c 200)"
             elif ! grep -q "out of memory" "$tmp/err"; then
                 msg=$(grep -v '^parser error\|^error : out of memory' "$tmp/err" | head -c 200)
                 if [ "$full" = 1 ] || [ "${FAULT_MESSAGES:-1}" = 1 ]; then
