@@ -70,12 +70,19 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
 /* The format of inputs whose name and content say nothing. */
 #define CLI_DEFAULT_FORMAT "conll"
 
-/* Reader/writer plugin names (owned by the host) for a format name, or,
- * when fmt is NULL, for the file: its extension, then (readers) its
- * content, then CLI_DEFAULT_FORMAT.  NULL for an unknown format, with the
- * message (listing the known formats) recorded in host. */
-const char *cli_reader_for(crfp_host *host, const char *fmt, const char *path);
-const char *cli_writer_for(crfp_host *host, const char *fmt, const char *path);
+/* The reader/writer plugin for a format name, or, when fmt is NULL, for
+ * the file: its extension, then (readers) its content, then
+ * CLI_DEFAULT_FORMAT.  On success *name is the plugin's name (owned by the
+ * host).  Errors: CRFP_ENOTFOUND for an unknown format (the message lists
+ * the known ones), CRFP_ENOMEM and the registry's errors when the plugins
+ * could not be looked at; see cli_lookup_fail(). */
+crfp_status cli_reader_for(crfp_host *host, const char *fmt, const char *path, const char **name);
+crfp_status cli_writer_for(crfp_host *host, const char *fmt, const char *path, const char **name);
+
+/* The exit code after a failed format look-up, message printed: a usage
+ * error (CLI_USAGE) for an unknown format, the user's to fix, CLI_FAIL
+ * when the look-up itself failed (out of memory). */
+int cli_lookup_fail(crfp_host *host, const char *cmd);
 
 /* The label feature a model was trained to predict (its "label"
  * metadata), malloc'd in *label (caller frees); *label is NULL when the
@@ -84,12 +91,14 @@ const char *cli_writer_for(crfp_host *host, const char *fmt, const char *path);
 crfp_status cli_model_label(crfp_host *host, const char *model, char **label);
 
 /* Format detection from content, for inputs whose name says nothing
- * (see sniff.c): the name of the reader plugin whose probe is most
+ * (see sniff.c): *name is the name of the reader plugin whose probe is most
  * confident about the first 64 KiB of a readable regular file, else NULL
- * (stdin, unknown content: the caller keeps its default).  Remembers the
- * path and the answer, so that cli_sniff_note() can explain an error that
- * follows. */
-const char *cli_sniff_reader(crfp_host *host, const char *path);
+ * (stdin, unreadable file, unknown content: the caller keeps its default).
+ * Remembers the path and the answer, so that cli_sniff_note() can explain
+ * an error that follows.  Errors: CRFP_ENOMEM (reading the head or scanning
+ * the plugins), so that running out of memory is not taken for "no known
+ * format". */
+crfp_status cli_sniff_reader(crfp_host *host, const char *path, const char **name);
 
 /* " (read as FORMAT, detected from its content; use --format to override)"
  * when `msg` concerns the last file whose format was detected from its

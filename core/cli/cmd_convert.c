@@ -181,15 +181,18 @@ int cmd_convert(crfp_host *host, int argc, char **argv)
         goto out;
     }
     /* The plugins are found by the formats they declare. */
-    const char *rname = cli_reader_for(host, from, pos[0]);
-    const char *wname = rname ? cli_writer_for(host, to, NULL) : NULL;
-    if (!rname || !wname) {
-        rc = cli_usage(cmd, "%s", crfp_errmsg(host));
+    const char *rname, *wname;
+    if (cli_reader_for(host, from, pos[0], &rname) != CRFP_OK ||
+        cli_writer_for(host, to, NULL, &wname) != CRFP_OK) {
+        rc = cli_lookup_fail(host, cmd);
         goto out;
     }
     const crfp_plugin *rpl = NULL, *wpl = NULL;
-    crfp_host_load(host, rname, &rpl);
-    crfp_host_load(host, wname, &wpl);
+    if (crfp_host_load(host, rname, &rpl) != CRFP_OK ||
+        crfp_host_load(host, wname, &wpl) != CRFP_OK) {
+        rc = cli_fail(host);
+        goto out;
+    }
     from = crfp_plugin_format(rpl);
     to = crfp_plugin_format(wpl);
     /* --columns names the input's columns when reading CoNLL, otherwise
@@ -203,6 +206,7 @@ int cmd_convert(crfp_host *host, int argc, char **argv)
             goto out;
         }
         if (ok < 0) {
+            fprintf(stderr, "crfpipe: error: out of memory\n");
             rc = CLI_FAIL;
             goto out;
         }

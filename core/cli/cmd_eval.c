@@ -63,15 +63,17 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     char *label = NULL;
     if (model && !gold && cli_model_label(host, model, &label) != CRFP_OK)
         return cli_fail(host);
-    const char *reader = cli_reader_for(host, format, input);
+    const char *reader;
     const crfp_plugin *report = NULL;
-    if (!reader || crfp_host_find_format(host, CRFP_KIND_WRITER, "report", &report) != CRFP_OK) {
+    if (cli_reader_for(host, format, input, &reader) != CRFP_OK ||
+        crfp_host_find_format(host, CRFP_KIND_WRITER, "report", &report) != CRFP_OK) {
         free(label);
-        return cli_usage(argv[0], "%s", crfp_errmsg(host));
+        return cli_lookup_fail(host, argv[0]);
     }
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p) {
         free(label);
+        fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
     }
     const char *rn[] = {"columns"}, *rv[] = {columns};

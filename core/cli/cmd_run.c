@@ -19,6 +19,10 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
     }
     crfp_status st = crfp_pipeline_run(p, &in, training ? NULL : &out.stream);
     cli_input_close(&in);
+    /* A stage that failed without recording why (a writer out of memory)
+     * must not be reported as "ok". */
+    if (st != CRFP_OK && (crfp_errcode(host) == CRFP_OK || !*crfp_errmsg(host)))
+        crfp_error_wrap(host, st, "%s", outpath && strcmp(outpath, "-") ? outpath : "pipeline");
     if (training)
         return st == CRFP_OK ? CLI_OK : cli_fail(host);
     if (st != CRFP_OK) {

@@ -134,20 +134,22 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
         if (r < 0)
             return CLI_USAGE;
     }
-    const char *reader = cli_reader_for(host, format, input);
+    const char *reader, *writer;
+    if (cli_reader_for(host, format, input, &reader) != CRFP_OK)
+        return cli_lookup_fail(host, argv[0]);
     /* Without --to the output has the input's format, as the reader was
      * chosen (from the name, else from the content). */
     const crfp_plugin *rpl = NULL;
-    if (reader)
-        crfp_host_load(host, reader, &rpl);
-    const char *same = rpl ? crfp_plugin_format(rpl) : NULL;
-    const char *writer = reader ? cli_writer_for(host, to ? to : format ? format : same, NULL) : NULL;
-    if (!reader || !writer)
-        return cli_usage(argv[0], "%s", crfp_errmsg(host));
+    if (crfp_host_load(host, reader, &rpl) != CRFP_OK)
+        return cli_fail(host);
+    const char *same = crfp_plugin_format(rpl);
+    if (cli_writer_for(host, to ? to : format ? format : same, NULL, &writer) != CRFP_OK)
+        return cli_lookup_fail(host, argv[0]);
     /* The CoNLL-U writer needs to know which column the model predicts;
      * an explicit --writer-param label=... wins. */
     const crfp_plugin *wpl = NULL;
-    crfp_host_load(host, writer, &wpl);
+    if (crfp_host_load(host, writer, &wpl) != CRFP_OK)
+        return cli_fail(host);
     char *label = NULL;
     int has_label = 0;
     for (size_t k = 0; k < nw; k++)
@@ -163,6 +165,7 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p) {
         free(label);
+        fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
     }
     const char *cn[] = {"columns"}, *cv[] = {columns};

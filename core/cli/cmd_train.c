@@ -60,13 +60,15 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         has_model |= strcmp(tp.names[k], "model") == 0;
     if (!has_model)
         return cli_usage(argv[0], "--model OUT is required");
-    const char *reader = cli_reader_for(host, format, input);
-    if (!reader)
-        return cli_usage(argv[0], "%s", crfp_errmsg(host));
+    const char *reader;
+    if (cli_reader_for(host, format, input, &reader) != CRFP_OK)
+        return cli_lookup_fail(host, argv[0]);
 
     crfp_pipeline *p = crfp_pipeline_new(host);
-    if (!p)
+    if (!p) {
+        fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
+    }
     kv rp = {{0}, {0}, 0}, fp = {{0}, {0}, 0};
     if (columns)
         kv_add(&rp, "columns", columns);

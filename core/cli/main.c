@@ -6,17 +6,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The one piece of process state the CLI keeps: the host the SIGINT handler
- * must reach.  The handler only sets a sig_atomic_t inside it. */
+/* The one piece of process state the CLI keeps: the host the signal
+ * handler must reach.  The handler only sets a sig_atomic_t inside it. */
 static crfp_host *sigint_host;
 
-static void on_sigint(int sig)
+/* Ctrl-C, and the signals that ask a process to end (SIGTERM from kill,
+ * a batch system or systemd; SIGHUP when the terminal goes away) stop the
+ * command cleanly: training saves the model of its last iteration, other
+ * commands leave their output untouched. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_stop(int sig)
 {
-    (void)sig;
     if (sigint_host)
         crfp_host_interrupt(sigint_host);
-    /* A second Ctrl-C kills the process the ordinary way. */
-    signal(SIGINT, SIG_DFL);
+    /* The same signal again kills the process the ordinary way. */
+    signal(sig, SIG_DFL);
+}
+
+#define NSTOP (sizeof stop_signals / sizeof *stop_signals)
+
+/* Catch the stop signals, keeping their previous handling in saved[] for
+ * release_stop_signals().  SIGTERM or SIGHUP that the caller ignores stays
+ * ignored (nohup ignores SIGHUP so that training outlives the terminal).
+ * SIGINT is caught even then, as it always was: scripts stop training with
+ * `kill -INT` on a background job, for which the shell ignores SIGINT. */
+static void catch_stop_signals(struct sigaction saved[NSTOP])
+{
+    memset(saved, 0, NSTOP * sizeof *saved); /* SIG_DFL, should a query fail */
+    for (size_t i = 0; i < NSTOP; i++) {
+        if (sigaction(stop_signals[i], NULL, &saved[i]) == 0 && saved[i].sa_handler == SIG_IGN &&
+            stop_signals[i] != SIGINT)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop;
+        sigemptyset(&sa.sa_mask);
+        /* SA_RESTART: a read interrupted by the signal goes on; the flag is
+         * polled between documents and iterations. */
+        sa.sa_flags = SA_RESTART;
+        sigaction(stop_signals[i], &sa, NULL);
+    }
+}
+
+static void release_stop_signals(const struct sigaction saved[NSTOP])
+{
+    for (size_t i = 0; i < NSTOP; i++)
+        sigaction(stop_signals[i], &saved[i], NULL);
 }
 
 static void log_stderr(void *ud, crfp_log_level level, const char *msg)
@@ -79,6 +115,7 @@ int main(int argc, char **argv)
     /* Global options may appear anywhere; strip them before dispatch. */
     char **args = calloc((size_t)argc + 1, sizeof *args);
     if (!args) {
+        fprintf(stderr, "crfpipe: error: out of memory\n");
         crfp_host_free(host);
         return CLI_FAIL;
     }
@@ -132,10 +169,11 @@ int main(int argc, char **argv)
     }
     for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {
         if (strcmp(args[0], commands[c].name) == 0) {
+            struct sigaction saved[NSTOP];
             sigint_host = host;
-            signal(SIGINT, on_sigint);
+            catch_stop_signals(saved);
             rc = commands[c].fn(host, n, args);
-            signal(SIGINT, SIG_DFL);
+            release_stop_signals(saved);
             sigint_host = NULL;
             goto out;
         }

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,30 +28,39 @@ static void sniff_forget(void)
     sniffed_path = NULL;
 }
 
-const char *cli_sniff_reader(crfp_host *host, const char *path)
+crfp_status cli_sniff_reader(crfp_host *host, const char *path, const char **name)
 {
+    *name = NULL;
     if (!path || strcmp(path, "-") == 0)
-        return NULL;   /* stdin cannot be read twice */
+        return CRFP_OK;   /* stdin cannot be read twice */
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return NULL;   /* the reader reports a missing file itself */
+        return CRFP_OK;   /* the reader reports a missing file itself */
     FILE *f = fopen(path, "rb");
     if (!f)
-        return NULL;
+        return errno == ENOMEM ? crfp_error(host, CRFP_ENOMEM, "%s: out of memory", path)
+                               : CRFP_OK;
     char *buf = malloc(SNIFF_MAX);
     size_t len = buf ? fread(buf, 1, SNIFF_MAX, f) : 0;
     fclose(f);
+    if (!buf)
+        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory reading its first bytes", path);
     const crfp_plugin *p = NULL;
     int conf = 0;
-    if (len == 0 || crfp_host_sniff_reader(host, buf, len, &p, &conf) != CRFP_OK)
-        p = NULL;
+    crfp_status st = len ? crfp_host_sniff_reader(host, buf, len, &p, &conf) : CRFP_ENOTFOUND;
     free(buf);
+    if (st != CRFP_OK && st != CRFP_ENOTFOUND)
+        return st;
+    if (st != CRFP_OK)
+        p = NULL;
     if (!sniffed_path)
         atexit(sniff_forget);
     free(sniffed_path);
+    /* Without the copy the note is left out; the answer stands. */
     sniffed_path = strdup(path);
     snprintf(sniffed_fmt, sizeof sniffed_fmt, "%s", p ? crfp_plugin_format(p) : "");
-    return p ? p->desc->name : NULL;
+    *name = p ? p->desc->name : NULL;
+    return CRFP_OK;
 }
 
 const char *cli_sniff_note(const char *msg)

@@ -2,6 +2,7 @@
  * Loading modules is registry.c's job. */
 #include "config.h"
 #include "host_priv.h"
+#include "crfpipe/alloc.h"
 #include "crfpipe/team.h"
 
 #include <limits.h>
@@ -51,9 +52,18 @@ static int running_uninstalled(void)
 
 crfp_host *crfp_host_new(void)
 {
+    /* Before anything uses ICU, which accepts an allocator only then. */
+    crfp_reserve_install();
     crfp_host *host = calloc(1, sizeof *host);
     if (!host)
         return NULL;
+    /* The error buffer exists before any error, so that running out of
+     * memory while recording one still leaves its status in words. */
+    if (!(host->errmsg = calloc(1, CRFP_ERRBUF_MIN))) {
+        free(host);
+        return NULL;
+    }
+    host->errcap = CRFP_ERRBUF_MIN;
     host->log_fn = log_to_stderr;
     host->max_level = CRFP_LOG_PROGRESS;
     host->uninstalled = running_uninstalled();
@@ -61,6 +71,7 @@ crfp_host *crfp_host_new(void)
     /* lt_dlinit is reference-counted by libltdl, so several hosts (or a host
      * inside a program that uses ltdl itself) coexist. */
     if (lt_dlinit() != 0) {
+        free(host->errmsg);
         free(host);
         return NULL;
     }
@@ -103,6 +114,9 @@ void crfp_host_free(crfp_host *host)
     }
     free(host->loaded);
     free(host->scan_list);
+    for (size_t i = 0; i < host->nwarned; i++)
+        free(host->warned[i]);
+    free(host->warned);
     for (size_t i = 0; i < host->nuser; i++)
         free(host->user_dirs[i]);
     free(host->user_dirs);

@@ -7,6 +7,9 @@
 #include <ltdl.h>
 #include "crfpipe/host.h"
 
+/* The smallest error buffer: room for any status string and a note. */
+#define CRFP_ERRBUF_MIN 96
+
 /* One module the host has opened. */
 typedef struct crfp_loaded {
     crfp_plugin pub;
@@ -27,7 +30,8 @@ struct crfp_host {
     crfp_log_level max_level;
 
     crfp_status errcode;
-    char *errmsg;     /* heap; grows as needed */
+    char *errmsg;     /* heap, at least CRFP_ERRBUF_MIN bytes from crfp_host_new
+                       * on, so that an error can be recorded without memory */
     size_t errcap;
 
     volatile sig_atomic_t interrupted;
@@ -46,6 +50,8 @@ struct crfp_host {
     crfp_loaded **loaded;
     size_t nloaded, capload;
     const crfp_plugin **scan_list;
+    char **warned;     /* untrusted paths already warned about (registry.c) */
+    size_t nwarned;
 
     size_t limits[CRFP_LIMIT_COUNT]; /* crfp_host_set_limits; 0 = unlimited */
 };

@@ -11,6 +11,7 @@
 
 #include "crfpipe/crfpipe.h"
 #include "train.h"
+#include "xmlcommon.h"
 
 /* The order a pipeline's stages must follow; equal phases may repeat only
  * where `repeat` says so. */
@@ -201,12 +202,11 @@ static char *dir_of(const char *path)
 crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline **out)
 {
     *out = NULL;
-    crfp_status st = crfp_xml_validate_file(host, path, "pipeline.rng");
+    /* One parse, validated: what is walked below is what the schema saw. */
+    xmlDocPtr doc;
+    crfp_status st = crfp_xml_load_valid(host, path, "pipeline.rng", &doc);
     if (st != CRFP_OK)
         return st;
-    xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
-    if (!doc)
-        return crfp_error(host, CRFP_EPARSE, "%s: not well-formed XML", path);
     crfp_pipeline *p = crfp_pipeline_new(host);
     char *base = dir_of(path);
     if (!p || !base) {
@@ -217,6 +217,8 @@ crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline 
     for (xmlNodePtr n = root ? root->children : NULL; n && st == CRFP_OK; n = n->next) {
         if (n->type != XML_ELEMENT_NODE || xmlStrcmp(n->name, BAD_CAST "stage") != 0)
             continue;
+        /* The schema made these attributes present: NULL from xmlGetProp
+         * means that copying one ran out of memory. */
         xmlChar *plugin = xmlGetProp(n, BAD_CAST "plugin");
         const char *names[64], *values[64];
         xmlChar *owned[128];
@@ -233,9 +235,15 @@ crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline 
             xmlChar *nm = xmlGetProp(c, BAD_CAST "name"), *v = xmlGetProp(c, BAD_CAST "value");
             owned[no++] = nm;
             owned[no++] = v;
+            if (!nm || !v) {
+                st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", where);
+                break;
+            }
             names[np] = (const char *)nm;
             values[np++] = (const char *)v;
         }
+        if (st == CRFP_OK && !plugin)
+            st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", where);
         if (st == CRFP_OK)
             st = crfp_pipeline_add(p, (const char *)plugin, where, names, values, np, base);
         for (size_t i = 0; i < no; i++)
@@ -307,7 +315,8 @@ static crfp_status feed_dev(crfp_pipeline *p, stage *reader, crfp_trainrun *run)
     const crfp_reader_vtable *rv = reader->plugin->desc->vtable;
     crfp_stream in = {fopen(path, "rb"), path};
     if (!in.fp)
-        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+        return crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: %s", path,
+                          errno == ENOMEM ? "out of memory opening it" : strerror(errno));
     void *state = NULL;
     crfp_status st = rv->open(host, reader->params, &in, &state);
     if (st != CRFP_OK)
@@ -359,6 +368,10 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
                             ntrain > 1 ? " on the last trainer" : "");
             goto out;
         }
+        /* Before reading anything: a model that cannot be written would
+         * otherwise lose the whole run at its end. */
+        if ((st = crfp_train_check_models(host, tstages, ntrain)) != CRFP_OK)
+            goto out;
     }
     /* Without a reader or writer stage, documents come and go as XML. */
     if (!reader) {

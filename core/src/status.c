@@ -54,18 +54,23 @@ crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_lis
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap2);
     va_end(ap2);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    /* Never smaller than CRFP_ERRBUF_MIN, so that the fallback below always
+     * has room. */
+    size_t cap = n >= 0 && (size_t)n + 1 > CRFP_ERRBUF_MIN ? (size_t)n + 1 : CRFP_ERRBUF_MIN;
+    char *buf = n >= 0 ? malloc(cap) : NULL;
     host->errcode = st;
     if (!buf) {
-        /* Keep a truthful, if generic, message rather than a stale one. */
+        /* Keep a truthful, if generic, message rather than a stale one (the
+         * host starts with a buffer, so there is one). */
         if (host->errmsg && host->errcap)
-            snprintf(host->errmsg, host->errcap, "%s", crfp_status_str(st));
+            snprintf(host->errmsg, host->errcap, "%s%s", crfp_status_str(st),
+                     st == CRFP_ENOMEM ? "" : " (out of memory for the details)");
         return st;
     }
     vsnprintf(buf, (size_t)n + 1, fmt, ap);
     free(host->errmsg);
     host->errmsg = buf;
-    host->errcap = (size_t)n + 1;
+    host->errcap = cap;
     return st;
 }
 
@@ -78,34 +83,74 @@ crfp_status crfp_error(crfp_host *host, crfp_status st, const char *fmt, ...)
     return r;
 }
 
+/* Prefix the current message with `pre` ("pre: message"); an empty
+ * message becomes "pre: <what the status says>", so that a failure that
+ * recorded nothing still reads as a sentence. */
+static void prefix_message(crfp_host *host, const char *pre, size_t n)
+{
+    const char *fill = NULL;
+    if (!host->errmsg || !host->errmsg[0])
+        fill = host->errcode != CRFP_OK ? crfp_status_str(host->errcode)
+                                        : "failed without saying why";
+    size_t old = fill ? strlen(fill) : strlen(host->errmsg);
+    if (!errbuf_reserve(host, n + 2 + old))
+        return;
+    if (fill)
+        memcpy(host->errmsg + n + 2, fill, old + 1);
+    else
+        memmove(host->errmsg + n + 2, host->errmsg, old + 1);
+    memcpy(host->errmsg, pre, n);
+    host->errmsg[n] = ':';
+    host->errmsg[n + 1] = ' ';
+}
+
+static char *vformat(const char *fmt, va_list ap, size_t *len)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s) {
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        *len = (size_t)n;
+    }
+    return s;
+}
+
 crfp_status crfp_error_prefix(crfp_host *host, const char *fmt, ...)
 {
     if (!host)
         return CRFP_OK;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    size_t n;
+    char *pre = vformat(fmt, ap, &n);
     va_end(ap);
-    if (n < 0)
-        return host->errcode;
-    size_t old = host->errmsg ? strlen(host->errmsg) : 0;
-    char *pre = malloc((size_t)n + 1);
-    if (!pre)
-        return host->errcode;
-    va_start(ap, fmt);
-    vsnprintf(pre, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    if (errbuf_reserve(host, (size_t)n + 2 + old)) {
-        if (old)
-            memmove(host->errmsg + n + 2, host->errmsg, old + 1);
-        else
-            host->errmsg[n + 2] = '\0';
-        memcpy(host->errmsg, pre, (size_t)n);
-        host->errmsg[n] = ':';
-        host->errmsg[n + 1] = ' ';
-    }
+    if (pre)
+        prefix_message(host, pre, n);
     free(pre);
     return host->errcode;
+}
+
+crfp_status crfp_error_wrap(crfp_host *host, crfp_status st, const char *fmt, ...)
+{
+    if (!host)
+        return st;
+    /* The status first, so that an empty message is filled in with what
+     * `st` says rather than what an older error said. */
+    if (!host->errmsg || !host->errmsg[0] || host->errcode == CRFP_OK)
+        crfp_error_clear(host);
+    host->errcode = st;
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n;
+    char *pre = vformat(fmt, ap, &n);
+    va_end(ap);
+    if (pre)
+        prefix_message(host, pre, n);
+    free(pre);
+    return st;
 }
 
 const char *crfp_errmsg(const crfp_host *host)

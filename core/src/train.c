@@ -84,6 +84,22 @@ static int run_bool(const crfp_trainrun *r, const char *name)
                  strcmp(v, "on") == 0);
 }
 
+crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const crfp_params *sp = stages[k].params;
+        if (k + 1 < n && !crfp_params_isset(sp, "model"))
+            continue;
+        const char *model = crfp_params_str(sp, "model");
+        if (!model)
+            continue; /* the pipeline reports a missing --model itself */
+        crfp_status st = crfp_crf_check_save_path(host, model);
+        if (st != CRFP_OK)
+            return crfp_error_wrap(host, st, "trainer '%s'", stages[k].plugin->desc->name);
+    }
+    return CRFP_OK;
+}
+
 crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, size_t n,
                             const crfp_plugin *features, void *ex, crfp_trainrun **out)
 {
@@ -208,7 +224,7 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             break;
         st = fv->extract(r->ex, seq, r->obs);
         if (st != CRFP_OK) {
-            crfp_error_prefix(r->host, "%s: features", origin);
+            crfp_error_wrap(r->host, st, "%s: features", origin);
             break;
         }
         st = crfp_dataset_add(r->host, ds, r->crf, r->obs, r->labels, grow);
@@ -372,7 +388,7 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     if (misuse && (st == CRFP_OK || st == CRFP_EINTR))
         return crfp_error(host, CRFP_EPLUGIN, "trainer '%s' %s", d->name, misuse);
     if (st != CRFP_OK && st != CRFP_EINTR)
-        return crfp_error_prefix(host, "trainer '%s'", d->name);
+        return crfp_error_wrap(host, st, "trainer '%s'", d->name);
     r->total_iter += r->last_iter;
     if (r->nstages > 1)
         crfp_log(host, CRFP_LOG_INFO, "%s: %d iterations in %.1f s, objective %.6e, %zu active "
@@ -446,8 +462,12 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     const crfp_features_vtable *fv = r->features->desc->vtable;
     char *cfg = NULL;
     size_t cfglen = 0;
+    /* The plugin's status, not whatever was recorded last: a save that
+     * ran out of memory without a message must not read as success. */
+    crfp_error_clear(host);
     if ((st = fv->save(r->ex, &cfg, &cfglen)) != CRFP_OK)
-        return crfp_error_prefix(host, "features '%s'", r->features->desc->name);
+        return crfp_error_wrap(host, st, "features '%s': saving its configuration",
+                               r->features->desc->name);
     st = crfp_crf_set_features(r->crf, r->features->desc->name, cfg, cfglen);
     free(cfg);
     if (st != CRFP_OK)

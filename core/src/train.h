@@ -29,6 +29,11 @@ typedef struct crfp_train_stage {
  * warm-start model. */
 crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, size_t n,
                             const crfp_plugin *features, void *ex, crfp_trainrun **out);
+/* Check, before any data is read, that every model the chain will save
+ * (the last stage's `model`, and an intermediate stage's when it sets one)
+ * can be written: see crfp_crf_check_save_path.  A run that would fail only
+ * after hours of training fails now.  Errors: those of that function. */
+crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n);
 /* The run-wide value of a common parameter (see crfp_train_open). */
 const char *crfp_train_param(const crfp_trainrun *run, const char *name);
 /* Name of the training input, for messages (copied). */

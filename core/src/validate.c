@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include "crfpipe/alloc.h"
 
 #ifndef CRFP_ABS_BUILDDIR
 #define CRFP_ABS_BUILDDIR ""
@@ -107,6 +108,50 @@ static crfp_status report(crfp_host *host, crfp_status st, crfp_xmlerrs *e, cons
     return st;
 }
 
+/* The schema file read whole: libxml2 would open it with fopen() itself
+ * and report a failure to allocate the FILE as "failed to load external
+ * entity"; reading it here tells running out of memory from a missing
+ * schema.  Schemas are a few kB. */
+static crfp_status read_schema(crfp_host *host, const char *path, char **buf, size_t *len)
+{
+    *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOMEM ? crfp_error(host, CRFP_ENOMEM, "schema %s: out of memory", path)
+                               : crfp_error(host, errno == ENOENT ? CRFP_ENOTFOUND : CRFP_EIO,
+                                            "schema %s: %s (set CRFPIPE_SCHEMA_DIR?)", path,
+                                            strerror(errno));
+    size_t cap = 16384, n = 0;
+    char *b = malloc(cap);
+    crfp_status st = b ? CRFP_OK : crfp_error(host, CRFP_ENOMEM, "schema %s: out of memory", path);
+    while (st == CRFP_OK) {
+        if (n == cap) {
+            char *nb = cap < ((size_t)1 << 24) ? realloc(b, cap * 2) : NULL;
+            if (!nb) {
+                st = crfp_error(host, CRFP_ENOMEM, "schema %s: out of memory", path);
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                st = crfp_error(host, CRFP_EIO, "schema %s: read error", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (st != CRFP_OK) {
+        free(b);
+        return st;
+    }
+    *buf = b;
+    *len = n;
+    return CRFP_OK;
+}
+
 crfp_status crfp_rng_load(crfp_host *host, const char *name, xmlRelaxNGPtr *out)
 {
     *out = NULL;
@@ -118,24 +163,39 @@ crfp_status crfp_rng_load(crfp_host *host, const char *name, xmlRelaxNGPtr *out)
     if (!path)
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     snprintf(path, need, "%s/%s%s", dir, name, ext ? "" : ".rng");
-    if (access(path, R_OK) != 0) {
-        crfp_status st = crfp_error(host, CRFP_ENOTFOUND,
-                                    "schema %s: %s (set CRFPIPE_SCHEMA_DIR?)", path,
-                                    strerror(errno));
+    char *text;
+    size_t len = 0;
+    crfp_status st = read_schema(host, path, &text, &len);
+    if (st != CRFP_OK) {
+        free(path);
+        return st;
+    }
+    /* libxml2 2.9 crashes when an allocation fails while it compiles a
+     * schema (its XML Schema datatype tables, facet regexps): it runs in a
+     * reserve section, and a compilation that ran out is thrown away. */
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK) {
+        free(text);
+        st = crfp_error(host, CRFP_ENOMEM, "schema %s: out of memory", path);
         free(path);
         return st;
     }
     crfp_xmlerrs e = {.name = path};
-    xmlRelaxNGParserCtxtPtr pc = xmlRelaxNGNewParserCtxt(path);
-    if (!pc) {
-        free(path);
-        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    xmlRelaxNGPtr rng = NULL;
+    xmlRelaxNGParserCtxtPtr pc = xmlRelaxNGNewMemParserCtxt(text, (int)len);
+    if (pc) {
+        xmlRelaxNGSetParserStructuredErrors(pc, crfp_xmlerrs_handler, &e);
+        rng = xmlRelaxNGParse(pc);
+        xmlRelaxNGFreeParserCtxt(pc);
     }
-    xmlRelaxNGSetParserStructuredErrors(pc, crfp_xmlerrs_handler, &e);
-    xmlRelaxNGPtr rng = xmlRelaxNGParse(pc);
-    xmlRelaxNGFreeParserCtxt(pc);
-    crfp_status st = CRFP_OK;
-    if (!rng) {
+    int ran_out = crfp_reserve_leave(&rs);
+    free(text);
+    if (ran_out || !pc) {
+        if (rng)
+            xmlRelaxNGFree(rng);
+        crfp_xmlerrs_free(&e);
+        st = crfp_error(host, CRFP_ENOMEM, "schema %s: out of memory compiling it", path);
+    } else if (!rng) {
         st = report(host, CRFP_EPARSE, &e, "cannot compile the schema");
     } else {
         *out = rng;
@@ -155,23 +215,55 @@ static void parser_error_relay(void *ctx, crfp_xml_err_ptr err)
 }
 #endif
 
-static xmlDocPtr parse_file(const char *path, int options, crfp_xmlerrs *e)
+static int io_read(void *ctx, char *buf, int len)
 {
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt)
+    FILE *f = ctx;
+    size_t n = fread(buf, 1, len > 0 ? (size_t)len : 0, f);
+    return n == 0 && ferror(f) ? -1 : (int)n;
+}
+
+static int io_close(void *ctx)
+{
+    (void)ctx; /* the caller closes its FILE */
+    return 0;
+}
+
+/* Parse the open file `f` (named path) into a tree.  The parse runs in a
+ * reserve section, so that running out of memory is told apart from
+ * malformed XML (and cannot reach libxml2 code that mishandles it): *oom
+ * is then set and NULL returned. */
+static xmlDocPtr parse_file(FILE *f, const char *path, int options, crfp_xmlerrs *e, int *oom)
+{
+    *oom = 0;
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK) {
+        *oom = 1;
         return NULL;
+    }
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    xmlDocPtr doc = NULL;
+    if (ctxt) {
 #if LIBXML_VERSION >= 21300
-    xmlCtxtSetErrorHandler(ctxt, crfp_xmlerrs_handler, e);
+        xmlCtxtSetErrorHandler(ctxt, crfp_xmlerrs_handler, e);
 #else
-    ctxt->_private = e;
-    ctxt->sax->serror = parser_error_relay;
+        ctxt->_private = e;
+        ctxt->sax->serror = parser_error_relay;
 #endif
-    xmlDocPtr doc = xmlCtxtReadFile(ctxt, path, NULL, options);
-    if (doc && !ctxt->wellFormed) {
+        doc = xmlCtxtReadIO(ctxt, io_read, io_close, f, path, NULL, options);
+        if (doc && !ctxt->wellFormed) {
+            xmlFreeDoc(doc);
+            doc = NULL;
+        }
+        if (ctxt->errNo == XML_ERR_NO_MEMORY)
+            *oom = 1;
+        xmlFreeParserCtxt(ctxt);
+    }
+    if (crfp_reserve_leave(&rs) || !ctxt)
+        *oom = 1;
+    if (*oom && doc) {
         xmlFreeDoc(doc);
         doc = NULL;
     }
-    xmlFreeParserCtxt(ctxt);
     return doc;
 }
 
@@ -196,7 +288,8 @@ static crfp_status check_like_reader(crfp_host *host, const char *path)
 {
     crfp_stream in = {.fp = fopen(path, "rb"), .name = path};
     if (!in.fp)
-        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+        return crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: %s", path,
+                          errno == ENOMEM ? "out of memory" : strerror(errno));
     crfp_xml_reader *r;
     crfp_status st = crfp_xml_reader_open(host, &in, 0, &r);
     while (st == CRFP_OK) {
@@ -210,19 +303,35 @@ static crfp_status check_like_reader(crfp_host *host, const char *path)
     return st;
 }
 
-crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char *schema)
+crfp_status crfp_xml_load_valid(crfp_host *host, const char *path, const char *schema,
+                                xmlDocPtr *out)
 {
+    *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
-    crfp_status pst = check_prolog(host, path, f);
-    fclose(f);
-    if (pst != CRFP_OK)
-        return pst;
-
+        return crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: %s", path,
+                          errno == ENOMEM ? "out of memory" : strerror(errno));
+    crfp_status st = check_prolog(host, path, f);
+    if (st == CRFP_OK && fseek(f, 0, SEEK_SET) != 0)
+        st = crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+    if (st != CRFP_OK) {
+        fclose(f);
+        return st;
+    }
     crfp_xmlerrs e = {.name = path};
-    xmlDocPtr doc = parse_file(path, crfp_xml_parse_options(host), &e);
+    int oom;
+    xmlDocPtr doc = parse_file(f, path, crfp_xml_parse_options(host), &e, &oom);
+    int rerr = ferror(f);
+    fclose(f);
     if (!doc) {
+        if (oom) {
+            crfp_xmlerrs_free(&e);
+            return crfp_error(host, CRFP_ENOMEM, "%s: out of memory parsing it", path);
+        }
+        if (rerr) {
+            crfp_xmlerrs_free(&e);
+            return crfp_error(host, CRFP_EIO, "%s: read error", path);
+        }
         /* libxml2's own 10 MB node limit: say which limit and how to raise it. */
         if (e.text && (strstr(e.text, "too long") || strstr(e.text, "huge text node"))) {
             crfp_xmlerrs_free(&e);
@@ -239,30 +348,51 @@ crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char
                                                                        : "document.rng";
     }
     xmlRelaxNGPtr rng;
-    crfp_status st = crfp_rng_load(host, schema, &rng);
-    if (st != CRFP_OK) {
+    if ((st = crfp_rng_load(host, schema, &rng)) != CRFP_OK) {
         xmlFreeDoc(doc);
         return st;
     }
-    xmlRelaxNGValidCtxtPtr vc = xmlRelaxNGNewValidCtxt(rng);
-    if (!vc) {
+    /* Validation, too, dereferences failed allocations in libxml2 2.9. */
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK) {
         xmlRelaxNGFree(rng);
         xmlFreeDoc(doc);
-        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory validating it", path);
     }
-    xmlRelaxNGSetValidStructuredErrors(vc, crfp_xmlerrs_handler, &e);
-    int r = xmlRelaxNGValidateDoc(vc, doc);
-    xmlNodePtr root = xmlDocGetRootElement(doc);
-    int is_corpus = root && xmlStrEqual(root->name, BAD_CAST "corpus");
-    xmlRelaxNGFreeValidCtxt(vc);
+    int r = -1;
+    xmlRelaxNGValidCtxtPtr vc = xmlRelaxNGNewValidCtxt(rng);
+    if (vc) {
+        xmlRelaxNGSetValidStructuredErrors(vc, crfp_xmlerrs_handler, &e);
+        r = xmlRelaxNGValidateDoc(vc, doc);
+        xmlRelaxNGFreeValidCtxt(vc);
+    }
+    int ran_out = crfp_reserve_leave(&rs);
     xmlRelaxNGFree(rng);
-    xmlFreeDoc(doc);
-    if (r == 0) {
+    if (ran_out || !vc) {
+        xmlFreeDoc(doc);
         crfp_xmlerrs_free(&e);
-        return is_corpus && strncmp(schema, "document", 8) == 0 ? check_like_reader(host, path)
-                                                                 : CRFP_OK;
+        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory validating it", path);
     }
-    return report(host, CRFP_ESCHEMA, &e, "does not match the schema");
+    if (r != 0) {
+        xmlFreeDoc(doc);
+        return report(host, CRFP_ESCHEMA, &e, "does not match the schema");
+    }
+    crfp_xmlerrs_free(&e);
+    *out = doc;
+    return CRFP_OK;
+}
+
+crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char *schema)
+{
+    xmlDocPtr doc;
+    crfp_status st = crfp_xml_load_valid(host, path, schema, &doc);
+    if (st != CRFP_OK)
+        return st;
+    xmlNodePtr root = xmlDocGetRootElement(doc);
+    int is_corpus = root && xmlStrEqual(root->name, BAD_CAST "corpus") &&
+                    (!schema || strncmp(schema, "document", 8) == 0);
+    xmlFreeDoc(doc);
+    return is_corpus ? check_like_reader(host, path) : CRFP_OK;
 }
 
 /* --- prolog scanning and node limits ---------------------------------------- */

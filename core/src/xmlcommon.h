@@ -5,6 +5,7 @@
 
 #include <libxml/xmlerror.h>
 #include <libxml/relaxng.h>
+#include <libxml/tree.h>
 #include <libxml/xmlversion.h>
 #include "crfpipe/status.h"
 #include "crfpipe/host.h"
@@ -36,6 +37,15 @@ void crfp_xmlerrs_free(crfp_xmlerrs *e);
 /* Load schemas/<name> ("document.rng"; ".rng" is appended when missing)
  * from crfp_schema_dir().  CRFP_ENOTFOUND / CRFP_EPARSE with a message. */
 crfp_status crfp_rng_load(crfp_host *host, const char *name, xmlRelaxNGPtr *out);
+
+/* Parse `path` (a DOCTYPE refused before libxml2 sees it) and validate it
+ * against schemas/<schema> (NULL: pipeline.rng for a <pipeline> root, else
+ * document.rng); the tree, owned by the caller (xmlFreeDoc), in *out.  The
+ * libxml2 work runs in reserve sections (alloc.h), so running out of
+ * memory is CRFP_ENOMEM, never a crash or a parse error.  Other errors as
+ * crfp_xml_validate_file's, without the reader's checks. */
+crfp_status crfp_xml_load_valid(crfp_host *host, const char *path, const char *schema,
+                                xmlDocPtr *out);
 
 /* A scanner of the prolog (what precedes the root element), fed the raw
  * bytes as they are read.  A DOCTYPE must be refused before libxml2 sees

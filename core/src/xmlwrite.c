@@ -8,6 +8,7 @@
 #include "config.h"
 #include "crfpipe/corpus.h"
 #include "xmlcommon.h"
+#include "crfpipe/alloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -68,6 +69,18 @@ static int oom_seen(void)
     return e && e->code == XML_ERR_NO_MEMORY;
 }
 
+/* libxml2 2.9's text writer also ignores failures it reports only on
+ * stderr: xmlTextWriterStartElement pushes its element on a list whose
+ * link allocation can fail ("Cannot initialize memory for new link"), and
+ * the entry is then lost (a leak, and a writer that no longer knows its
+ * open elements).  So the writer runs in reserve sections (alloc.h): its
+ * allocations cannot fail, and one that had to come from the reserve makes
+ * the call fail with CRFP_ENOMEM afterwards. */
+static crfp_status oom_fail(crfp_xml_writer *w)
+{
+    return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory writing XML", w->out->name);
+}
+
 static crfp_status write_fail(crfp_xml_writer *w)
 {
     if (oom_seen())
@@ -83,20 +96,29 @@ crfp_status crfp_xml_writer_open(crfp_host *host, crfp_stream *out, crfp_xml_wri
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     w->host = host;
     w->out = out;
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK) {
+        free(w);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
     oom_watch();
     xmlOutputBufferPtr ob = xmlOutputBufferCreateIO(write_cb, close_cb, w, NULL);
     if (!ob || !(w->w = xmlNewTextWriter(ob))) {
+        crfp_reserve_leave(&rs);
         if (ob)
             xmlOutputBufferClose(ob);
         free(w);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
-    if (xmlTextWriterSetIndent(w->w, 1) < 0 || xmlTextWriterSetIndentString(w->w, BAD_CAST "  ") < 0 ||
-        xmlTextWriterStartDocument(w->w, NULL, "UTF-8", NULL) < 0 ||
-        xmlTextWriterStartElement(w->w, BAD_CAST "corpus") < 0 ||
-        xmlTextWriterWriteAttribute(w->w, BAD_CAST "xmlns", BAD_CAST CRFP_XML_NS) < 0 ||
-        oom_seen()) {
-        crfp_status st = write_fail(w);
+    int bad = xmlTextWriterSetIndent(w->w, 1) < 0 ||
+              xmlTextWriterSetIndentString(w->w, BAD_CAST "  ") < 0 ||
+              xmlTextWriterStartDocument(w->w, NULL, "UTF-8", NULL) < 0 ||
+              xmlTextWriterStartElement(w->w, BAD_CAST "corpus") < 0 ||
+              xmlTextWriterWriteAttribute(w->w, BAD_CAST "xmlns", BAD_CAST CRFP_XML_NS) < 0 ||
+              oom_seen();
+    int drawn = crfp_reserve_leave(&rs);
+    if (drawn || bad) {
+        crfp_status st = drawn ? oom_fail(w) : write_fail(w);
         crfp_xml_writer_close(w);
         return st;
     }
@@ -351,10 +373,15 @@ crfp_status crfp_xml_writer_write(crfp_xml_writer *w, const crfp_doc *doc)
     crfp_status st = check_doc(w, doc);
     if (st != CRFP_OK)
         return st;
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK)
+        return oom_fail(w);
     oom_watch();
-    if (write_doc(w->w, doc) < 0 || xmlTextWriterFlush(w->w) < 0 || w->io_error || oom_seen())
-        return write_fail(w);
-    return CRFP_OK;
+    int bad = write_doc(w->w, doc) < 0 || xmlTextWriterFlush(w->w) < 0 || w->io_error ||
+              oom_seen();
+    if (crfp_reserve_leave(&rs))
+        return oom_fail(w);
+    return bad ? write_fail(w) : CRFP_OK;
 }
 
 crfp_status crfp_xml_writer_finish(crfp_xml_writer *w)
@@ -362,9 +389,15 @@ crfp_status crfp_xml_writer_finish(crfp_xml_writer *w)
     if (w->finished)
         return CRFP_OK;
     w->finished = 1;
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK)
+        return oom_fail(w);
     oom_watch();
-    if (xmlTextWriterEndDocument(w->w) < 0 || xmlTextWriterFlush(w->w) < 0 || w->io_error ||
-        oom_seen())
+    int bad = xmlTextWriterEndDocument(w->w) < 0 || xmlTextWriterFlush(w->w) < 0 ||
+              w->io_error || oom_seen();
+    if (crfp_reserve_leave(&rs))
+        return oom_fail(w);
+    if (bad)
         return write_fail(w);
     /* The stream buffers what write_cb gave it: a full disk often shows
      * only here, and the message should say so (ENOSPC, EIO...). */

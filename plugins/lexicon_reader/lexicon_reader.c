@@ -100,34 +100,62 @@ static int guess_line(const char *l)
     return F_CMUDICT;
 }
 
+/* Whether a line's headword looks like a dictionary word: no digits but in
+ * a trailing variant mark "(2)".  Column corpora often have tokens such as
+ * "w12" or "1990", and their tags are upper-case symbols like phonemes. */
+static int probe_headword_ok(const char *l)
+{
+    size_t n = strcspn(l, " \t");
+    if (n == 0)
+        return 0;
+    const char *paren = memchr(l, '(', n);
+    size_t end = paren ? (size_t)(paren - l) : n;
+    for (size_t i = 0; i < end; i++)
+        if (l[i] >= '0' && l[i] <= '9')
+            return 0;
+    return 1;
+}
+
 static int lr_probe(const char *head, size_t len)
 {
+    /* A lexicon is one entry per line with no blank lines; column corpora
+     * (CoNLL, whose token lines can look like "word P1 P2") separate their
+     * sentences by blank lines.  So: the first non-comment lines (up to 20)
+     * must all be entries of one lexicon format, and no blank line may
+     * appear among them. */
     char buf[512];
-    size_t n = 0;
-    /* first non-comment line */
+    int fmt = -1, lines = 0;
     size_t i = 0;
-    while (i < len) {
+    while (i < len && lines < 20) {
         size_t j = i;
         while (j < len && head[j] != '\n')
             j++;
-        if (j > i && head[i] != '#' && head[i] != ';') {
-            n = j - i < sizeof buf - 1 ? j - i : sizeof buf - 1;
+        if (j == len && len >= 65536)
+            break; /* a line cut by the end of the head */
+        size_t e = j > i && head[j - 1] == '\r' ? j - 1 : j;
+        if (e == i) {
+            if (j < len)
+                return 0; /* blank line: sentences, not entries */
+        } else if (head[i] != '#' && head[i] != ';') {
+            size_t n = e - i < sizeof buf - 1 ? e - i : sizeof buf - 1;
             memcpy(buf, head + i, n);
-            break;
+            buf[n] = '\0';
+            if (strstr(buf, "NetTalk Corpus"))
+                return 100;
+            int g = guess_line(buf);
+            if ((g != F_CMUDICT && g != F_NETTALK) || (fmt >= 0 && g != fmt) ||
+                !probe_headword_ok(buf))
+                return 0; /* tsv and plain words: only when asked for */
+            fmt = g;
+            lines++;
         }
         i = j + 1;
     }
-    buf[n] = '\0';
-    if (n == 0)
-        return 0;
-    if (strstr(buf, "NetTalk Corpus"))
-        return 100;
-    int g = guess_line(buf);
-    if (g == F_CMUDICT)
+    if (fmt == F_CMUDICT)
         return 70;
-    if (g == F_NETTALK)
+    if (fmt == F_NETTALK)
         return 60;
-    return 0;   /* tsv and plain words: only when asked for */
+    return 0;
 }
 
 static crfp_status lr_open(crfp_host *host, const crfp_params *p, crfp_stream *in, void **state)

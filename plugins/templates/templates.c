@@ -52,7 +52,10 @@ static crfp_status read_file(crfp_host *host, const char *path, char **text, siz
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
-        return crfp_error(host, CRFP_EIO, "%s: cannot open template: %s", path, strerror(errno));
+        return errno == ENOMEM
+                   ? crfp_error(host, CRFP_ENOMEM, "%s: out of memory opening the template", path)
+                   : crfp_error(host, CRFP_EIO, "%s: cannot open template: %s", path,
+                                strerror(errno));
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (;;) {

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/utext.h>
+#include "crfpipe/alloc.h"
 #include "tpl.h"
 
 #define TPL_NIL "_NIL"
@@ -116,7 +117,16 @@ static tpl_ws *ws_new(const tpl *t)
     }
     for (size_t i = 0; i < t->nrx; i++) {
         UErrorCode err = U_ZERO_ERROR;
+        /* A clone builds a matcher, with the same unchecked allocations as
+         * compiling (see add_regex): in a reserve section too. */
+        crfp_reserve_section rs;
+        if (crfp_reserve_enter(&rs) != CRFP_OK) {
+            ws_free(t, w);
+            return NULL;
+        }
         w->rx[i] = uregex_clone(t->rx[i], &err);
+        if (crfp_reserve_leave(&rs) && U_SUCCESS(err))
+            err = U_MEMORY_ALLOCATION_ERROR;
         /* A clone starts with ICU's defaults (no time limit), so the limits
          * are set here, once per clone, and never on the matching path. */
         if (U_SUCCESS(err))
@@ -124,6 +134,8 @@ static tpl_ws *ws_new(const tpl *t)
         if (U_SUCCESS(err))
             uregex_setStackLimit(w->rx[i], t->rx_stack, &err);
         if (U_FAILURE(err)) {
+            if (w->rx[i])
+                uregex_close(w->rx[i]);
             w->rx[i] = NULL;
             ws_free(t, w);
             return NULL;
@@ -268,6 +280,14 @@ static crfp_status apply_regex(tpl_extractor *ex, const tpl_pattern *pat, tpl_ws
 {
     UErrorCode err = U_ZERO_ERROR;
     UText ut = UTEXT_INITIALIZER;
+    /* ICU 72 loses the clone of the text that uregex_setUText makes when a
+     * later allocation of that clone fails: matched in a reserve section
+     * (alloc.h), the clone is whole and running out of memory is reported
+     * after the match. */
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK)
+        return report(ex, CRFP_ENOMEM, "%s:%d: out of memory matching a regular expression",
+                      ex->t->origin, pat->line);
     utext_openUTF8(&ut, s, -1, &err);
     URegularExpression *rx = w->rx[pc->rx];
     uregex_setUText(rx, &ut, &err);
@@ -279,6 +299,8 @@ static crfp_status apply_regex(tpl_extractor *ex, const tpl_pattern *pat, tpl_ws
         e = uregex_end64(rx, 0, &err);
     }
     utext_close(&ut);
+    if (crfp_reserve_leave(&rs))
+        err = U_MEMORY_ALLOCATION_ERROR;
     if (err == U_REGEX_TIME_OUT || err == U_REGEX_STACK_OVERFLOW) {
         int time = err == U_REGEX_TIME_OUT;
         const char *name = time ? "regex-time" : "regex-stack";
@@ -290,6 +312,9 @@ static crfp_status apply_regex(tpl_extractor *ex, const tpl_pattern *pat, tpl_ws
                       strlen(s) > 40 ? "..." : "", name,
                       (long)(time ? ex->t->rx_time : ex->t->rx_stack), name, name);
     }
+    if (err == U_MEMORY_ALLOCATION_ERROR)
+        return report(ex, CRFP_ENOMEM, "%s:%d: out of memory matching a regular expression",
+                      ex->t->origin, pat->line);
     if (U_FAILURE(err))
         return report(ex, CRFP_EPLUGIN, "%s:%d: regular expression failed on '%s': %s",
                       ex->t->origin, pat->line, s, u_errorName(err));
@@ -316,6 +341,9 @@ static crfp_status lowercase(tpl_extractor *ex, tpl_ws *w, size_t *len, const ch
             n = (size_t)got;
             continue;
         }
+        if (err == U_MEMORY_ALLOCATION_ERROR)
+            return report(ex, CRFP_ENOMEM, "%s: out of memory lowercasing '%s'", ex->t->origin,
+                          s);
         if (U_FAILURE(err))
             return report(ex, CRFP_EUTF8, "%s: cannot lowercase '%s': %s", ex->t->origin, s,
                           u_errorName(err));

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/ustring.h>
+#include "crfpipe/alloc.h"
 #include "tpl.h"
 
 /* Growable arrays of the program under construction. */
@@ -218,8 +219,22 @@ static crfp_status add_regex(builder *b, const char *s, size_t n, int icase, siz
     u_strFromUTF8(u, ulen + 1, NULL, s, (int32_t)n, &err);
     UParseError pe;
     memset(&pe, 0, sizeof pe);
+    /* ICU 72's RegexPattern constructor uses allocations it does not check:
+     * compiled in a reserve section, a pattern that ran out of memory is
+     * thrown away instead of crashing the program. */
+    crfp_reserve_section rs;
+    if (crfp_reserve_enter(&rs) != CRFP_OK) {
+        free(u);
+        return CRFP_ENOMEM;
+    }
     URegularExpression *rx = uregex_open(u, ulen, icase ? UREGEX_CASE_INSENSITIVE : 0, &pe, &err);
+    int ran_out = crfp_reserve_leave(&rs);
     free(u);
+    if (ran_out || err == U_MEMORY_ALLOCATION_ERROR) {
+        if (rx)
+            uregex_close(rx);
+        return CRFP_ENOMEM;
+    }
     if (U_FAILURE(err)) {
         char msg[256];
         int m = n > 64 ? 64 : (int)n;

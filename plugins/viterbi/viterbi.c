@@ -60,7 +60,24 @@ typedef struct job {
     atomic_int failed;
     int nth;                  /* team members that take part */
     atomic_int feat_failed;   /* the features plugin failed and said why */
+    /* The first failure, recorded by the one member that claims it (the
+     * host's error record is not for worker threads): read after the
+     * team has finished. */
+    atomic_int claimed;
+    crfp_status fail_st;
+    const char *fail_what;    /* static: the step that failed */
+    size_t fail_sent;         /* 0-based sentence, SIZE_MAX for set-up */
 } job;
+
+static void record_failure(job *j, crfp_status st, const char *what, size_t sent)
+{
+    if (atomic_exchange(&j->claimed, 1) == 0) {
+        j->fail_st = st;
+        j->fail_what = what;
+        j->fail_sent = sent;
+    }
+    atomic_store(&j->failed, 1);
+}
 
 static void tagger_close(void *state);
 
@@ -171,8 +188,10 @@ static void *worker(void *arg)
     size_t capT = 0;
     uint32_t Y = crfp_crf_nlabels(tg->crf);
     const double *theta = crfp_crf_weights_const(tg->crf);
-    if (!sb || !obs || !qb || !inf || !scores)
-        goto fail;
+    if (!sb || !obs || !qb || !inf || !scores) {
+        record_failure(j, CRFP_ENOMEM, "setting up a decoding workspace", SIZE_MAX);
+        goto done;
+    }
     for (;;) {
         size_t s = atomic_fetch_add(&j->next, 1);
         if (s >= j->nsent || atomic_load(&j->failed))
@@ -180,54 +199,61 @@ static void *worker(void *arg)
         size_t beg = j->sbeg[s], n = j->send[s] - beg;
         const crfp_tokseq *seq;
         const crfp_seq *q;
+        crfp_status st;
         if (n == 0) {
             j->nfound[s] = 0;
             continue;
         }
-        if (crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq) != CRFP_OK)
-            goto fail;
-        if (tg->fv->extract(tg->ex, seq, obs) != CRFP_OK) {
+        if ((st = crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq)) != CRFP_OK) {
+            record_failure(j, st, "building its token table", s);
+            break;
+        }
+        if ((st = tg->fv->extract(tg->ex, seq, obs)) != CRFP_OK) {
             /* Its message (e.g. a regex over its limit) is in the host. */
             atomic_store(&j->feat_failed, 1);
-            goto fail;
+            record_failure(j, st, "extracting its features", s);
+            break;
         }
-        if (crfp_seqbuf_fill(qb, tg->crf, obs, &q) != CRFP_OK)
-            goto fail;
+        if ((st = crfp_seqbuf_fill(qb, tg->crf, obs, &q)) != CRFP_OK) {
+            record_failure(j, st, "looking up its observations", s);
+            break;
+        }
         if (n > capT) {
             uint32_t *ny = realloc(ybuf, n * tg->nbest * sizeof *ny);
-            double *nm = tg->posteriors ? realloc(marg, n * Y * sizeof *nm) : marg;
+            if (ny)
+                ybuf = ny;
+            double *nm = tg->posteriors && ny ? realloc(marg, n * Y * sizeof *nm) : marg;
             if (!ny || (tg->posteriors && !nm)) {
-                free(ny ? ny : ybuf);
-                ybuf = NULL;
-                goto fail;
+                record_failure(j, CRFP_ENOMEM, "allocating its label buffers", s);
+                break;
             }
-            ybuf = ny;
             marg = nm;
             capT = n;
         }
         size_t found = 1;
-        if (tg->nbest == 1) {
-            if (crfp_viterbi(inf, q, theta, ybuf, scores) != CRFP_OK)
-                goto fail;
-        } else if (crfp_nbest(inf, q, theta, tg->nbest, ybuf, scores, &found) != CRFP_OK) {
-            goto fail;
+        if (tg->nbest == 1)
+            st = crfp_viterbi(inf, q, theta, ybuf, scores);
+        else
+            st = crfp_nbest(inf, q, theta, tg->nbest, ybuf, scores, &found);
+        if (st != CRFP_OK) {
+            record_failure(j, st, tg->nbest == 1 ? "running Viterbi" : "finding its n best", s);
+            break;
         }
         j->nfound[s] = found;
         for (size_t k = 0; k < found; k++)
             memcpy(j->pred + k * j->ntoktotal + beg, ybuf + k * n, n * sizeof *ybuf);
         if (tg->posteriors) {
             double logz;
-            if (crfp_forward_backward(inf, q, theta, &logz, marg) != CRFP_OK)
-                goto fail;
+            if ((st = crfp_forward_backward(inf, q, theta, &logz, marg)) != CRFP_OK) {
+                record_failure(j, st, "computing its posteriors", s);
+                break;
+            }
             for (size_t t = 0; t < n; t++)
                 j->prob[beg + t] = marg[t * Y + ybuf[t]];
             for (size_t k = 0; k < found; k++)
                 j->seqprob[s * tg->nbest + k] = exp(scores[k] - logz);
         }
     }
-    goto done;
-fail:
-    atomic_store(&j->failed, 1);
 done:
     crfp_sentbuf_free(sb);
     crfp_obsseq_free(obs);
@@ -338,17 +364,28 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, 0);
     atomic_init(&j.feat_failed, 0);
+    atomic_init(&j.claimed, 0);
     j.nth = nth;
+    /* What the features plugin records while the team runs is this
+     * document's; nothing older may pass for it. */
+    crfp_error_clear(host);
     if (nth > 1)
         crfp_team_run(crfp_host_team(host), member, &j);
     else
         worker(&j);
-    if (atomic_load(&j.feat_failed)) {
-        st = crfp_errcode(host) != CRFP_OK ? crfp_errcode(host) : CRFP_EPLUGIN;
-        goto out;
-    }
     if (atomic_load(&j.failed)) {
-        st = crfp_error(host, CRFP_EPLUGIN, "decoding failed (out of memory or features error)");
+        /* Say what failed, where, and why: the features plugin has said it
+         * when it recorded a message; otherwise the status does. */
+        char where[64] = "";
+        if (j.fail_sent != SIZE_MAX)
+            snprintf(where, sizeof where, " of sentence %zu", j.fail_sent + 1);
+        st = j.fail_st != CRFP_OK ? j.fail_st : CRFP_EPLUGIN;
+        if (atomic_load(&j.feat_failed) && crfp_errcode(host) != CRFP_OK && *crfp_errmsg(host))
+            crfp_error_prefix(host, "extracting the features%s", where);
+        else if (st == CRFP_ENOMEM)
+            crfp_error(host, st, "out of memory %s%s", j.fail_what, where);
+        else
+            crfp_error(host, st, "%s%s failed: %s", j.fail_what, where, crfp_status_str(st));
         goto out;
     }
     /* Write the results: features on tokens, spans, provenance. */

@@ -57,9 +57,20 @@ int main(void)
     CHECK(f, strlen(crfp_errmsg(h)) == sizeof big);
     crfp_error_clear(h);
     CHECK(f, crfp_errcode(h) == CRFP_OK && strcmp(crfp_errmsg(h), "") == 0);
-    /* A prefix on an empty message still works. */
+    /* A prefix on an empty message still reads as a sentence. */
     crfp_error_prefix(h, "p");
-    CHECK(f, strcmp(crfp_errmsg(h), "p: ") == 0);
+    CHECK(f, strcmp(crfp_errmsg(h), "p: failed without saying why") == 0);
+    crfp_error_clear(h);
+    /* wrap: the callee's status wins, its message is kept, and a callee
+     * that recorded nothing gets the status in words (a features plugin
+     * whose save ran out of memory used to leave "ok" behind). */
+    CHECK(f, crfp_error_wrap(h, CRFP_ENOMEM, "features '%s'", "t") == CRFP_ENOMEM);
+    CHECK(f, crfp_errcode(h) == CRFP_ENOMEM);
+    CHECK(f, strcmp(crfp_errmsg(h), "features 't': out of memory") == 0);
+    crfp_error(h, CRFP_EPARSE, "x.tpl:3: bad");
+    CHECK(f, crfp_error_wrap(h, CRFP_EPLUGIN, "stage") == CRFP_EPLUGIN);
+    CHECK(f, crfp_errcode(h) == CRFP_EPLUGIN && strcmp(crfp_errmsg(h), "stage: x.tpl:3: bad") == 0);
+    crfp_error_clear(h);
 
     /* Logging: default level shows PROGRESS but not DEBUG. */
     sink s = {{0}, ""};

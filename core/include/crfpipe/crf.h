@@ -81,10 +81,24 @@ size_t crfp_crf_active(const crfp_crf *crf);
 /* --- model files ----------------------------------------------------------
  * Binary, versioned, little-endian, checksummed.  Only observations with a
  * non-zero weight are stored, with their non-zero weights bit-exact.  Saving
- * writes `path.tmp.XXXXXX` and renames it into place. */
+ * writes `path.tmp.PID.XXXXXX` (crfpipe/outfile.h: stale temporaries of
+ * dead runs are removed first), fsyncs it, renames it into place and fsyncs
+ * the directory.  The file keeps an existing model's mode, or gets 0666
+ * minus the umask.  Errors: those of crfp_crf_check_save_path, CRFP_ENOMEM,
+ * CRFP_EIO (write, sync or rename failed; the old file is untouched). */
 crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path);
-/* Errors: CRFP_EIO, CRFP_EFORMAT (not a model, wrong version, truncated,
- * checksum mismatch), each naming the file.  *out owned by the caller. */
+
+/* Whether a model could be saved at `path`, checked before a long training
+ * run rather than after it: the path must be a regular file or a new name
+ * (CRFP_EIO for a directory; CRFP_EINVAL for a FIFO, device or socket,
+ * which would be destroyed or block), in an existing directory the process
+ * may write (CRFP_EIO naming the directory and the reason). */
+crfp_status crfp_crf_check_save_path(crfp_host *host, const char *path);
+
+/* Errors: CRFP_ENOTFOUND (no such file), CRFP_EIO (unreadable, a directory,
+ * a FIFO: refused at once rather than waited on), CRFP_ENOMEM, CRFP_EFORMAT
+ * (not a model, wrong version, truncated, checksum mismatch), each naming
+ * the file.  *out owned by the caller. */
 crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out);
 /* Human-readable dump: labels, features config, then one line per non-zero
  * weight ("U obs label weight" / "B obs prev label weight"). */

@@ -11,6 +11,7 @@
 #include "crfpipe/tokseq.h"
 #include "crfpipe/chunks.h"
 #include "crfpipe/alloc.h"
+#include "crfpipe/outfile.h"
 #include "crfpipe/crf.h"
 #include "crfpipe/team.h"
 #include "crfpipe/trainset.h"

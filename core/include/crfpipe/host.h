@@ -10,6 +10,15 @@
  * A program may also link plugins in statically (libtool -dlpreopen) and
  * call LTDL_SET_PRELOADED_SYMBOLS() before crfp_host_new(): a name not found
  * on the search path is then looked up among the preloaded modules.
+ *
+ * Opening a module runs its constructors, and a look-up by format opens
+ * every module on the path, so the path is searched as ld.so and sudo
+ * search theirs: a directory or module file that is world-writable, or
+ * owned by a user other than root and the effective user, is skipped with
+ * a warning (once per host).  Only NAME.so and NAME.la are opened, and a
+ * NAME.la only when it is a libtool archive whose dlname is NAME.so
+ * (possibly versioned) beside it or, for an uninstalled archive, in its
+ * .libs directory; that shared object passes the same checks.
  */
 #ifndef CRFPIPE_HOST_H
 #define CRFPIPE_HOST_H
@@ -43,8 +52,9 @@ crfp_status crfp_host_add_plugin_dir(crfp_host *host, const char *dir);
 void crfp_host_set_threads(crfp_host *host, int nthreads);
 int crfp_host_threads(const crfp_host *host);
 
-/* Ask long-running work to stop (called from a SIGINT handler: it only
- * stores to a sig_atomic_t). */
+/* Ask long-running work to stop (called from a signal handler: SIGINT,
+ * SIGTERM, SIGHUP in the crfpipe program; it only stores to a
+ * sig_atomic_t).  Training then saves the model of its last iteration. */
 void crfp_host_interrupt(crfp_host *host);
 
 /* A loaded plugin.  Owned by the host; valid until crfp_host_free(). */
@@ -54,12 +64,16 @@ typedef struct crfp_plugin {
 } crfp_plugin;
 
 /* Find and load the plugin `name` (a C identifier, the module file name).
- * Errors: CRFP_ENOTFOUND (no module of that name on the search path),
- * CRFP_EABI (module without descriptor, ABI version mismatch, descriptor
- * name differing from the module name, unknown kind), CRFP_EPLUGIN (its init
- * hook failed, or the file exists but libltdl cannot open it), CRFP_EINVAL
- * (name is not a C identifier).  The message names the file.  Loading a name
- * again returns the same crfp_plugin; failures are not cached. */
+ * Errors: CRFP_ENOTFOUND (no usable module of that name on the search path;
+ * the message says when an untrusted one was skipped), CRFP_EABI (module
+ * without descriptor, ABI version mismatch, descriptor name differing from
+ * the module name, unknown kind), CRFP_EPLUGIN (its init hook failed; the
+ * file is not a loadable module, "not a loadable module: REASON" with the
+ * dynamic loader's reason; a .la that is not a libtool module archive),
+ * CRFP_ENOMEM (out of memory opening or initialising it: never reported as
+ * one of the others), CRFP_EINVAL (name is not a C identifier).  The
+ * message names the file.  Loading a name again returns the same
+ * crfp_plugin; failures are not cached. */
 crfp_status crfp_host_load(crfp_host *host, const char *name, const crfp_plugin **out);
 
 /* Like crfp_host_load, but also fails with CRFP_EINVAL unless the plugin is of
@@ -70,7 +84,10 @@ crfp_status crfp_host_load_kind(crfp_host *host, const char *name, crfp_kind kin
 /* Scan the whole search path and load every module found (for `crfpipe
  * plugins`).  A module that fails to load is reported through `on_error` (may
  * be NULL) and skipped; the first occurrence of a name on the path wins.
- * On success *list is an array of *n pointers owned by the host. */
+ * Running out of memory is not a broken module: the scan then fails with
+ * CRFP_ENOMEM (and the format look-ups below with it, rather than
+ * answering "unknown format").  On success *list is an array of *n
+ * pointers owned by the host. */
 typedef void (*crfp_scan_error_fn)(void *ud, const char *file, const char *msg);
 crfp_status crfp_host_scan(crfp_host *host, const crfp_plugin ***list, size_t *n,
                            crfp_scan_error_fn on_error, void *ud);
@@ -85,17 +102,19 @@ void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size
  * the program know no plugin by name. */
 
 /* The plugin of `kind` (reader or writer) that declares format `format`.
- * Errors: CRFP_ENOTFOUND (message lists the formats that exist). */
+ * Errors: CRFP_ENOTFOUND (message lists the formats that exist), those of
+ * crfp_host_scan (CRFP_ENOMEM). */
 crfp_status crfp_host_find_format(crfp_host *host, crfp_kind kind, const char *format,
                                   const crfp_plugin **out);
 /* The plugin of `kind` whose declared extensions match the end of `path`
  * (case-insensitive, longest match wins).  CRFP_ENOTFOUND, with no message,
- * when none matches. */
+ * when none matches; the errors of crfp_host_scan. */
 crfp_status crfp_host_format_for_path(crfp_host *host, crfp_kind kind, const char *path,
                                       const crfp_plugin **out);
 /* The reader whose probe (ABI 2.1) is most confident about input starting
  * with `head` (len bytes); *confidence (may be NULL) receives its score
- * (1..100).  CRFP_ENOTFOUND, with no message, when no reader recognises it. */
+ * (1..100).  CRFP_ENOTFOUND, with no message, when no reader recognises it;
+ * the errors of crfp_host_scan. */
 crfp_status crfp_host_sniff_reader(crfp_host *host, const char *head, size_t len,
                                    const crfp_plugin **out, int *confidence);
 /* The canonical format name a reader or writer declares ("" if none). */

@@ -47,10 +47,12 @@ typedef enum crfp_log_level {
 typedef void (*crfp_log_fn)(void *userdata, crfp_log_level level, const char *msg);
 
 /* The host handle: log sink, verbosity, last error, plugin registry, and the
- * interrupt flag.  One per application; the registry part is the only
- * process-wide mutable state in crfpipe.  Error reporting through it is not
- * thread-safe: worker threads return statuses and let the calling thread
- * report. */
+ * interrupt flag.  One per application; the registry part and the
+ * allocation reserve for libxml2 and ICU (alloc.h: their allocator hooks
+ * are process-wide) are the only process-wide mutable state in crfpipe.
+ * Error reporting through it is not thread-safe: worker threads return
+ * statuses and let the calling thread report.  An error recorded while
+ * memory is short keeps its status and says so in words. */
 typedef struct crfp_host crfp_host;
 
 /* Record an error: formats the message into the host and returns `st`, so a
@@ -60,10 +62,20 @@ crfp_status crfp_error(crfp_host *host, crfp_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_list ap);
 
-/* Prefix the current error message with "prefix: " (e.g. the stage name).
- * Returns the recorded status. */
+/* Prefix the current error message with "prefix: " (e.g. the stage name);
+ * when no message was recorded, the result is "prefix: " followed by what
+ * the recorded status says.  Returns the recorded status (CRFP_OK if none
+ * was recorded: a caller holding the callee's status should use
+ * crfp_error_wrap). */
 crfp_status crfp_error_prefix(crfp_host *host, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Like crfp_error_prefix for a callee that returned `st`: the recorded
+ * status becomes `st`, a message the callee left is prefixed, and a callee
+ * that left none (or left the status OK) gets "prefix: " and what `st`
+ * says ("out of memory", ...).  Returns st; host NULL is accepted. */
+crfp_status crfp_error_wrap(crfp_host *host, crfp_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Last error message recorded in `host`; "" when none. Owned by the host,
  * valid until the next error is recorded. */
@@ -75,7 +87,7 @@ void crfp_error_clear(crfp_host *host);
 void crfp_log(crfp_host *host, crfp_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Non-zero once the user asked to stop (SIGINT).  Long loops poll this and
+/* Non-zero once the user asked to stop (SIGINT, SIGTERM, SIGHUP).  Long loops poll this and
  * return CRFP_EINTR after leaving their state consistent. */
 int crfp_interrupted(const crfp_host *host);
 

@@ -15,6 +15,7 @@
  * loaded model is smaller than the trained one but scores identically.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "crf_impl.h"
 #include "crfpipe/alloc.h"
 #include "crfpipe/host.h"
+#include "crfpipe/outfile.h"
 
 #define MAGIC "CRFPMODL"
 #define VERSION 1u
@@ -205,6 +207,67 @@ static void serialise(const crfp_crf *crf, wbuf *b)
         put_le(b, checksum64(b->p, b->n), 8);
 }
 
+crfp_status crfp_crf_check_save_path(crfp_host *host, const char *path)
+{
+    if (!path || !*path)
+        return crfp_error(host, CRFP_EINVAL, "no model file named");
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        /* The model replaces a regular file by rename; anything else would
+         * be destroyed (a device, a FIFO another program waits on) or
+         * cannot be replaced (a directory). */
+        if (S_ISDIR(sb.st_mode))
+            return crfp_error(host, CRFP_EIO, "%s: is a directory, not a model file", path);
+        if (!S_ISREG(sb.st_mode))
+            return crfp_error(host, CRFP_EINVAL,
+                              "%s: is %s; a model is written only as a regular file", path,
+                              S_ISFIFO(sb.st_mode)                            ? "a FIFO"
+                              : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+                              : S_ISSOCK(sb.st_mode)                          ? "a socket"
+                                                                              : "not a regular file");
+    } else if (errno != ENOENT && errno != ENOTDIR) {
+        /* (ENOTDIR: the directory check below says which part is not one.) */
+        return crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: %s", path,
+                          strerror(errno));
+    }
+    /* The temporary is created, and renamed, in the model's directory. */
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory", path);
+    crfp_status st = CRFP_OK;
+    if (stat(dir, &sb) != 0)
+        st = crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO,
+                        "%s: cannot write the model there: directory %s: %s", path, dir,
+                        strerror(errno));
+    else if (!S_ISDIR(sb.st_mode))
+        st = crfp_error(host, CRFP_EIO, "%s: cannot write the model there: %s is not a directory",
+                        path, dir);
+    else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        st = crfp_error(host, CRFP_EIO, "%s: cannot write the model there: directory %s: %s",
+                        path, dir, strerror(errno));
+    free(dir);
+    return st;
+}
+
+/* Write all of buf to fd, retrying short writes. */
+static int write_all(int fd, const unsigned char *buf, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (w == 0)
+            return EIO;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path)
 {
     if (!crf || !path)
@@ -212,51 +275,37 @@ crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path
     if (!crf->final)
         return crfp_error(host, CRFP_EINVAL, "%s: cannot save a model that is not finalized",
                           path);
+    crfp_status st = crfp_crf_check_save_path(host, path);
+    if (st != CRFP_OK)
+        return st;
     wbuf b = {0};
     serialise(crf, &b);
     if (b.oom) {
         free(b.p);
         return crfp_error(host, CRFP_ENOMEM, "%s: out of memory serialising the model", path);
     }
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        free(b.p);
-        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory", path);
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        crfp_status st = crfp_error(host, CRFP_EIO, "%s: cannot create temporary file: %s", tmp,
-                                    strerror(errno));
-        free(tmp);
+    /* A temporary named after this process (so that a later run can tell
+     * it from one left by a run that died, and remove that), with the mode
+     * the model will have: an existing model's, else what the umask
+     * allows. */
+    char *tmp;
+    int fd;
+    if ((st = crfp_outfile_begin(host, path, &tmp, &fd)) != CRFP_OK) {
         free(b.p);
         return st;
     }
-    /* mkstemp creates 0600; a model is an ordinary artefact. */
-    (void)fchmod(fd, 0644);
-    FILE *fp = fdopen(fd, "wb");
-    int err = 0;
-    if (!fp) {
-        err = errno;
-        close(fd);
-    } else {
-        if (fwrite(b.p, 1, b.n, fp) != b.n)
-            err = errno ? errno : EIO;
-        if (fclose(fp) != 0 && !err)
-            err = errno ? errno : EIO;
-    }
+    int err = write_all(fd, b.p, b.n);
     free(b.p);
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
     if (err) {
+        close(fd);
         unlink(tmp);
         free(tmp);
         return crfp_error(host, CRFP_EIO, "%s: cannot write model: %s", path, strerror(err));
     }
+    /* fsync the file, rename, fsync the directory. */
+    st = crfp_outfile_commit(host, fd, tmp, path);
     free(tmp);
-    return CRFP_OK;
+    return st;
 }
 
 /* --- reading --------------------------------------------------------------- */
@@ -565,14 +614,35 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
     if (!path || !out)
         return crfp_error(host, CRFP_EINVAL, "crf: load: NULL argument");
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return crfp_error(host, errno == ENOENT ? CRFP_ENOTFOUND : CRFP_EIO,
-                          "%s: cannot open model: %s", path, strerror(errno));
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer,
+     * forever if none comes; the type is checked on the descriptor. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return crfp_error(host, errno == ENOENT ? CRFP_ENOTFOUND
+                                : errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO,
+                          "%s: cannot open model: %s", path,
+                          errno == ENOMEM ? "out of memory" : strerror(errno));
     struct stat sb;
-    if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(fp);
-        return crfp_error(host, CRFP_EIO, "%s: not a regular file", path);
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        int isdir = S_ISDIR(sb.st_mode), isfifo = S_ISFIFO(sb.st_mode);
+        close(fd);
+        return crfp_error(host, CRFP_EIO, "%s: %s", path,
+                          isdir    ? "is a directory, not a model file"
+                          : isfifo ? "is a FIFO; a model is read only from a regular file"
+                                   : "not a regular file");
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *fp = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!fp) {
+        int e = errno;
+        close(fd);
+        return crfp_error(host, e == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: cannot open model: %s",
+                          path, e == ENOMEM ? "out of memory" : strerror(e));
     }
     size_t n = (size_t)sb.st_size;
     errno = 0;

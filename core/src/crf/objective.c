@@ -14,6 +14,7 @@ typedef struct worker {
     double loss;    /* phase 1: Σ log Z − score over its sequences */
     double sq;      /* phase 2: Σ θ² over its slice */
     crfp_status st;
+    size_t failed_seq; /* the sequence whose forward-backward failed */
     size_t s0, s1;  /* its sequences */
 } worker;
 
@@ -44,6 +45,7 @@ static void phase_compute(worker *k)
         crfp_status st = crfp_fb_run(k->w, seq, o->theta, &logz, 1, g, NULL, seq->y, &gold);
         if (st != CRFP_OK) {
             k->st = st;
+            k->failed_seq = i;
             return;
         }
         loss += logz - gold;
@@ -92,7 +94,8 @@ void crfp_crfobj_free(crfp_crfobj *o)
 {
     if (!o)
         return;
-    for (int i = 0; i < o->n; i++) {
+    /* o->wk is NULL when allocating it failed. */
+    for (int i = 0; o->wk && i < o->n; i++) {
         crfp_infer_free(o->wk[i].w);
         free(o->wk[i].g);
     }
@@ -177,10 +180,17 @@ crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, dou
     o->theta = theta;
     o->g = g;
     crfp_team_run(o->team, job_compute, o);
-    for (int i = 0; i < o->n; i++)
-        if (o->wk[i].st != CRFP_OK)
-            return crfp_error(o->host, o->wk[i].st,
-                              "crf: objective: thread %d: out of memory for its workspace", i);
+    for (int i = 0; i < o->n; i++) {
+        const worker *k = &o->wk[i];
+        if (k->st == CRFP_ENOMEM)
+            return crfp_error(o->host, k->st,
+                              "crf: objective: thread %d: out of memory for the forward-backward "
+                              "workspace of sequence %zu", i, k->failed_seq + 1);
+        if (k->st != CRFP_OK)
+            return crfp_error(o->host, k->st,
+                              "crf: objective: thread %d: forward-backward failed on sequence "
+                              "%zu: %s", i, k->failed_seq + 1, crfp_status_str(k->st));
+    }
     crfp_team_run(o->team, job_reduce, o);
     double loss = 0.0, sq = 0.0;
     for (int i = 0; i < o->n; i++) {
