@@ -309,6 +309,7 @@ struct crfp_annset {
      * built on first use.  The lock lets several threads select in the
      * same document concurrently. */
     int ins_sorted;
+    size_t nprefix;  /* anns[0..nprefix) are in order (all of them while ins_sorted) */
     pthread_mutex_t lock;
     crfp_ann **sorted;
     size_t nsorted, capsorted;
@@ -959,6 +960,7 @@ crfp_status crfp_annset_add_with_id(crfp_host *host, crfp_doc *doc, crfp_annset 
         /* The sorted copy starts from here; it is built on the next select. */
         set->ins_sorted = 0;
         set->sorted_valid = 0;
+        set->nprefix = set->n;
     } else if (!set->ins_sorted && set->sorted_valid) {
         /* Readers add in document order; keep the index instead of resorting. */
         if ((set->nsorted == 0 || ann_cmp(set->sorted[set->nsorted - 1], &a->pub) < 0) &&
@@ -993,6 +995,40 @@ crfp_ann *crfp_annset_get(const crfp_annset *set, size_t i)
     return i < set->n ? set->anns[i] : NULL;
 }
 
+/* Build the sorted copy.  Annotations come in runs: the reader's, in
+ * order, then those a tagger added (spans, themselves in order): sort only
+ * what follows the ordered prefix, when it needs it, and merge, instead of
+ * sorting everything.  Called with the set's lock held. */
+static crfp_status sort_set(crfp_annset *set)
+{
+    size_t n = set->n, p = set->nprefix <= n ? set->nprefix : 0, m = n - p;
+    crfp_ann **tail = NULL;
+    if (m) {
+        if (!(tail = malloc(m * sizeof *tail)))
+            return CRFP_ENOMEM;
+        memcpy(tail, set->anns + p, m * sizeof *tail);
+        size_t k = 1;
+        while (k < m && ann_cmp(tail[k - 1], tail[k]) < 0)
+            k++;
+        if (k < m)
+            qsort(tail, m, sizeof *tail, ann_qcmp);
+    }
+    if (p)
+        memcpy(set->sorted, set->anns, p * sizeof *set->sorted);
+    /* merge from the back: the prefix is already in place */
+    size_t i = p, j = m, o = n;
+    while (j > 0) {
+        if (i > 0 && ann_cmp(set->sorted[i - 1], tail[j - 1]) > 0)
+            set->sorted[--o] = set->sorted[--i];
+        else
+            set->sorted[--o] = tail[--j];
+    }
+    free(tail);
+    set->nsorted = n;
+    set->sorted_valid = 1;
+    return CRFP_OK;
+}
+
 crfp_status crfp_annset_select(const crfp_annset *cset, const char *type, size_t start,
                                size_t end, crfp_ann ***out, size_t *n)
 {
@@ -1009,14 +1045,10 @@ crfp_status crfp_annset_select(const crfp_annset *cset, const char *type, size_t
                 pthread_mutex_unlock(&set->lock);
                 return CRFP_ENOMEM;
             }
-            if (set->n)
-                memcpy(set->sorted, set->anns, set->n * sizeof *set->sorted);
-            set->nsorted = set->n;
-            /* qsort's pointer must be valid even for no elements, and an
-             * empty set has no array (UBSan aborts on qsort(NULL, 0, ...)). */
-            if (set->nsorted > 1)
-                qsort(set->sorted, set->nsorted, sizeof *set->sorted, ann_qcmp);
-            set->sorted_valid = 1;
+            if (sort_set(set) != CRFP_OK) {
+                pthread_mutex_unlock(&set->lock);
+                return CRFP_ENOMEM;
+            }
         }
         order = set->sorted;
         norder = set->nsorted;

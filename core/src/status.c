@@ -26,20 +26,45 @@ const char *crfp_status_str(crfp_status st)
     return "unknown status";
 }
 
+/* The calling thread's redirection, if any (crfp_host_errslot). */
+static _Thread_local const crfp_host *tl_host;
+static _Thread_local crfp_errslot *tl_slot;
+
+void crfp_host_errslot(crfp_host *host, crfp_errslot *slot)
+{
+    tl_host = slot ? host : NULL;
+    tl_slot = slot;
+}
+
+/* The message slot errors on `host` go to from this thread. */
+typedef struct errref {
+    crfp_status *code;
+    char **msg;
+    size_t *cap;
+} errref;
+
+static errref err_of(const crfp_host *host)
+{
+    if (tl_slot && tl_host == host)
+        return (errref){&tl_slot->code, &tl_slot->msg, &tl_slot->cap};
+    crfp_host *h = (crfp_host *)host;
+    return (errref){&h->errcode, &h->errmsg, &h->errcap};
+}
+
 /* Make room for a message of `need` bytes plus NUL.  On failure the old
  * buffer is kept so that at least the status survives. */
-static int errbuf_reserve(crfp_host *host, size_t need)
+static int errbuf_reserve(errref e, size_t need)
 {
-    if (need < host->errcap)
+    if (need < *e.cap)
         return 1;
-    size_t cap = host->errcap ? host->errcap : 128;
+    size_t cap = *e.cap ? *e.cap : 128;
     while (cap <= need)
         cap *= 2;
-    char *p = realloc(host->errmsg, cap);
+    char *p = realloc(*e.msg, cap);
     if (!p)
         return 0;
-    host->errmsg = p;
-    host->errcap = cap;
+    *e.msg = p;
+    *e.cap = cap;
     return 1;
 }
 
@@ -47,6 +72,7 @@ crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_lis
 {
     if (!host)
         return st;
+    errref e = err_of(host);
     /* Format into a fresh buffer: callers often wrap the previous message
      * (crfp_error(h, st, "%s: %s", x, crfp_errmsg(h))), so the arguments may
      * point into the current one. */
@@ -55,17 +81,17 @@ crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_lis
     int n = vsnprintf(NULL, 0, fmt, ap2);
     va_end(ap2);
     char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    host->errcode = st;
+    *e.code = st;
     if (!buf) {
         /* Keep a truthful, if generic, message rather than a stale one. */
-        if (host->errmsg && host->errcap)
-            snprintf(host->errmsg, host->errcap, "%s", crfp_status_str(st));
+        if (*e.msg && *e.cap)
+            snprintf(*e.msg, *e.cap, "%s", crfp_status_str(st));
         return st;
     }
     vsnprintf(buf, (size_t)n + 1, fmt, ap);
-    free(host->errmsg);
-    host->errmsg = buf;
-    host->errcap = (size_t)n + 1;
+    free(*e.msg);
+    *e.msg = buf;
+    *e.cap = (size_t)n + 1;
     return st;
 }
 
@@ -82,51 +108,55 @@ crfp_status crfp_error_prefix(crfp_host *host, const char *fmt, ...)
 {
     if (!host)
         return CRFP_OK;
+    errref e = err_of(host);
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0)
-        return host->errcode;
-    size_t old = host->errmsg ? strlen(host->errmsg) : 0;
+        return *e.code;
+    size_t old = *e.msg ? strlen(*e.msg) : 0;
     char *pre = malloc((size_t)n + 1);
     if (!pre)
-        return host->errcode;
+        return *e.code;
     va_start(ap, fmt);
     vsnprintf(pre, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    if (errbuf_reserve(host, (size_t)n + 2 + old)) {
+    if (errbuf_reserve(e, (size_t)n + 2 + old)) {
+        char *m = *e.msg;
         if (old)
-            memmove(host->errmsg + n + 2, host->errmsg, old + 1);
+            memmove(m + n + 2, m, old + 1);
         else
-            host->errmsg[n + 2] = '\0';
-        memcpy(host->errmsg, pre, (size_t)n);
-        host->errmsg[n] = ':';
-        host->errmsg[n + 1] = ' ';
+            m[n + 2] = '\0';
+        memcpy(m, pre, (size_t)n);
+        m[n] = ':';
+        m[n + 1] = ' ';
     }
     free(pre);
-    return host->errcode;
+    return *e.code;
 }
 
 const char *crfp_errmsg(const crfp_host *host)
 {
-    if (!host || !host->errmsg)
+    if (!host)
         return "";
-    return host->errmsg;
+    errref e = err_of(host);
+    return *e.msg ? *e.msg : "";
 }
 
 crfp_status crfp_errcode(const crfp_host *host)
 {
-    return host ? host->errcode : CRFP_OK;
+    return host ? *err_of(host).code : CRFP_OK;
 }
 
 void crfp_error_clear(crfp_host *host)
 {
     if (!host)
         return;
-    host->errcode = CRFP_OK;
-    if (host->errmsg)
-        host->errmsg[0] = '\0';
+    errref e = err_of(host);
+    *e.code = CRFP_OK;
+    if (*e.msg)
+        (*e.msg)[0] = '\0';
 }
 
 void crfp_log(crfp_host *host, crfp_log_level level, const char *fmt, ...)

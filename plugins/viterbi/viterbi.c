@@ -5,7 +5,9 @@
  * document with sparse Viterbi (optionally n-best lists and posterior
  * marginals).  Sentences of a document are decoded by a team of threads
  * sharing the model read-only; the document itself is only written by the
- * calling thread, after the team is done.
+ * calling thread, after the team is done.  A pipeline may instead run
+ * several documents (a reader's batches) through it at once (ABI 2.2
+ * process_concurrent), each decoded on one thread.
  */
 #include "config.h"
 
@@ -442,6 +444,10 @@ static const crfp_tagger_vtable vtable = {
     .open = tagger_open,
     .process = tagger_process,
     .close = tagger_close,
+    /* process only reads the tagger (model, extractor, names) and writes
+     * its own document; its team job becomes a serial one when the
+     * pipeline already runs documents on the team. */
+    .process_concurrent = tagger_process,
 };
 
 CRFP_PLUGIN_DEFINE(viterbi) = {
