@@ -39,7 +39,7 @@ enum { IT_WORD, IT_MWT, IT_EMPTY };
 
 typedef struct item {
     int kind;
-    size_t field0;   /* NCOL fields in reader.fields */
+    size_t field0;   /* NCOL fields in reader.foff / reader.flen */
     size_t a, b;     /* MWT: word ids a..b; EMPTY: after word a (0 = before word 1) */
     size_t word;     /* WORD: index in reader.words */
 } item;
@@ -67,8 +67,11 @@ typedef struct reader {
 
     colio_buf text, header, blanks, comments;
     size_t pos16;
-    char **fields;
-    size_t nfields, capfields;
+    /* fields: offsets into the line buffer (the batch the document takes),
+     * NUL-terminated in place, and lengths */
+    size_t *foff, *flen;
+    size_t nfields, capfields, capflen;
+    const char *lines;   /* the batch's bytes while the document is built */
     item *items;
     size_t nitems, capitems;
     wordrec *words;
@@ -285,13 +288,17 @@ static crfp_status add_token_line(reader *r)
         if (lst != CRFP_OK)
             return lst;
     }
-    if (grow((void **)&r->fields, &r->capfields, r->nfields + NCOL, sizeof *r->fields) ||
+    if (grow((void **)&r->foff, &r->capfields, r->nfields + NCOL, sizeof *r->foff) ||
+        grow((void **)&r->flen, &r->capflen, r->nfields + NCOL, sizeof *r->flen) ||
         grow((void **)&r->items, &r->capitems, r->nitems + 1, sizeof *r->items))
         return oom(r);
     it.field0 = r->nfields;
+    /* No copy: each field ends where its tab (or the line's end) was. */
+    size_t base = colio_off(&r->L);
     for (k = 0; k < NCOL; k++) {
-        if (!(r->fields[r->nfields] = strndup(s + fo[k], fl[k])))
-            return oom(r);
+        r->foff[r->nfields] = base + fo[k];
+        r->flen[r->nfields] = fl[k];
+        r->L.line[fo[k] + fl[k]] = '\0';
         r->nfields++;
     }
     r->items[r->nitems++] = it;
@@ -386,10 +393,10 @@ static char *comment_value(const char *comments, const char *key)
 
 static crfp_status set_fields(reader *r, crfp_doc *doc, crfp_ann *a, size_t field0)
 {
-    crfp_status st = CRFP_OK;
-    for (size_t k = 0; k < NCOL && st == CRFP_OK; k++)
-        st = crfp_ann_set_str(doc, a, colname[k], r->fields[field0 + k]);
-    return st;
+    const char *vals[NCOL];
+    for (size_t k = 0; k < NCOL; k++)
+        vals[k] = r->lines + r->foff[field0 + k];
+    return crfp_ann_set_strs_ref(doc, a, colname, vals, r->flen + field0, NCOL);
 }
 
 static crfp_status build_sentence(reader *r, crfp_doc *doc, crfp_annset *set,
@@ -454,7 +461,20 @@ static crfp_status build_doc(reader *r, crfp_doc **out)
     free(partid);
     if (!doc)
         return oom(r);
-    crfp_status st = crfp_doc_set_text(r->host, doc, r->text.s ? r->text.s : "", r->text.len);
+    /* The document keeps the batch's lines; its fields point into them. */
+    char *lines;
+    size_t nlines;
+    crfp_status st = colio_take(&r->L, &lines, &nlines);
+    if (st != CRFP_OK) {
+        crfp_doc_free(doc);
+        return st;
+    }
+    if ((st = crfp_doc_adopt(doc, lines, nlines + 1)) != CRFP_OK) {
+        crfp_doc_free(doc);
+        return oom(r);
+    }
+    r->lines = lines;
+    st = crfp_doc_set_text(r->host, doc, r->text.s ? r->text.s : "", r->text.len);
     if (st != CRFP_OK)
         goto fail;
     if ((st = crfp_doc_meta_set_str(doc, "format", "conllu")) != CRFP_OK ||
@@ -499,8 +519,6 @@ fail:
 
 static void reset_doc(reader *r, int whole)
 {
-    for (size_t i = 0; i < r->nfields; i++)
-        free(r->fields[i]);
     for (size_t i = 0; i < r->nsents; i++) {
         free(r->sents[i].before);
         free(r->sents[i].comments);
@@ -555,8 +573,9 @@ static crfp_status r_next(void *state, crfp_doc **doc)
     if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len))
         st = build_doc(r, doc);
     reset_doc(r, 0);
-    /* the lines are copied into the document: drop them from the buffer */
-    colio_discard(&r->L);
+    /* a batch that made no document (blank lines only) leaves the buffer */
+    if (!*doc)
+        colio_discard(&r->L);
     r->failed = st;
     return st;
 }
@@ -571,7 +590,8 @@ static void r_close(void *state)
     colio_buf_free(&r->header);
     colio_buf_free(&r->blanks);
     colio_buf_free(&r->comments);
-    free(r->fields);
+    free(r->foff);
+    free(r->flen);
     free(r->items);
     free(r->words);
     free(r->sents);
