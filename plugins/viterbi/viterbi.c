@@ -353,6 +353,24 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         st = crfp_error(host, CRFP_EPLUGIN, "decoding failed (out of memory or features error)");
         goto out;
     }
+    /* The labels and output names as strings of the document, made once:
+     * every token then refers to them instead of getting copies. */
+    uint32_t Y = crfp_crf_nlabels(tg->crf);
+    const char **dlab = malloc((Y + 1) * sizeof *dlab), **dout = malloc((K + 1) * sizeof *dout);
+    if (!dlab || !dout) {
+        free(dlab);
+        free(dout);
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t y = 0; y < Y && st == CRFP_OK; y++)
+        if (!(dlab[y] = crfp_doc_intern(doc, crfp_crf_label(tg->crf, y))))
+            st = CRFP_ENOMEM;
+    for (size_t k = 0; k <= K && st == CRFP_OK; k++)
+        if (!(dout[k] = crfp_doc_intern(doc, tg->outnames[k])))
+            st = CRFP_ENOMEM;
+    if (st == CRFP_OK && !(dlab[Y] = crfp_doc_intern(doc, "_")))
+        st = CRFP_ENOMEM;
     /* Write the results: features on tokens, spans, provenance. */
     for (size_t s = 0; s < nsent && st == CRFP_OK; s++) {
         size_t beg = j.sbeg[s], n = j.send[s] - beg;
@@ -360,15 +378,14 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             crfp_ann *a = j.toks[beg + t];
             for (size_t k = 0; k < K && st == CRFP_OK; k++) {
                 /* a shorter n-best list repeats its last entry's absence as "_" */
-                const char *lab = k < j.nfound[s]
-                                      ? crfp_crf_label(tg->crf, j.pred[k * j.ntoktotal + beg + t])
-                                      : "_";
-                st = crfp_ann_set_str(doc, a, tg->outnames[k], lab);
+                const char *lab = k < j.nfound[s] ? dlab[j.pred[k * j.ntoktotal + beg + t]]
+                                                  : dlab[Y];
+                st = crfp_ann_set_str_ref(doc, a, dout[k], lab);
             }
             if (st == CRFP_OK && tg->posteriors) {
                 char buf[32];
                 snprintf(buf, sizeof buf, "%.6f", j.prob[beg + t]);
-                st = crfp_ann_set_str(doc, a, tg->outnames[K], buf);
+                st = crfp_ann_set_str(doc, a, dout[K], buf);
             }
         }
         if (st == CRFP_OK && tg->posteriors && sents[s]) {
@@ -398,6 +415,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             st = c.st;
         }
     }
+    free(dlab);
+    free(dout);
     if (st == CRFP_OK)
         st = extend_columns(tg, doc);
     if (st == CRFP_OK) {
