@@ -81,8 +81,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     size_t nt = 0, ne = 0;
     tn[nt] = "model", tv[nt++] = model;
     tn[nt] = "output", tv[nt++] = "predicted";
-    if (threads)
+    if (threads) {
         tn[nt] = "threads", tv[nt++] = threads;
+        crfp_host_set_threads(host, atoi(threads)); /* the pipeline's batches too */
+    }
     if (gold)
         en[ne] = "gold", ev[ne++] = gold;
     if (guess || model)

@@ -1,7 +1,8 @@
-/* crfpipe run PIPELINE.xml [-i IN] [-o OUT] */
+/* crfpipe run PIPELINE.xml [-i IN] [-o OUT] [--threads N] */
 #include "config.h"
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Shared by run, train and tag: stream `in` through `p` into `outpath`
@@ -52,6 +53,16 @@ int cmd_run(crfp_host *host, int argc, char **argv)
             if (r < 0)
                 return CLI_USAGE;
             out = v;
+        } else if ((r = cli_opt(argv[0], argc, argv, &i, "threads", &v)) != 0) {
+            /* The host's team: documents (a reader's batches) processed at
+             * once by stages that allow it. */
+            if (r < 0)
+                return CLI_USAGE;
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 0 || n > 1024)
+                return cli_usage(argv[0], "--threads expects a number from 0 (all cores) to 1024");
+            crfp_host_set_threads(host, (int)n);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_usage(argv[0], "unknown option '%s'", argv[i]);
         } else if (!pipe) {
@@ -61,7 +72,8 @@ int cmd_run(crfp_host *host, int argc, char **argv)
         }
     }
     if (!pipe)
-        return cli_usage(argv[0], "which pipeline? usage: crfpipe run PIPELINE.xml [-i IN] [-o OUT]");
+        return cli_usage(argv[0], "which pipeline? usage: crfpipe run PIPELINE.xml [-i IN] [-o OUT] "
+                                  "[--threads N]");
     crfp_pipeline *p;
     if (crfp_pipeline_load(host, pipe, &p) != CRFP_OK)
         return cli_fail(host);

@@ -125,6 +125,10 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             r = cli_stage_opt(argv[0], argc, argv, &i, names, values, &n, 32);
             if (r > 0 && strcmp(names[n - 1], "model") == 0)
                 model = values[n - 1];
+            /* The pipeline tags batches in parallel on the host's team:
+             * --threads sizes it too, so that 1 means one thread. */
+            if (r > 0 && strcmp(names[n - 1], "threads") == 0)
+                crfp_host_set_threads(host, atoi(values[n - 1]));
         } else if (!input) {
             input = argv[i];
             r = 1;

@@ -56,6 +56,21 @@ struct crfp_host {
     size_t limits[CRFP_LIMIT_COUNT]; /* crfp_host_set_limits; 0 = unlimited */
 };
 
+/* Where errors reported by one thread go while it works for a parallel
+ * stage of a pipeline (crfp_host_errslot): several threads processing
+ * documents at once must not race on the host's single message. */
+typedef struct crfp_errslot {
+    crfp_status code;
+    char *msg;        /* heap; NULL until an error is recorded */
+    size_t cap;
+} crfp_errslot;
+
+/* Route the errors the calling thread reports on `host` (crfp_error,
+ * crfp_error_prefix; read back by crfp_errmsg and crfp_errcode on the same
+ * thread) into `slot`, until called again with slot NULL.  The slot is the
+ * caller's; free its msg with free(). */
+void crfp_host_errslot(crfp_host *host, crfp_errslot *slot);
+
 /* Rebuild host->path from the user dirs, the environment, the build tree and
  * the install dir.  CRFP_ENOMEM on allocation failure (path left empty). */
 crfp_status crfp_host_rebuild_path(crfp_host *host);

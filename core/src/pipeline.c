@@ -9,7 +9,10 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <pthread.h>
+
 #include "crfpipe/crfpipe.h"
+#include "host_priv.h"
 #include "train.h"
 #include "xmlcommon.h"
 
@@ -303,6 +306,204 @@ static crfp_status process_doc(crfp_pipeline *p, crfp_doc *doc)
     return st;
 }
 
+/* --- documents in parallel -------------------------------------------------
+ * When every document stage can process documents concurrently (ABI 2.2
+ * process_concurrent) and the host's team has more than one member, the
+ * stream runs as one job on the team: each member in turn reads the next
+ * document (a reader's bounded batch), runs the stages over one already
+ * read, or writes the next one in input order, whichever is possible, in
+ * that order of preference (writing frees room, processing is the work,
+ * reading keeps the others fed).  At most `W` documents are in flight, so
+ * memory stays bounded, and reading and writing overlap the processing
+ * instead of waiting for it. */
+
+enum { SL_EMPTY, SL_READ, SL_BUSY, SL_DONE };
+
+typedef struct pslot {
+    crfp_doc *doc;
+    int state;
+} pslot;
+
+typedef struct pjob {
+    crfp_pipeline *p;
+    const crfp_reader_vtable *rv;
+    void *rstate;
+    const crfp_writer_vtable *wv;
+    void *wstate;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pslot *ring;
+    size_t W;
+    size_t nread, nnext, nwritten; /* documents read, handed out, written */
+    int reading, writing, eof;
+    /* the failure of the earliest document, which is what a serial run
+     * would have reported */
+    int failed;
+    size_t fail_seq;
+    crfp_status fail_st;
+    char *fail_msg;
+} pjob;
+
+static int all_concurrent(const crfp_pipeline *p)
+{
+    int n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        crfp_kind k = p->st[i].plugin->desc->kind;
+        if (k != CRFP_KIND_TOKENIZER && k != CRFP_KIND_TAGGER)
+            continue;
+        const crfp_stage_vtable *sv = p->st[i].plugin->desc->vtable;
+        if (!CRFP_VT_HAS(sv, crfp_stage_vtable, process_concurrent))
+            return 0;
+        n++;
+    }
+    return n > 0;
+}
+
+static crfp_status process_doc_concurrent(crfp_pipeline *p, crfp_doc *doc)
+{
+    crfp_status st = CRFP_OK;
+    for (size_t i = 0; i < p->n && st == CRFP_OK; i++) {
+        stage *s = &p->st[i];
+        crfp_kind k = s->plugin->desc->kind;
+        if (k != CRFP_KIND_TOKENIZER && k != CRFP_KIND_TAGGER)
+            continue;
+        const crfp_stage_vtable *sv = s->plugin->desc->vtable;
+        if ((st = sv->process_concurrent(s->state, doc)) != CRFP_OK)
+            crfp_error_prefix(p->host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+    }
+    return st;
+}
+
+/* Called with j->mu held; the message is the calling thread's. */
+static void pjob_fail(pjob *j, size_t seq, crfp_status st)
+{
+    if (j->failed && j->fail_seq <= seq)
+        return;
+    const char *m = crfp_errmsg(j->p->host);
+    char *copy = strdup(*m ? m : crfp_status_str(st));
+    if (!copy && j->failed)
+        return;
+    free(j->fail_msg);
+    j->fail_msg = copy;
+    j->failed = 1;
+    j->fail_seq = seq;
+    j->fail_st = st;
+}
+
+static void pjob_member(void *arg, int id, int n)
+{
+    (void)id;
+    (void)n;
+    pjob *j = arg;
+    crfp_host *host = j->p->host;
+    crfp_errslot slot = {0};
+    crfp_host_errslot(host, &slot);
+    pthread_mutex_lock(&j->mu);
+    while (!j->failed) {
+        pslot *w = &j->ring[j->nwritten % j->W];
+        if (!j->writing && j->nwritten < j->nread && w->state == SL_DONE) {
+            size_t seq = j->nwritten;
+            crfp_doc *doc = w->doc;
+            j->writing = 1;
+            pthread_mutex_unlock(&j->mu);
+            crfp_status st = j->wv->write(j->wstate, doc);
+            crfp_doc_free(doc);
+            pthread_mutex_lock(&j->mu);
+            w->doc = NULL;
+            w->state = SL_EMPTY;
+            j->nwritten++;
+            j->writing = 0;
+            if (st != CRFP_OK)
+                pjob_fail(j, seq, st);
+            pthread_cond_broadcast(&j->cv);
+            continue;
+        }
+        if (j->nnext < j->nread) {
+            size_t seq = j->nnext++;
+            pslot *s = &j->ring[seq % j->W];
+            s->state = SL_BUSY;
+            pthread_mutex_unlock(&j->mu);
+            crfp_status st = process_doc_concurrent(j->p, s->doc);
+            pthread_mutex_lock(&j->mu);
+            s->state = SL_DONE;
+            if (st != CRFP_OK)
+                pjob_fail(j, seq, st);
+            pthread_cond_broadcast(&j->cv);
+            continue;
+        }
+        if (!j->reading && !j->eof && j->nread - j->nwritten < j->W) {
+            size_t seq = j->nread;
+            j->reading = 1;
+            pthread_mutex_unlock(&j->mu);
+            crfp_doc *doc = NULL;
+            crfp_status st = j->rv->next(j->rstate, &doc);
+            if (st == CRFP_OK && doc && crfp_interrupted(host)) {
+                crfp_doc_free(doc);
+                doc = NULL;
+                st = crfp_error(host, CRFP_EINTR, "interrupted");
+            }
+            pthread_mutex_lock(&j->mu);
+            j->reading = 0;
+            if (st != CRFP_OK) {
+                pjob_fail(j, seq, st);
+            } else if (!doc) {
+                j->eof = 1;
+            } else {
+                j->ring[seq % j->W].doc = doc;
+                j->ring[seq % j->W].state = SL_READ;
+                j->nread++;
+            }
+            pthread_cond_broadcast(&j->cv);
+            continue;
+        }
+        if (j->eof && j->nwritten == j->nread)
+            break;
+        pthread_cond_wait(&j->cv, &j->mu);
+    }
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    crfp_host_errslot(host, NULL);
+    free(slot.msg);
+}
+
+/* Read, process and write the whole stream on the team. */
+static crfp_status run_parallel(crfp_pipeline *p, crfp_team *team, stage *reader, stage *writer)
+{
+    crfp_host *host = p->host;
+    pjob j;
+    memset(&j, 0, sizeof j);
+    j.p = p;
+    j.rv = reader->plugin->desc->vtable;
+    j.rstate = reader->state;
+    j.wv = writer->plugin->desc->vtable;
+    j.wstate = writer->state;
+    /* Two documents per member keep everyone busy while one is read and
+     * one written; more would only hold memory. */
+    j.W = 2 * (size_t)crfp_team_size(team) + 2;
+    if (!(j.ring = calloc(j.W, sizeof *j.ring)))
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    if (pthread_mutex_init(&j.mu, NULL) != 0) {
+        free(j.ring);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
+    if (pthread_cond_init(&j.cv, NULL) != 0) {
+        pthread_mutex_destroy(&j.mu);
+        free(j.ring);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
+    crfp_team_run(team, pjob_member, &j);
+    for (size_t i = 0; i < j.W; i++)
+        crfp_doc_free(j.ring[i].doc);
+    crfp_status st = CRFP_OK;
+    if (j.failed)
+        st = crfp_error(host, j.fail_st, "%s", j.fail_msg ? j.fail_msg : crfp_status_str(j.fail_st));
+    free(j.fail_msg);
+    pthread_cond_destroy(&j.cv);
+    pthread_mutex_destroy(&j.mu);
+    free(j.ring);
+    return st;
+}
+
 /* The dev set is read by the training input's own reader (same
  * parameters) and goes through the same tokenizer and tagger stages, so
  * that it is seen exactly as the training data is. */
@@ -429,22 +630,27 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
             goto out;
     }
 
-    for (;;) {
-        crfp_doc *doc = NULL;
-        if ((st = rv->next(reader->state, &doc)) != CRFP_OK || !doc)
-            break;
-        st = process_doc(p, doc);
-        if (st == CRFP_OK && writer) {
-            const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
-            st = wv->write(writer->state, doc);
+    crfp_team *team = !run && writer && all_concurrent(p) ? crfp_host_team(host) : NULL;
+    if (team && crfp_team_size(team) > 1) {
+        st = run_parallel(p, team, reader, writer);
+    } else {
+        for (;;) {
+            crfp_doc *doc = NULL;
+            if ((st = rv->next(reader->state, &doc)) != CRFP_OK || !doc)
+                break;
+            st = process_doc(p, doc);
+            if (st == CRFP_OK && writer) {
+                const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
+                st = wv->write(writer->state, doc);
+            }
+            if (st == CRFP_OK && run)
+                st = crfp_train_add(run, doc);
+            crfp_doc_free(doc);
+            if (st == CRFP_OK && crfp_interrupted(host) && !run)
+                st = crfp_error(host, CRFP_EINTR, "interrupted");
+            if (st != CRFP_OK)
+                goto out;
         }
-        if (st == CRFP_OK && run)
-            st = crfp_train_add(run, doc);
-        crfp_doc_free(doc);
-        if (st == CRFP_OK && crfp_interrupted(host) && !run)
-            st = crfp_error(host, CRFP_EINTR, "interrupted");
-        if (st != CRFP_OK)
-            goto out;
     }
     if (st != CRFP_OK)
         goto out;

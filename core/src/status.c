@@ -26,20 +26,45 @@ const char *crfp_status_str(crfp_status st)
     return "unknown status";
 }
 
+/* The calling thread's redirection, if any (crfp_host_errslot). */
+static _Thread_local const crfp_host *tl_host;
+static _Thread_local crfp_errslot *tl_slot;
+
+void crfp_host_errslot(crfp_host *host, crfp_errslot *slot)
+{
+    tl_host = slot ? host : NULL;
+    tl_slot = slot;
+}
+
+/* The message slot errors on `host` go to from this thread. */
+typedef struct errref {
+    crfp_status *code;
+    char **msg;
+    size_t *cap;
+} errref;
+
+static errref err_of(const crfp_host *host)
+{
+    if (tl_slot && tl_host == host)
+        return (errref){&tl_slot->code, &tl_slot->msg, &tl_slot->cap};
+    crfp_host *h = (crfp_host *)host;
+    return (errref){&h->errcode, &h->errmsg, &h->errcap};
+}
+
 /* Make room for a message of `need` bytes plus NUL.  On failure the old
  * buffer is kept so that at least the status survives. */
-static int errbuf_reserve(crfp_host *host, size_t need)
+static int errbuf_reserve(errref e, size_t need)
 {
-    if (need < host->errcap)
+    if (need < *e.cap)
         return 1;
-    size_t cap = host->errcap ? host->errcap : 128;
+    size_t cap = *e.cap ? *e.cap : 128;
     while (cap <= need)
         cap *= 2;
-    char *p = realloc(host->errmsg, cap);
+    char *p = realloc(*e.msg, cap);
     if (!p)
         return 0;
-    host->errmsg = p;
-    host->errcap = cap;
+    *e.msg = p;
+    *e.cap = cap;
     return 1;
 }
 
@@ -47,6 +72,7 @@ crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_lis
 {
     if (!host)
         return st;
+    errref e = err_of(host);
     /* Format into a fresh buffer: callers often wrap the previous message
      * (crfp_error(h, st, "%s: %s", x, crfp_errmsg(h))), so the arguments may
      * point into the current one. */
@@ -58,19 +84,19 @@ crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_lis
      * has room. */
     size_t cap = n >= 0 && (size_t)n + 1 > CRFP_ERRBUF_MIN ? (size_t)n + 1 : CRFP_ERRBUF_MIN;
     char *buf = n >= 0 ? malloc(cap) : NULL;
-    host->errcode = st;
+    *e.code = st;
     if (!buf) {
         /* Keep a truthful, if generic, message rather than a stale one (the
          * host starts with a buffer, so there is one). */
-        if (host->errmsg && host->errcap)
-            snprintf(host->errmsg, host->errcap, "%s%s", crfp_status_str(st),
+        if (*e.msg && *e.cap)
+            snprintf(*e.msg, *e.cap, "%s%s", crfp_status_str(st),
                      st == CRFP_ENOMEM ? "" : " (out of memory for the details)");
         return st;
     }
     vsnprintf(buf, (size_t)n + 1, fmt, ap);
-    free(host->errmsg);
-    host->errmsg = buf;
-    host->errcap = cap;
+    free(*e.msg);
+    *e.msg = buf;
+    *e.cap = cap;
     return st;
 }
 
@@ -86,22 +112,22 @@ crfp_status crfp_error(crfp_host *host, crfp_status st, const char *fmt, ...)
 /* Prefix the current message with `pre` ("pre: message"); an empty
  * message becomes "pre: <what the status says>", so that a failure that
  * recorded nothing still reads as a sentence. */
-static void prefix_message(crfp_host *host, const char *pre, size_t n)
+static void prefix_message(errref e, const char *pre, size_t n)
 {
     const char *fill = NULL;
-    if (!host->errmsg || !host->errmsg[0])
-        fill = host->errcode != CRFP_OK ? crfp_status_str(host->errcode)
+    if (!(*e.msg) || !(*e.msg)[0])
+        fill = *e.code != CRFP_OK ? crfp_status_str(*e.code)
                                         : "failed without saying why";
-    size_t old = fill ? strlen(fill) : strlen(host->errmsg);
-    if (!errbuf_reserve(host, n + 2 + old))
+    size_t old = fill ? strlen(fill) : strlen((*e.msg));
+    if (!errbuf_reserve(e, n + 2 + old))
         return;
     if (fill)
-        memcpy(host->errmsg + n + 2, fill, old + 1);
+        memcpy((*e.msg) + n + 2, fill, old + 1);
     else
-        memmove(host->errmsg + n + 2, host->errmsg, old + 1);
-    memcpy(host->errmsg, pre, n);
-    host->errmsg[n] = ':';
-    host->errmsg[n + 1] = ' ';
+        memmove((*e.msg) + n + 2, (*e.msg), old + 1);
+    memcpy((*e.msg), pre, n);
+    (*e.msg)[n] = ':';
+    (*e.msg)[n + 1] = ' ';
 }
 
 static char *vformat(const char *fmt, va_list ap, size_t *len)
@@ -122,56 +148,60 @@ crfp_status crfp_error_prefix(crfp_host *host, const char *fmt, ...)
 {
     if (!host)
         return CRFP_OK;
+    errref e = err_of(host);
     va_list ap;
     va_start(ap, fmt);
     size_t n;
     char *pre = vformat(fmt, ap, &n);
     va_end(ap);
     if (pre)
-        prefix_message(host, pre, n);
+        prefix_message(e, pre, n);
     free(pre);
-    return host->errcode;
+    return *e.code;
 }
 
 crfp_status crfp_error_wrap(crfp_host *host, crfp_status st, const char *fmt, ...)
 {
     if (!host)
         return st;
+    errref e = err_of(host);
     /* The status first, so that an empty message is filled in with what
      * `st` says rather than what an older error said. */
-    if (!host->errmsg || !host->errmsg[0] || host->errcode == CRFP_OK)
+    if (!*e.msg || !*e.msg[0] || *e.code == CRFP_OK)
         crfp_error_clear(host);
-    host->errcode = st;
+    *e.code = st;
     va_list ap;
     va_start(ap, fmt);
     size_t n;
     char *pre = vformat(fmt, ap, &n);
     va_end(ap);
     if (pre)
-        prefix_message(host, pre, n);
+        prefix_message(e, pre, n);
     free(pre);
     return st;
 }
 
 const char *crfp_errmsg(const crfp_host *host)
 {
-    if (!host || !host->errmsg)
+    if (!host)
         return "";
-    return host->errmsg;
+    errref e = err_of(host);
+    return *e.msg ? *e.msg : "";
 }
 
 crfp_status crfp_errcode(const crfp_host *host)
 {
-    return host ? host->errcode : CRFP_OK;
+    return host ? *err_of(host).code : CRFP_OK;
 }
 
 void crfp_error_clear(crfp_host *host)
 {
     if (!host)
         return;
-    host->errcode = CRFP_OK;
-    if (host->errmsg)
-        host->errmsg[0] = '\0';
+    errref e = err_of(host);
+    *e.code = CRFP_OK;
+    if (*e.msg)
+        (*e.msg)[0] = '\0';
 }
 
 void crfp_log(crfp_host *host, crfp_log_level level, const char *fmt, ...)

@@ -41,6 +41,9 @@ struct crfp_xml_reader {
     crfp_prolog prolog; /* DOCTYPEs are refused before libxml2 sees them */
     size_t node_limit;  /* xml-node limit, 0 = unlimited */
     int huge_error;     /* libxml2 refused a node over its own 10 MB limit */
+    /* libxml2's dictionary copies of the names met on every token, so an
+     * element test is usually one pointer comparison */
+    const char *d_ns, *d_a, *d_f;
 };
 
 /* --- plumbing ------------------------------------------------------------ */
@@ -179,7 +182,10 @@ static const char *elem_name(crfp_xml_reader *R)
 static int is_elem(crfp_xml_reader *R, const char *name)
 {
     const char *ns = (const char *)xmlTextReaderConstNamespaceUri(R->r);
-    return ns && strcmp(ns, CRFP_XML_NS) == 0 && strcmp(elem_name(R), name) == 0;
+    if (!ns || (ns != R->d_ns && strcmp(ns, CRFP_XML_NS) != 0))
+        return 0;
+    const char *n = elem_name(R);
+    return n == name || strcmp(n, name) == 0;
 }
 
 static crfp_status unexpected(crfp_xml_reader *R, const char *expected)
@@ -191,10 +197,37 @@ static crfp_status unexpected(crfp_xml_reader *R, const char *expected)
     return FAIL(R, CRFP_EPARSE, "unexpected element <%s>, expected %s", elem_name(R), expected);
 }
 
-/* The attributes of the current element: vals[i] receives a malloc'd copy
- * of names[i] (NULL when absent); any other attribute is an error. */
+/* The attributes of the current element: vals[i] receives a copy of
+ * names[i] (NULL when absent); any other attribute is an error.  Copies go
+ * into buf[0..bufsz) while they fit (the elements of every token, <a> and
+ * <f>, then cost no malloc), else are malloc'd; free_attrs_in tells them
+ * apart. */
+static crfp_status get_attrs_in(crfp_xml_reader *R, const char *const *names, size_t n,
+                                char **vals, char *buf, size_t bufsz);
+
+static int in_buf(const char *p, const char *buf, size_t bufsz)
+{
+    return p && buf && p >= buf && p < buf + bufsz;
+}
+
+static void free_attrs_in(char **vals, size_t n, const char *buf, size_t bufsz)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!in_buf(vals[i], buf, bufsz))
+            free(vals[i]);
+        vals[i] = NULL;
+    }
+}
+
 static crfp_status get_attrs(crfp_xml_reader *R, const char *const *names, size_t n, char **vals)
 {
+    return get_attrs_in(R, names, n, vals, NULL, 0);
+}
+
+static crfp_status get_attrs_in(crfp_xml_reader *R, const char *const *names, size_t n,
+                                char **vals, char *buf, size_t bufsz)
+{
+    size_t used = 0;
     for (size_t i = 0; i < n; i++)
         vals[i] = NULL;
     const char *elem = elem_name(R);
@@ -217,26 +250,29 @@ static crfp_status get_attrs(crfp_xml_reader *R, const char *const *names, size_
             st = crfp_xml_node_error(R->host, R->in->name, line, what, avlen);
         } else if (i == n) {
             st = fail_at(R, line, CRFP_EPARSE, "unknown attribute '%s' on <%s>", an, elem);
-        } else if (!(vals[i] = strdup(av ? av : ""))) {
-            st = crfp_error(R->host, CRFP_ENOMEM, "out of memory");
+        } else {
+            if (!in_buf(vals[i], buf, bufsz))
+                free(vals[i]); /* a repeated attribute: libxml2 refuses those */
+            if (bufsz - used > avlen) {
+                vals[i] = buf + used;
+                memcpy(vals[i], av ? av : "", avlen + 1);
+                used += avlen + 1;
+            } else if (!(vals[i] = strdup(av ? av : ""))) {
+                st = crfp_error(R->host, CRFP_ENOMEM, "out of memory");
+            }
         }
     }
     xmlTextReaderMoveToElement(R->r);
     if (st == CRFP_OK && more < 0)
         st = fail_at(R, line, CRFP_EPARSE, "cannot read the attributes of <%s>", elem);
-    if (st != CRFP_OK) {
-        for (size_t i = 0; i < n; i++) {
-            free(vals[i]);
-            vals[i] = NULL;
-        }
-    }
+    if (st != CRFP_OK)
+        free_attrs_in(vals, n, buf, bufsz);
     return st;
 }
 
 static void free_attrs(char **vals, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        free(vals[i]);
+    free_attrs_in(vals, n, NULL, 0);
 }
 
 static crfp_status require(crfp_xml_reader *R, int line, const char *elem, const char *const *names,
@@ -273,8 +309,8 @@ static crfp_status read_content(crfp_xml_reader *R)
     crfp_status st = buf_append(R, "", 0);
     if (st != CRFP_OK || xmlTextReaderIsEmptyElement(R->r))
         return st;
-    char elem[32];
-    snprintf(elem, sizeof elem, "%s", elem_name(R));
+    /* a dictionary string: it stays valid while the reader moves on */
+    const char *elem = elem_name(R);
     for (;;) {
         int eof;
         if ((st = rd(R, &eof)) != CRFP_OK)
@@ -508,29 +544,40 @@ static crfp_status parse_value(crfp_xml_reader *R, const char *tname, const char
     return CRFP_OK;
 }
 
-/* A <f name type> element: the model's copy is made by `set`. */
+/* A <f name type> element: the document's copy is made by `set`.  A plain
+ * string (the common case) goes from the content buffer straight into the
+ * document, without a copy of its own. */
 static crfp_status parse_feature(crfp_xml_reader *R, crfp_doc *doc, crfp_ann *ann)
 {
     static const char *const names[] = {"name", "type"};
-    char *a[2];
+    char *a[2], abuf[256];
     int line = line_no(R);
-    crfp_status st = get_attrs(R, names, 2, a);
+    crfp_status st = get_attrs_in(R, names, 2, a, abuf, sizeof abuf);
     if (st != CRFP_OK)
         return st;
     if ((st = require(R, line, "f", names, a, 1)) != CRFP_OK) {
-        free_attrs(a, 2);
+        free_attrs_in(a, 2, abuf, sizeof abuf);
         return st;
     }
     crfp_value v;
-    st = parse_value(R, a[1], a[0], &v);
+    int borrowed = 0;
+    if (!a[1] || strcmp(a[1], "string") == 0) {
+        st = read_content(R);
+        v.type = CRFP_V_STRING;
+        v.u.s = R->buf;
+        borrowed = 1;
+    } else {
+        st = parse_value(R, a[1], a[0], &v);
+    }
     if (st == CRFP_OK) {
         st = ann ? crfp_ann_set(doc, ann, a[0], &v) : crfp_doc_meta_set(doc, a[0], &v);
         if (st != CRFP_OK)
             st = fail_at(R, line, st, "feature '%s': %s", a[0],
                          st == CRFP_EUTF8 ? "invalid UTF-8" : crfp_status_str(st));
     }
-    value_free(&v);
-    free_attrs(a, 2);
+    if (!borrowed)
+        value_free(&v);
+    free_attrs_in(a, 2, abuf, sizeof abuf);
     return st;
 }
 
@@ -548,7 +595,7 @@ static crfp_status parse_features(crfp_xml_reader *R, crfp_doc *doc, crfp_ann *a
             return CRFP_OK;
         if (t == 0)
             return FAIL(R, CRFP_EPARSE, "unexpected end of input");
-        if (!is_elem(R, "f"))
+        if (!is_elem(R, R->d_f))
             return unexpected(R, "<f>");
         if ((st = parse_feature(R, doc, ann)) != CRFP_OK)
             return st;
@@ -624,9 +671,9 @@ out:
 static crfp_status parse_ann(crfp_xml_reader *R, crfp_doc *doc, crfp_annset *set)
 {
     static const char *const names[] = {"id", "type", "start", "end"};
-    char *a[4];
+    char *a[4], abuf[256];
     int line = line_no(R);
-    crfp_status st = get_attrs(R, names, 4, a);
+    crfp_status st = get_attrs_in(R, names, 4, a, abuf, sizeof abuf);
     if (st != CRFP_OK)
         return st;
     uint64_t id, start, end;
@@ -653,7 +700,7 @@ static crfp_status parse_ann(crfp_xml_reader *R, crfp_doc *doc, crfp_annset *set
     }
     st = parse_features(R, doc, ann);
 out:
-    free_attrs(a, 4);
+    free_attrs_in(a, 4, abuf, sizeof abuf);
     return st;
 }
 
@@ -684,7 +731,7 @@ static crfp_status parse_annotations(crfp_xml_reader *R, crfp_doc *doc)
             return CRFP_OK;
         if (t == 0)
             return FAIL(R, CRFP_EPARSE, "unexpected end of input");
-        if (is_elem(R, "a")) {
+        if (is_elem(R, R->d_a)) {
             seen_ann = 1;
             st = parse_ann(R, doc, set);
         } else if (is_elem(R, "processor") && !seen_ann) {
@@ -795,6 +842,13 @@ crfp_status crfp_xml_reader_open(crfp_host *host, crfp_stream *in, int validate,
         return crfp_error(host, CRFP_EIO, "%s: cannot read", in->name);
     }
     xmlTextReaderSetStructuredErrorHandler(R->r, on_xml_error, R);
+    R->d_ns = (const char *)xmlTextReaderConstString(R->r, BAD_CAST CRFP_XML_NS);
+    R->d_a = (const char *)xmlTextReaderConstString(R->r, BAD_CAST "a");
+    R->d_f = (const char *)xmlTextReaderConstString(R->r, BAD_CAST "f");
+    if (!R->d_a || !R->d_f) {
+        R->d_a = "a";
+        R->d_f = "f";
+    }
     if (R->rng && xmlTextReaderRelaxNGSetSchema(R->r, R->rng) != 0) {
         crfp_xml_reader_close(R);
         return crfp_error(host, CRFP_EPARSE, "%s: cannot start schema validation", in->name);

@@ -3,6 +3,7 @@
 #include "colio.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,63 +70,100 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t n)
     return n;
 }
 
-/* Room for n + 2 bytes (the byte being added and the NUL). */
-static int line_reserve(colio_lines *L, size_t n)
+/* Whether n bytes are all ASCII and not NUL, eight at a time; the answer
+ * for most lines of most corpora, so the byte-wise checks below run only on
+ * the lines that need them. */
+static int plain_ascii(const char *s, size_t n)
 {
-    if (n + 2 <= L->cap)
-        return 0;
-    size_t cap = L->cap ? L->cap : 256;
-    while (cap < n + 2)
-        cap *= 2;
-    char *p = realloc(L->line, cap);
-    if (!p)
-        return -1;
-    L->line = p;
-    L->cap = cap;
-    return 0;
+    const uint64_t lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, s + i, 8);
+        if (((v - lo) & ~v & hi) | (v & hi))
+            return 0;
+    }
+    for (; i < n; i++)
+        if (s[i] == '\0' || (unsigned char)s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+/* Blocks read at a time.  Small enough that the bytes read past the end of
+ * a batch (copied into the next batch's buffer) cost little, large enough
+ * that fread goes straight to read(2) without the stdio buffer. */
+#define COLIO_BLOCK ((size_t)64 * 1024)
+
+/* Read the next block; at least one spare byte always follows the data
+ * (colio_take's NUL).  *oom on allocation failure. */
+static crfp_status fill(colio_lines *L, int *oom)
+{
+    *oom = 0;
+    if (L->dcap - L->dlen < COLIO_BLOCK + 1) {
+        size_t cap = L->dcap ? L->dcap : 2 * COLIO_BLOCK;
+        while (cap - L->dlen < COLIO_BLOCK + 1)
+            cap *= 2;
+        char *p = realloc(L->data, cap);
+        if (!p) {
+            *oom = 1;
+            return CRFP_ENOMEM;
+        }
+        L->data = p;
+        L->dcap = cap;
+    }
+    errno = 0;
+    size_t n = fread(L->data + L->dlen, 1, COLIO_BLOCK, L->in->fp);
+    L->dlen += n;
+    if (n < COLIO_BLOCK) {
+        if (ferror(L->in->fp))
+            return crfp_error(L->host, CRFP_EIO, "%s:%lu: read error: %s", L->in->name,
+                              L->lineno + 1, strerror(errno ? errno : EIO));
+        L->eof = 1;
+    }
+    return CRFP_OK;
 }
 
 crfp_status colio_next(colio_lines *L, int *got)
 {
     if (L->pushed) {
         L->pushed = 0;
+        L->line = L->data + L->line_off;
         *got = 1;
         return CRFP_OK;
     }
     *got = 0;
-    /* Byte by byte rather than getline(3): getline cannot bound the line,
-     * and when it runs out of memory it returns -1 like end of file, so a
-     * huge line used to end the input silently (exit 0, truncated output). */
+    /* A line is bounded by the `line` limit: reading stops as soon as the
+     * partial line is over it, so a huge line never fills memory (and, with
+     * the limit lifted, running out of memory is an error, never taken for
+     * the end of the input). */
     size_t limit = crfp_host_limit(L->host, CRFP_LIMIT_LINE);
-    FILE *fp = L->in->fp;
-    size_t n = 0;
-    int c = EOF, oom = 0;
-    errno = 0;
-    flockfile(fp);
-    while ((c = getc_unlocked(fp)) != EOF) {
-        if (line_reserve(L, n)) {
-            oom = 1;
+    size_t start = L->pos, scan = start;
+    const char *nl = NULL;
+    for (;;) {
+        if (L->dlen > scan && (nl = memchr(L->data + scan, '\n', L->dlen - scan)))
             break;
-        }
-        L->line[n++] = (char)c;
-        if (c == '\n' || (limit && n > limit + 1))
+        scan = L->dlen;
+        if (L->eof)
             break;
+        if (limit && L->dlen - start > limit + 2)
+            break;
+        int oom;
+        crfp_status st = fill(L, &oom);
+        if (oom)
+            return crfp_error(L->host, CRFP_ENOMEM,
+                              "%s:%lu: out of memory reading a line (%zu bytes so far)",
+                              L->in->name, L->lineno + 1, L->dlen - start);
+        if (st != CRFP_OK)
+            return st;
     }
-    int err = ferror(fp);
-    funlockfile(fp);
-    if (oom)
-        return crfp_error(L->host, CRFP_ENOMEM,
-                          "%s:%lu: out of memory reading a line (%zu bytes so far)", L->in->name,
-                          L->lineno + 1, n);
-    if (err)
-        return crfp_error(L->host, CRFP_EIO, "%s:%lu: read error: %s", L->in->name,
-                          L->lineno + 1, strerror(errno));
-    if (n == 0)
+    if (!nl && L->dlen == start)
         return CRFP_OK;
+    size_t n = nl ? (size_t)(nl - (L->data + start)) : L->dlen - start;
     L->lineno++;
-    L->has_nl = L->line[n - 1] == '\n';
-    if (L->has_nl)
-        n--;
+    L->line_off = start;
+    L->line = L->data + start;
+    L->has_nl = nl != NULL;
+    L->pos = start + n + (nl != NULL);
     L->crlf = L->has_nl && n > 0 && L->line[n - 1] == '\r';
     if (L->crlf)
         n--;
@@ -135,7 +173,14 @@ crfp_status colio_next(colio_lines *L, int *got)
                           "--limit line=N or CRFPIPE_LIMITS=line=N; 0 = unlimited)",
                           L->in->name, L->lineno, limit);
     L->len = n;
+    /* NUL-terminated in place, over its '\r' or '\n' (or the spare byte
+     * after the data), as the readers want their lines. */
     L->line[n] = '\0';
+    L->ascii = plain_ascii(L->line, n);
+    if (L->ascii) {
+        *got = 1;
+        return CRFP_OK;
+    }
     if (memchr(L->line, '\0', n))
         return crfp_error(L->host, CRFP_EPARSE, "%s:%lu: NUL byte in line", L->in->name,
                           L->lineno);
@@ -144,6 +189,40 @@ crfp_status colio_next(colio_lines *L, int *got)
         return crfp_error(L->host, CRFP_EUTF8, "%s:%lu: invalid UTF-8 at byte %zu of the line",
                           L->in->name, L->lineno, bad + 1);
     *got = 1;
+    return CRFP_OK;
+}
+
+void colio_discard(colio_lines *L)
+{
+    size_t cut = L->pushed ? L->line_off : L->pos;
+    if (L->dlen > cut)
+        memmove(L->data, L->data + cut, L->dlen - cut);
+    L->dlen -= cut;
+    L->pos -= cut;
+    L->line_off = L->pushed ? 0 : L->pos;
+    L->line = L->data ? L->data + L->line_off : NULL;
+}
+
+crfp_status colio_take(colio_lines *L, char **buf, size_t *size)
+{
+    /* The batch is copied out (one memcpy of ~batch-bytes) and the read
+     * buffer kept: handing the read buffer itself over meant a fresh buffer
+     * per batch, of a size glibc serves with mmap, so every batch faulted
+     * in new zeroed pages; a batch-sized copy comes from the heap, which
+     * the freed documents keep supplying. */
+    size_t cut = L->pushed ? L->line_off : L->pos;
+    char *out = malloc(cut + 1);
+    if (!out)
+        return crfp_error(L->host, CRFP_ENOMEM, "%s:%lu: out of memory", L->in->name,
+                          L->lineno);
+    if (cut)
+        memcpy(out, L->data, cut);
+    /* the spare byte: a last line without a terminator ends its last field
+     * here (written by the reader before the take) */
+    out[cut] = L->data ? L->data[cut] : '\0';
+    *buf = out;
+    *size = cut;
+    colio_discard(L);
     return CRFP_OK;
 }
 
@@ -166,9 +245,9 @@ void colio_unread(colio_lines *L)
 
 void colio_lines_free(colio_lines *L)
 {
-    free(L->line);
-    L->line = NULL;
-    L->cap = 0;
+    free(L->data);
+    L->data = L->line = NULL;
+    L->dlen = L->dcap = L->pos = 0;
 }
 
 size_t colio_utf16_len(const char *s, size_t n)

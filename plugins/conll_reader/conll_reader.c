@@ -30,19 +30,22 @@ static const crfp_param_spec params[] = {
     {"docstart", CRFP_PARAM_BOOL, "true", "a -DOCSTART- line starts a new document"},
     {"max-sentences", CRFP_PARAM_INT, "0",
      "start a new document every N sentences (0 = unlimited), to bound memory"},
+    {"batch-bytes", CRFP_PARAM_INT, "65536",
+     "continue a long document in a new one (id dN.2, dN.3...) once this many bytes of input "
+     "were read, at the next sentence, so that memory stays bounded (0 = never)"},
 };
 
 enum { SEP_AUTO, SEP_SPACE, SEP_TAB };
 
 typedef struct tokrec {
     size_t start, end;   /* UTF-16 offsets */
-    size_t field0;       /* index of its first field in reader.fields */
-    char *seps;          /* NULL when regular */
+    size_t field0;       /* index of its first field in reader.fo */
+    size_t seps;         /* offset + 1 of its recorded spacing in reader.seps, 0 = regular */
 } tokrec;
 
 typedef struct sentrec {
     size_t tok0, ntok;
-    char *before;        /* NULL when the default */
+    size_t before;       /* offset + 1 of its blank lines in reader.befores, 0 = default */
 } sentrec;
 
 typedef struct reader {
@@ -51,35 +54,55 @@ typedef struct reader {
     colio_lines L;
     const char *colspec;
     int sepmode, docstart;
-    int64_t max_sent;
+    int64_t max_sent, batch_bytes;
     int eof;
     crfp_status failed;
-    unsigned long ndocs;
+    unsigned long ndocs, part;  /* logical document, and batch within it */
+    int continued;              /* the next batch continues the document */
 
-    /* the document being assembled */
-    colio_buf text, header, blanks;
+    /* the batch being assembled; fields are offsets into the line buffer
+     * (L.data), NUL-terminated in place, so that the document can take the
+     * buffer and its features point into it */
+    colio_buf text, header, blanks, seps, befores;
     size_t pos16;
-    char **fields;
-    size_t nfields, capfields;
+    size_t *fo, *fl;     /* field offsets and lengths, ncols per token */
+    size_t nfields, capfields, capfl;
     tokrec *toks;
     size_t ntoks, captoks;
     sentrec *sents;
     size_t nsents, capsents;
+    int in_sent, consumed;
+    /* kept across the batches of one document */
     size_t ncols;
     unsigned long cols_line;
     char **names;
     colio_buf colnames;
-    int sep_tab, crlf, final_nl_missing, in_sent, consumed;
+    int sep_tab, crlf, crlf_known, final_nl_missing;
 
-    /* one line split: fields [fo[i], fo[i]+fl[i]), runs [ro[i], ro[i]+rl[i]),
+    /* one line split: fields [sf[i], sf[i]+sl[i]), runs [ro[i], ro[i]+rl[i]),
      * run 0 before the first field, run nf after the last */
-    size_t *fo, *fl, *ro, *rl, capsplit;
+    size_t *sf, *sl, *ro, *rl, capsplit;
 } reader;
 
 static crfp_status oom(reader *r)
 {
     return crfp_error(r->host, CRFP_ENOMEM, "%s:%lu: out of memory", r->L.in->name,
                       r->L.lineno);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elsize, size_t first)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : first;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elsize);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
 }
 
 static int is_delim(const reader *r, char c)
@@ -98,7 +121,7 @@ static crfp_status split_reserve(reader *r, size_t n)
     size_t cap = r->capsplit ? r->capsplit * 2 : 16;
     while (cap < n)
         cap *= 2;
-    size_t **arrs[] = {&r->fo, &r->fl, &r->ro, &r->rl};
+    size_t **arrs[] = {&r->sf, &r->sl, &r->ro, &r->rl};
     for (size_t i = 0; i < 4; i++) {
         size_t *p = realloc(*arrs[i], cap * sizeof *p);
         if (!p)
@@ -122,15 +145,15 @@ static crfp_status split(reader *r, size_t *nf)
         r->ro[0] = r->rl[0] = 0;
         for (;;) {
             size_t fs = i;
-            while (i < n && s[i] != '\t')
-                i++;
+            const char *t = memchr(s + i, '\t', n - i);
+            i = t ? (size_t)(t - s) : n;
             if (i == fs)
                 return crfp_error(r->host, CRFP_EPARSE, "%s:%lu: empty field %zu",
                                   r->L.in->name, r->L.lineno, k + 1);
             if ((st = split_reserve(r, k + 2)) != CRFP_OK)
                 return st;
-            r->fo[k] = fs;
-            r->fl[k] = i - fs;
+            r->sf[k] = fs;
+            r->sl[k] = i - fs;
             k++;
             r->ro[k] = i;
             r->rl[k] = i < n;
@@ -140,7 +163,7 @@ static crfp_status split(reader *r, size_t *nf)
         }
     } else {
         for (;;) {
-            if ((st = split_reserve(r, k + 2)) != CRFP_OK)
+            if (k + 2 > r->capsplit && (st = split_reserve(r, k + 2)) != CRFP_OK)
                 return st;
             size_t rs = i;
             while (i < n && is_delim(r, s[i]))
@@ -152,8 +175,8 @@ static crfp_status split(reader *r, size_t *nf)
             size_t fs = i;
             while (i < n && !is_delim(r, s[i]))
                 i++;
-            r->fo[k] = fs;
-            r->fl[k] = i - fs;
+            r->sf[k] = fs;
+            r->sl[k] = i - fs;
             k++;
         }
     }
@@ -194,8 +217,9 @@ static crfp_status check_newline(reader *r)
 {
     if (!r->L.has_nl)
         return CRFP_OK;
-    if (!r->consumed) {
+    if (!r->crlf_known) {
         r->crlf = r->L.crlf;
+        r->crlf_known = 1;
         return CRFP_OK;
     }
     if (r->crlf != r->L.crlf)
@@ -211,6 +235,7 @@ static void free_names(reader *r)
             free(r->names[i]);
     free(r->names);
     r->names = NULL;
+    r->ncols = 0;
     colio_buf_free(&r->colnames);
 }
 
@@ -283,25 +308,22 @@ static crfp_status add_token_line(reader *r)
                           r->L.in->name, r->L.lineno, nf, r->cols_line, r->ncols);
     }
     if (!r->in_sent) {
-        if (r->nsents == r->capsents) {
-            size_t cap = r->capsents ? r->capsents * 2 : 64;
-            sentrec *p = realloc(r->sents, cap * sizeof *p);
-            if (!p)
-                return oom(r);
-            r->sents = p;
-            r->capsents = cap;
-        }
+        if (grow((void **)&r->sents, &r->capsents, r->nsents + 1, sizeof *r->sents, 64))
+            return oom(r);
         sentrec *s = &r->sents[r->nsents];
         s->tok0 = r->ntoks;
         s->ntok = 0;
-        s->before = NULL;
+        s->before = 0;
         int dflt = r->nsents == 0 ? r->blanks.len == 0
                                   : r->blanks.len == 1 && r->blanks.s[0] == '\n';
         if (r->nsents == 0) {
             if (r->blanks.len && colio_buf_add(&r->header, r->blanks.s, r->blanks.len) != CRFP_OK)
                 return oom(r);
-        } else if (!dflt && !(s->before = strdup(r->blanks.len ? r->blanks.s : ""))) {
-            return oom(r);
+        } else if (!dflt) {
+            s->before = r->befores.len + 1;
+            if (colio_buf_add(&r->befores, r->blanks.len ? r->blanks.s : "", r->blanks.len + 1) !=
+                CRFP_OK)
+                return oom(r);
         }
         r->blanks.len = 0;
         r->nsents++;
@@ -314,83 +336,70 @@ static crfp_status add_token_line(reader *r)
             return oom(r);
         r->pos16++;
     }
-    if (r->ntoks == r->captoks) {
-        size_t cap = r->captoks ? r->captoks * 2 : 256;
-        tokrec *p = realloc(r->toks, cap * sizeof *p);
-        if (!p)
-            return oom(r);
-        r->toks = p;
-        r->captoks = cap;
-    }
-    if (r->nfields + nf > r->capfields) {
-        size_t cap = r->capfields ? r->capfields * 2 : 1024;
-        while (cap < r->nfields + nf)
-            cap *= 2;
-        char **p = realloc(r->fields, cap * sizeof *p);
-        if (!p)
-            return oom(r);
-        r->fields = p;
-        r->capfields = cap;
-    }
+    if (grow((void **)&r->toks, &r->captoks, r->ntoks + 1, sizeof *r->toks, 256) ||
+        grow((void **)&r->fo, &r->capfields, r->nfields + nf, sizeof *r->fo, 1024) ||
+        grow((void **)&r->fl, &r->capfl, r->nfields + nf, sizeof *r->fl, 1024))
+        return oom(r);
     tokrec *t = &r->toks[r->ntoks];
     t->field0 = r->nfields;
-    t->seps = NULL;
-    for (size_t k = 0; k < nf; k++) {
-        if (!(r->fields[r->nfields] = strndup(r->L.line + r->fo[k], r->fl[k])))
+    t->seps = 0;
+    int regular = r->rl[0] == 0 && r->rl[nf] == 0;
+    for (size_t k = 1; regular && k < nf; k++)
+        regular = r->rl[k] == 1 && r->L.line[r->ro[k]] == (r->sep_tab ? '\t' : ' ');
+    if (!regular) {
+        t->seps = r->seps.len + 1;
+        for (size_t k = 0; k <= nf; k++)
+            if ((k && colio_buf_add(&r->seps, "|", 1) != CRFP_OK) ||
+                colio_buf_add(&r->seps, r->L.line + r->ro[k], r->rl[k]) != CRFP_OK)
+                return oom(r);
+        if (colio_buf_add(&r->seps, "", 1) != CRFP_OK)
             return oom(r);
-        r->nfields++;
+    }
+    const char *w = r->L.line + r->sf[0];
+    t->start = r->pos16;
+    r->pos16 += r->L.ascii ? r->sl[0] : colio_utf16_len(w, r->sl[0]);
+    t->end = r->pos16;
+    if (colio_buf_add(&r->text, w, r->sl[0]) != CRFP_OK)
+        return oom(r);
+    /* The fields become strings in place: the byte after each (a separator,
+     * the line's terminator, or the buffer's spare byte) turns into NUL. */
+    size_t base = colio_off(&r->L);
+    for (size_t k = 0; k < nf; k++) {
+        r->fl[r->nfields] = r->sl[k];
+        r->fo[r->nfields++] = base + r->sf[k];
+        r->L.line[r->sf[k] + r->sl[k]] = '\0';
     }
     r->ntoks++;
     crfp_status lst = colio_sentence_limit(&r->L, ++r->sents[r->nsents - 1].ntok);
     if (lst != CRFP_OK)
         return lst;
-
-    const char *w = r->L.line + r->fo[0];
-    t->start = r->pos16;
-    r->pos16 += colio_utf16_len(w, r->fl[0]);
-    t->end = r->pos16;
-    if (colio_buf_add(&r->text, w, r->fl[0]) != CRFP_OK)
-        return oom(r);
-
-    int regular = r->rl[0] == 0 && r->rl[nf] == 0;
-    for (size_t k = 1; regular && k < nf; k++)
-        regular = r->rl[k] == 1 && r->L.line[r->ro[k]] == (r->sep_tab ? '\t' : ' ');
-    if (!regular) {
-        colio_buf b = {0};
-        for (size_t k = 0; k <= nf; k++)
-            if ((k && colio_buf_add(&b, "|", 1) != CRFP_OK) ||
-                colio_buf_add(&b, r->L.line + r->ro[k], r->rl[k]) != CRFP_OK) {
-                colio_buf_free(&b);
-                return oom(r);
-            }
-        t->seps = b.s;
-    }
     if (!r->L.has_nl)
         r->final_nl_missing = 1;
     return CRFP_OK;
 }
 
-static void reset_doc(reader *r)
+/* Forget the batch; with `whole`, also what the document's batches share. */
+static void reset_batch(reader *r, int whole)
 {
-    for (size_t i = 0; i < r->nfields; i++)
-        free(r->fields[i]);
-    for (size_t i = 0; i < r->ntoks; i++)
-        free(r->toks[i].seps);
-    for (size_t i = 0; i < r->nsents; i++)
-        free(r->sents[i].before);
     r->nfields = r->ntoks = r->nsents = 0;
-    r->text.len = r->header.len = r->blanks.len = 0;
+    r->text.len = r->header.len = r->blanks.len = r->seps.len = r->befores.len = 0;
     r->pos16 = 0;
-    free_names(r);
-    r->ncols = 0;
-    r->sep_tab = r->crlf = r->final_nl_missing = r->in_sent = r->consumed = 0;
+    r->in_sent = r->consumed = 0;
+    r->final_nl_missing = 0;
+    if (whole) {
+        free_names(r);
+        r->sep_tab = r->crlf = r->crlf_known = 0;
+    }
 }
 
-/* Read lines until the document ends: at a DOCSTART line after some
- * content, after max-sentences sentences, or at the end of the stream. */
-static crfp_status read_doc(reader *r)
+/* Read lines until the batch ends: at a DOCSTART line after some content
+ * (a new document), after max-sentences sentences, at a sentence starting
+ * once batch-bytes were read (the document continues in the next batch),
+ * or at the end of the stream. */
+static crfp_status read_batch(reader *r)
 {
     crfp_status st;
+    r->continued = 0;
     for (;;) {
         int got;
         if ((st = colio_next(&r->L, &got)) != CRFP_OK)
@@ -399,7 +408,11 @@ static crfp_status read_doc(reader *r)
             r->eof = 1;
             return CRFP_OK;
         }
-        if (r->docstart && is_docstart(r)) {
+        const char *s = r->L.line;
+        /* Token lines first: they are nearly all the lines. */
+        int blank = r->L.len == 0 || ((s[0] == ' ' || s[0] == '\t') && is_blank(s, r->L.len));
+        if (!blank && r->docstart && (s[0] == '-' || s[0] == ' ' || s[0] == '\t') &&
+            is_docstart(r)) {
             if (r->consumed) {
                 colio_unread(&r->L);
                 return CRFP_OK;
@@ -411,7 +424,7 @@ static crfp_status read_doc(reader *r)
                 return st;
             continue;
         }
-        if (is_blank(r->L.line, r->L.len)) {
+        if (blank) {
             if ((st = check_newline(r)) != CRFP_OK)
                 return st;
             r->consumed = 1;
@@ -420,9 +433,16 @@ static crfp_status read_doc(reader *r)
                 return st;
             continue;
         }
-        if (!r->in_sent && r->max_sent > 0 && r->nsents >= (size_t)r->max_sent) {
-            colio_unread(&r->L);
-            return CRFP_OK;
+        if (!r->in_sent && r->nsents > 0) {
+            if (r->max_sent > 0 && r->nsents >= (size_t)r->max_sent) {
+                colio_unread(&r->L);
+                return CRFP_OK;
+            }
+            if (r->batch_bytes > 0 && colio_off(&r->L) >= (size_t)r->batch_bytes) {
+                colio_unread(&r->L);
+                r->continued = 1;
+                return CRFP_OK;
+            }
         }
         if ((st = check_newline(r)) != CRFP_OK)
             return st;
@@ -434,12 +454,34 @@ static crfp_status read_doc(reader *r)
 
 static crfp_status build_doc(reader *r, crfp_doc **out)
 {
-    char id[32];
-    snprintf(id, sizeof id, "d%lu", ++r->ndocs);
+    char id[48];
+    if (r->part > 1)
+        snprintf(id, sizeof id, "d%lu.%lu", r->ndocs, r->part);
+    else
+        snprintf(id, sizeof id, "d%lu", r->ndocs);
     crfp_doc *doc = crfp_doc_new(id);
-    if (!doc)
+    char *lines = NULL;
+    size_t nlines = 0;
+    crfp_status st = colio_take(&r->L, &lines, &nlines);
+    if (st != CRFP_OK) {
+        crfp_doc_free(doc);
+        return st;
+    }
+    if (!doc) {
+        free(lines);
         return oom(r);
-    crfp_status st = crfp_doc_set_text(r->host, doc, r->text.s ? r->text.s : "", r->text.len);
+    }
+    if ((st = crfp_doc_adopt(doc, lines, nlines + 1)) != CRFP_OK)
+        goto fail;
+    /* The text buffer goes to the document as it is; the next batch starts
+     * a new one. */
+    if (r->text.s) {
+        st = crfp_doc_set_text_owned(r->host, doc, r->text.s, r->text.len);
+        r->text.s = NULL;
+        r->text.len = r->text.cap = 0;
+    } else {
+        st = crfp_doc_set_text(r->host, doc, "", 0);
+    }
     if (st != CRFP_OK)
         goto fail;
     if (crfp_doc_offset_unit(doc) != CRFP_OFFSET_UTF16) {
@@ -462,7 +504,7 @@ static crfp_status build_doc(reader *r, crfp_doc **out)
 
     crfp_annset *set = crfp_doc_annset(doc, "", 1);
     if (!set) {
-        st = oom(r);
+        st = CRFP_ENOMEM;
         goto fail;
     }
     const char *pn[8], *pv[8];
@@ -477,28 +519,51 @@ static crfp_status build_doc(reader *r, crfp_doc **out)
         CRFP_OK)
         goto fail;
 
-    for (size_t s = 0; s < r->nsents; s++) {
+    /* Interned once per batch: the setters then skip the name lookup. */
+    const char *inames[64], **names = inames, *ivals[64], **vals = ivals;
+    if (r->ncols > 64 && (!(names = malloc(r->ncols * sizeof *names)) ||
+                          !(vals = malloc(r->ncols * sizeof *vals)))) {
+        if (names != inames)
+            free(names);
+        st = CRFP_ENOMEM;
+        goto fail;
+    }
+    const char *tok_t = crfp_doc_intern(doc, "Token"), *seps_n = crfp_doc_intern(doc, "seps");
+    for (size_t k = 0; k < r->ncols; k++)
+        if (!(names[k] = crfp_doc_intern(doc, r->names[k])))
+            st = CRFP_ENOMEM;
+    if (!tok_t || !seps_n)
+        st = CRFP_ENOMEM;
+    for (size_t s = 0; s < r->nsents && st == CRFP_OK; s++) {
         const sentrec *sr = &r->sents[s];
         crfp_ann *sa;
         if ((st = crfp_annset_add(r->host, doc, set, "Sentence", r->toks[sr->tok0].start,
                                   r->toks[sr->tok0 + sr->ntok - 1].end, &sa)) != CRFP_OK)
-            goto fail;
-        if (sr->before && (st = crfp_ann_set_str(doc, sa, "before", sr->before)) != CRFP_OK)
-            goto fail;
-        for (size_t t = sr->tok0; t < sr->tok0 + sr->ntok; t++) {
+            break;
+        if (sr->before &&
+            (st = crfp_ann_set_str(doc, sa, "before", r->befores.s + sr->before - 1)) != CRFP_OK)
+            break;
+        for (size_t t = sr->tok0; t < sr->tok0 + sr->ntok && st == CRFP_OK; t++) {
             const tokrec *tr = &r->toks[t];
             crfp_ann *ta;
-            if ((st = crfp_annset_add(r->host, doc, set, "Token", tr->start, tr->end, &ta)) !=
-                CRFP_OK)
-                goto fail;
+            if ((st = crfp_annset_add(r->host, doc, set, tok_t, tr->start, tr->end, &ta)) !=
+                    CRFP_OK ||
+                (st = crfp_ann_reserve(doc, ta, r->ncols + (tr->seps != 0))) != CRFP_OK)
+                break;
+            const size_t *fo = r->fo + tr->field0;
             for (size_t k = 0; k < r->ncols; k++)
-                if ((st = crfp_ann_set_str(doc, ta, r->names[k], r->fields[tr->field0 + k])) !=
-                    CRFP_OK)
-                    goto fail;
-            if (tr->seps && (st = crfp_ann_set_str(doc, ta, "seps", tr->seps)) != CRFP_OK)
-                goto fail;
+                vals[k] = lines + fo[k];
+            st = crfp_ann_set_strs_ref(doc, ta, names, vals, r->fl + tr->field0, r->ncols);
+            if (st == CRFP_OK && tr->seps)
+                st = crfp_ann_set_str(doc, ta, seps_n, r->seps.s + tr->seps - 1);
         }
     }
+    if (names != inames) {
+        free(names);
+        free(vals);
+    }
+    if (st != CRFP_OK)
+        goto fail;
     *out = doc;
     return CRFP_OK;
 fail:
@@ -533,9 +598,11 @@ static crfp_status r_open(crfp_host *host, const crfp_params *p, crfp_stream *in
     }
     r->docstart = crfp_params_bool(p, "docstart");
     r->max_sent = crfp_params_int(p, "max-sentences");
-    if (r->max_sent < 0) {
+    r->batch_bytes = crfp_params_int(p, "batch-bytes");
+    if (r->max_sent < 0 || r->batch_bytes < 0) {
+        const char *what = r->max_sent < 0 ? "max-sentences" : "batch-bytes";
         free(r);
-        return crfp_error(host, CRFP_EINVAL, "conll_reader: max-sentences must be >= 0");
+        return crfp_error(host, CRFP_EINVAL, "conll_reader: %s must be >= 0", what);
     }
     *state = r;
     return CRFP_OK;
@@ -549,13 +616,22 @@ static crfp_status r_next(void *state, crfp_doc **doc)
         return crfp_error(r->host, r->failed, "%s: reader already failed", r->L.in->name);
     if (r->eof)
         return CRFP_OK;
-    reset_doc(r);
-    crfp_status st = read_doc(r);
+    /* A batch continuing a document keeps its columns, separator and line
+     * ends (and their checks); any other starts afresh. */
+    int cont = r->continued;
+    reset_batch(r, !cont);
+    if (cont)
+        r->part++;
+    else
+        r->part = 1;
+    crfp_status st = read_batch(r);
     /* Input of blank lines only is no document at all (not an empty one,
      * which writers and taggers would have to special-case). */
-    if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len))
+    if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len || cont)) {
+        if (!cont)
+            r->ndocs++;
         st = build_doc(r, doc);
-    reset_doc(r);
+    }
     r->failed = st;
     return st;
 }
@@ -565,15 +641,18 @@ static void r_close(void *state)
     reader *r = state;
     if (!r)
         return;
-    reset_doc(r);
+    reset_batch(r, 1);
     colio_buf_free(&r->text);
     colio_buf_free(&r->header);
     colio_buf_free(&r->blanks);
-    free(r->fields);
-    free(r->toks);
-    free(r->sents);
+    colio_buf_free(&r->seps);
+    colio_buf_free(&r->befores);
     free(r->fo);
     free(r->fl);
+    free(r->toks);
+    free(r->sents);
+    free(r->sf);
+    free(r->sl);
     free(r->ro);
     free(r->rl);
     colio_lines_free(&r->L);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 static const crfp_param_spec params[] = {
@@ -42,7 +43,75 @@ typedef struct writer {
     size_t ndropped;
     char **warned;       /* columns already warned about */
     size_t nwarned;
+    /* Per document, reused: the interned column names and, per cell, the
+     * text found by the scan when it is a string of the document (NULL:
+     * look again when writing). */
+    const char **inames;
+    size_t capinames;
+    const char **cells;
+    size_t capcells;
+    uint32_t *lens;      /* strlen of each cached cell */
+    size_t caplens;
+    /* Output goes through this buffer, not one stdio call per cell. */
+    unsigned char badch[256]; /* bytes a cell cannot hold as they are; NUL too */
+    char obuf[1 << 16];
+    size_t olen;
+    int oerr;
 } writer;
+
+static void out_flush(writer *w)
+{
+    if (w->olen && fwrite(w->obuf, 1, w->olen, w->out->fp) != w->olen)
+        w->oerr = 1;
+    w->olen = 0;
+}
+
+static void out_put(writer *w, const char *s, size_t n)
+{
+    if (w->olen + n > sizeof w->obuf) {
+        out_flush(w);
+        if (n > sizeof w->obuf) {
+            if (fwrite(s, 1, n, w->out->fp) != n)
+                w->oerr = 1;
+            return;
+        }
+    }
+    memcpy(w->obuf + w->olen, s, n);
+    w->olen += n;
+}
+
+static void out_str(writer *w, const char *s)
+{
+    out_put(w, s, strlen(s));
+}
+
+/* s with each "\n" written as "\r\n" when crlf (the layout strings the
+ * reader recorded). */
+static void out_raw(writer *w, const char *s, int crlf)
+{
+    if (!crlf) {
+        out_str(w, s);
+        return;
+    }
+    for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1) {
+        out_put(w, s, (size_t)(nl - s));
+        out_put(w, "\r\n", 2);
+    }
+    out_str(w, s);
+}
+
+static int grow_array(void **p, size_t *cap, size_t need, size_t elsize)
+{
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elsize);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
 
 typedef struct colnames {
     char **names;
@@ -91,10 +160,18 @@ static crfp_status names_parse(crfp_host *host, const char *where, const char *s
  * "word", else '_' (or an error when strict).  *own receives a malloc'd
  * string the caller frees, or NULL. */
 static crfp_status cell_text(writer *w, const crfp_doc *doc, const crfp_ann *tok,
-                             const char *name, char *tmp, size_t tmpsz, char **own,
-                             const char **text, const char *where)
+                             const char *name, const char *iname, char *tmp, size_t tmpsz,
+                             char **own, const char **text, const char *where)
 {
-    const crfp_value *v = crfp_ann_get(tok, name);
+    /* iname: the document's copy of the name, NULL when no feature of the
+     * document has it (feature names are interned, so a pointer test finds
+     * the feature). */
+    const crfp_value *v = NULL;
+    for (size_t i = 0; iname && i < tok->nfeats; i++)
+        if (tok->feats[i].name == iname) {
+            v = &tok->feats[i].value;
+            break;
+        }
     *own = NULL;
     if (v) {
         if (!(*text = colwalk_value_text(v, tmp, tmpsz)))
@@ -139,19 +216,57 @@ static size_t count_runs(const char *seps)
     return n;
 }
 
-/* keep[k]: column k is written (the others were dropped as unrepresentable). */
-static crfp_status write_token(writer *w, const crfp_doc *doc, const crfp_ann *tok,
-                               const colnames *cols, const unsigned char *keep, int same_cols,
-                               int tab, const char *where)
+/* The usual line: every column kept and found by the scan, nothing to
+ * escape, the default spacing.  Copied straight into the output buffer;
+ * 0 when the line is not of that kind. */
+static int write_plain(writer *w, const crfp_ann *tok, const char *const *cells,
+                       const uint32_t *lens, size_t n, char sep, const char *iseps,
+                       const char *eol, size_t eollen)
 {
-    FILE *fp = w->out->fp;
-    const char *seps = same_cols ? crfp_ann_str(tok, "seps") : NULL;
+    size_t need = eollen + n;
+    for (size_t k = 0; k < n; k++) {
+        if (!cells[k])
+            return 0;
+        need += lens[k];
+    }
+    for (size_t i = 0; iseps && i < tok->nfeats; i++)
+        if (tok->feats[i].name == iseps)
+            return 0;
+    if (w->olen + need > sizeof w->obuf) {
+        out_flush(w);
+        if (need > sizeof w->obuf)
+            return 0;
+    }
+    char *o = w->obuf + w->olen;
+    for (size_t k = 0; k < n; k++) {
+        if (k)
+            *o++ = sep;
+        memcpy(o, cells[k], lens[k]);
+        o += lens[k];
+    }
+    memcpy(o, eol, eollen);
+    w->olen = (size_t)(o + eollen - w->obuf);
+    return 1;
+}
+
+/* keep[k]: column k is written (the others were dropped as unrepresentable);
+ * bad[k]: column k holds cells to escape.  cells: what the scan found. */
+static crfp_status write_token(writer *w, const crfp_doc *doc, const crfp_ann *tok,
+                               const colnames *cols, const unsigned char *keep,
+                               const unsigned char *bad, const char *const *cells,
+                               const uint32_t *lens, const char *iseps, int tab,
+                               const char *where)
+{
+    const char *seps = NULL;
+    for (size_t i = 0; iseps && i < tok->nfeats; i++)
+        if (tok->feats[i].name == iseps && tok->feats[i].value.type == CRFP_V_STRING)
+            seps = tok->feats[i].value.u.s;
     if (seps && count_runs(seps) != cols->n + 1)
         seps = NULL;
     size_t rl;
     const char *run;
     if (seps && (run = seps_run(seps, 0, &rl)))
-        fwrite(run, 1, rl, fp);
+        out_put(w, run, rl);
     unsigned fl = tab ? 0 : COLWALK_NO_SPACE;
     int first = 1;
     for (size_t k = 0; k < cols->n; k++) {
@@ -159,27 +274,33 @@ static crfp_status write_token(writer *w, const crfp_doc *doc, const crfp_ann *t
             continue;
         if (!first) {
             if (seps && (run = seps_run(seps, k, &rl)))
-                fwrite(run, 1, rl, fp);
+                out_put(w, run, rl);
             else
-                fputc(tab ? '\t' : ' ', fp);
+                out_put(w, tab ? "\t" : " ", 1);
         }
         first = 0;
-        char tmp[64], *own, *esc = NULL;
-        const char *text;
-        crfp_status st = cell_text(w, doc, tok, cols->names[k], tmp, sizeof tmp, &own, &text,
-                                   where);
-        if (st != CRFP_OK)
-            return st;
-        if (!colwalk_cell_ok(text, fl) && !(text = esc = colwalk_escape(text, fl))) {
+        char tmp[64], *own = NULL, *esc = NULL;
+        const char *text = cells[k];
+        if (text && !bad[k]) {
+            out_put(w, text, lens[k]);
+            continue;
+        }
+        if (!text) {
+            crfp_status st = cell_text(w, doc, tok, cols->names[k], w->inames[k], tmp,
+                                       sizeof tmp, &own, &text, where);
+            if (st != CRFP_OK)
+                return st;
+        }
+        if (bad[k] && !colwalk_cell_ok(text, fl) && !(text = esc = colwalk_escape(text, fl))) {
             free(own);
             return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory", where);
         }
-        fputs(text, fp);
+        out_str(w, text);
         free(esc);
         free(own);
     }
     if (seps && (run = seps_run(seps, cols->n, &rl)))
-        fwrite(run, 1, rl, fp);
+        out_put(w, run, rl);
     return CRFP_OK;
 }
 
@@ -226,22 +347,60 @@ static const char *why_bad(const char *s, int tab)
  * documents were written with it is an error. */
 static crfp_status scan_doc(writer *w, const crfp_doc *doc, const colwalk *wk,
                             const colgroup *toks, const colnames *cols, int tab,
-                            unsigned char *keep, const char *where)
+                            unsigned char *keep, unsigned char *badcol, const char *where)
 {
     unsigned fl = tab ? 0 : COLWALK_NO_SPACE;
     crfp_status st = CRFP_OK;
-    size_t s = 0;
-    for (size_t k = 0; k < cols->n && st == CRFP_OK; k++) {
+    size_t s = 0, nc = cols->n;
+    /* The common case first, token by token: every cell a string feature
+     * that can be written as it is.  Its text and length are kept for the
+     * writing pass; a column with any other cell (missing, not a string,
+     * to be escaped) is looked at again below, column by column, for the
+     * messages and the policy. */
+    unsigned char *slow = badcol;
+    memset(slow, 0, nc);
+    for (size_t t = 0; t < toks->n; t++) {
+        const crfp_ann *tok = toks->anns[t];
+        for (size_t k = 0; k < nc; k++) {
+            const char *in = w->inames[k], *text = NULL;
+            const crfp_feature *f = k < tok->nfeats && tok->feats[k].name == in ? &tok->feats[k]
+                                                                               : NULL;
+            for (size_t i = 0; !f && in && i < tok->nfeats; i++)
+                if (tok->feats[i].name == in)
+                    f = &tok->feats[i];
+            if (f && f->value.type == CRFP_V_STRING)
+                text = f->value.u.s;
+            w->cells[t * nc + k] = text;
+            if (!text) {
+                slow[k] = 1;
+                continue;
+            }
+            const unsigned char *p = (const unsigned char *)text;
+            while (!w->badch[*p])
+                p++;
+            if (*p || p == (const unsigned char *)text)
+                slow[k] = 1;
+            w->lens[t * nc + k] = (uint32_t)(p - (const unsigned char *)text);
+            if ((size_t)(p - (const unsigned char *)text) > UINT32_MAX - 1)
+                slow[k] = 1;
+        }
+    }
+    for (size_t k = 0; k < nc && st == CRFP_OK; k++) {
         keep[k] = !was_dropped(w, cols->names[k]);
+        if (!slow[k])
+            continue;
         size_t nbad = 0;
         char *first = NULL;
         for (size_t t = 0; t < toks->n && st == CRFP_OK; t++) {
             const crfp_ann *tok = toks->anns[t];
             char tmp[64], *own;
             const char *text;
-            if ((st = cell_text(w, doc, tok, cols->names[k], tmp, sizeof tmp, &own, &text,
-                                where)) != CRFP_OK)
+            if ((st = cell_text(w, doc, tok, cols->names[k], w->inames[k], tmp, sizeof tmp, &own,
+                                &text, where)) != CRFP_OK)
                 break;
+            w->cells[t * cols->n + k] = own || text == tmp ? NULL : text;
+            if (w->cells[t * cols->n + k])
+                w->lens[t * cols->n + k] = (uint32_t)strlen(text);
             if (!colwalk_cell_ok(text, fl) && nbad++ == 0) {
                 /* sentence and word number of the first offender */
                 for (s = 0; s + 1 < wk->nsents && toks->first[s + 1] <= t; s++)
@@ -259,6 +418,8 @@ static crfp_status scan_doc(writer *w, const crfp_doc *doc, const colwalk *wk,
             }
             free(own);
         }
+        /* from here on badcol[k] (alias slow[k]) means: has cells to escape */
+        badcol[k] = nbad != 0;
         if (st == CRFP_OK && nbad && keep[k]) {
             if (w->policy == COLWALK_ERROR) {
                 st = crfp_error(w->host, CRFP_EINVAL, "%s (%zu such cells; writer parameter "
@@ -337,32 +498,51 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
         names_free(&cols);
         return st;
     }
-    unsigned char *keep = malloc(cols.n + 1);
-    if (!keep)
+    unsigned char *keep = malloc(2 * cols.n + 1), *bad = keep ? keep + cols.n : NULL;
+    size_t ncells = toks.n * cols.n + 1;
+    if (!keep || (cols.n > w->capinames &&
+                  grow_array((void **)&w->inames, &w->capinames, cols.n, sizeof *w->inames)) ||
+        (ncells > w->capcells &&
+         grow_array((void **)&w->cells, &w->capcells, ncells, sizeof *w->cells)) ||
+        (ncells > w->caplens &&
+         grow_array((void **)&w->lens, &w->caplens, ncells, sizeof *w->lens))) {
         st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", where);
-    else
-        st = scan_doc(w, doc, &wk, &toks, &cols, tab, keep, where);
-    FILE *fp = w->out->fp;
+    } else {
+        for (size_t k = 0; k < cols.n; k++)
+            w->inames[k] = crfp_doc_name(doc, cols.names[k]);
+        w->badch[' '] = !tab;
+        st = scan_doc(w, doc, &wk, &toks, &cols, tab, keep, bad, where);
+    }
+    const char *iseps = same_cols && !w->ndropped ? crfp_doc_name(doc, "seps") : NULL;
+    int plain = st == CRFP_OK;
+    for (size_t k = 0; plain && k < cols.n; k++)
+        plain = keep[k] && !bad[k];
     if (st == CRFP_OK && header)
-        colwalk_put_raw(fp, header, crlf);
+        out_raw(w, header, crlf);
     int written = 0;
     for (size_t i = 0; i < wk.nsents && st == CRFP_OK; i++) {
         size_t a = toks.first[i], b = toks.first[i + 1];
         if (a == b)
             continue;
         const char *before = wk.sents[i] ? crfp_ann_str(wk.sents[i], "before") : NULL;
-        colwalk_put_raw(fp, before ? before : written ? "\n" : "", crlf);
+        out_raw(w, before ? before : written ? "\n" : "", crlf);
         written = 1;
         for (size_t t = a; t < b && st == CRFP_OK; t++) {
-            st = write_token(w, doc, toks.anns[t], &cols, keep, same_cols && !w->ndropped,
-                             tab, where);
+            int last = no_final_nl && t + 1 == toks.n;
+            if (plain && !last &&
+                write_plain(w, toks.anns[t], w->cells + t * cols.n, w->lens + t * cols.n, cols.n,
+                            tab ? '\t' : ' ', iseps, eol, strlen(eol)))
+                continue;
+            st = write_token(w, doc, toks.anns[t], &cols, keep, bad, w->cells + t * cols.n,
+                             w->lens + t * cols.n, iseps, tab, where);
             if (!(no_final_nl && t + 1 == toks.n))
-                fputs(eol, fp);
+                out_str(w, eol);
         }
     }
     if (st == CRFP_OK)
-        colwalk_put_raw(fp, trailer, crlf);
-    if (st == CRFP_OK && ferror(fp))
+        out_raw(w, trailer, crlf);
+    out_flush(w);
+    if (st == CRFP_OK && (w->oerr || ferror(w->out->fp)))
         st = crfp_error(host, CRFP_EIO, "%s: write error: %s", where, strerror(errno));
     free(keep);
     colgroup_free(&toks);
@@ -396,6 +576,10 @@ static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *ou
     if (!w->annset)
         w->annset = "";
     w->sepmode = mode;
+    /* NUL ends the scan; a space is checked per document (tab files hold
+     * spaces), so it is only in the table when no tab can be chosen. */
+    w->badch[0] = w->badch['\t'] = w->badch['\n'] = w->badch['\r'] = 1;
+    w->badch[' '] = 1;
     w->strict = crfp_params_bool(p, "strict");
     if ((w->policy = colwalk_policy(crfp_params_str(p, "unrepresentable"))) < 0) {
         crfp_status st = crfp_error(host, CRFP_EINVAL, "conll_writer: unrepresentable='%s': "
@@ -428,6 +612,9 @@ static void w_close(void *state)
         free(w->warned[i]);
     free(w->dropped);
     free(w->warned);
+    free(w->inames);
+    free(w->cells);
+    free(w->lens);
     free(w);
 }
 

@@ -25,6 +25,9 @@ static const crfp_param_spec params[] = {
      "a sentence whose first comment is '# newdoc' starts a new document"},
     {"max-sentences", CRFP_PARAM_INT, "0",
      "start a new document every N sentences (0 = unlimited), to bound memory"},
+    {"batch-bytes", CRFP_PARAM_INT, "65536",
+     "continue a long document in a new one (id ID.2, ID.3...) once this many bytes of input "
+     "were read, at the next sentence, so that memory stays bounded (0 = never)"},
 };
 
 #define NCOL 10
@@ -36,7 +39,7 @@ enum { IT_WORD, IT_MWT, IT_EMPTY };
 
 typedef struct item {
     int kind;
-    size_t field0;   /* NCOL fields in reader.fields */
+    size_t field0;   /* NCOL fields in reader.foff / reader.flen */
     size_t a, b;     /* MWT: word ids a..b; EMPTY: after word a (0 = before word 1) */
     size_t word;     /* WORD: index in reader.words */
 } item;
@@ -56,14 +59,19 @@ typedef struct reader {
     const crfp_params *params;
     colio_lines L;
     int newdoc, eof;
-    int64_t max_sent;
+    int64_t max_sent, batch_bytes;
     crfp_status failed;
-    unsigned long ndocs;
+    unsigned long ndocs, part;  /* logical document, and batch within it */
+    int continued;              /* the next batch continues the document */
+    int crlf_known;
 
     colio_buf text, header, blanks, comments;
     size_t pos16;
-    char **fields;
-    size_t nfields, capfields;
+    /* fields: offsets into the line buffer (the batch the document takes),
+     * NUL-terminated in place, and lengths */
+    size_t *foff, *flen;
+    size_t nfields, capfields, capflen;
+    const char *lines;   /* the batch's bytes while the document is built */
     item *items;
     size_t nitems, capitems;
     wordrec *words;
@@ -120,9 +128,10 @@ static crfp_status check_newline(reader *r)
         r->consumed = 1;
         return CRFP_OK;
     }
-    if (!r->consumed) {
+    r->consumed = 1;
+    if (!r->crlf_known) {
         r->crlf = r->L.crlf;
-        r->consumed = 1;
+        r->crlf_known = 1;
         return CRFP_OK;
     }
     if (r->crlf != r->L.crlf)
@@ -279,13 +288,17 @@ static crfp_status add_token_line(reader *r)
         if (lst != CRFP_OK)
             return lst;
     }
-    if (grow((void **)&r->fields, &r->capfields, r->nfields + NCOL, sizeof *r->fields) ||
+    if (grow((void **)&r->foff, &r->capfields, r->nfields + NCOL, sizeof *r->foff) ||
+        grow((void **)&r->flen, &r->capflen, r->nfields + NCOL, sizeof *r->flen) ||
         grow((void **)&r->items, &r->capitems, r->nitems + 1, sizeof *r->items))
         return oom(r);
     it.field0 = r->nfields;
+    /* No copy: each field ends where its tab (or the line's end) was. */
+    size_t base = colio_off(&r->L);
     for (k = 0; k < NCOL; k++) {
-        if (!(r->fields[r->nfields] = strndup(s + fo[k], fl[k])))
-            return oom(r);
+        r->foff[r->nfields] = base + fo[k];
+        r->flen[r->nfields] = fl[k];
+        r->L.line[fo[k] + fl[k]] = '\0';
         r->nfields++;
     }
     r->items[r->nitems++] = it;
@@ -303,6 +316,7 @@ static int starts(const char *s, const char *p)
 static crfp_status read_doc(reader *r)
 {
     crfp_status st;
+    r->continued = 0;
     for (;;) {
         int got;
         if ((st = colio_next(&r->L, &got)) != CRFP_OK)
@@ -328,6 +342,13 @@ static crfp_status read_doc(reader *r)
                          (r->newdoc && comment && starts(s, "# newdoc")));
             if (split) {
                 colio_unread(&r->L);
+                return CRFP_OK;
+            }
+            /* A long document goes on in the next batch. */
+            if (r->nsents > 0 && r->batch_bytes > 0 &&
+                colio_off(&r->L) >= (size_t)r->batch_bytes) {
+                colio_unread(&r->L);
+                r->continued = 1;
                 return CRFP_OK;
             }
             if ((st = open_sentence(r)) != CRFP_OK)
@@ -372,10 +393,10 @@ static char *comment_value(const char *comments, const char *key)
 
 static crfp_status set_fields(reader *r, crfp_doc *doc, crfp_ann *a, size_t field0)
 {
-    crfp_status st = CRFP_OK;
-    for (size_t k = 0; k < NCOL && st == CRFP_OK; k++)
-        st = crfp_ann_set_str(doc, a, colname[k], r->fields[field0 + k]);
-    return st;
+    const char *vals[NCOL];
+    for (size_t k = 0; k < NCOL; k++)
+        vals[k] = r->lines + r->foff[field0 + k];
+    return crfp_ann_set_strs_ref(doc, a, colname, vals, r->flen + field0, NCOL);
 }
 
 static crfp_status build_sentence(reader *r, crfp_doc *doc, crfp_annset *set,
@@ -425,12 +446,35 @@ static crfp_status build_sentence(reader *r, crfp_doc *doc, crfp_annset *set,
 static crfp_status build_doc(reader *r, crfp_doc **out)
 {
     char id[32];
-    r->ndocs++;
+    if (r->part <= 1)
+        r->ndocs++;
     snprintf(id, sizeof id, "d%lu", r->ndocs);
-    crfp_doc *doc = crfp_doc_new(r->docid ? r->docid : id);
+    const char *base = r->docid ? r->docid : id;
+    char *partid = NULL;
+    if (r->part > 1) {
+        size_t n = strlen(base) + 24;
+        if (!(partid = malloc(n)))
+            return oom(r);
+        snprintf(partid, n, "%s.%lu", base, r->part);
+    }
+    crfp_doc *doc = crfp_doc_new(partid ? partid : base);
+    free(partid);
     if (!doc)
         return oom(r);
-    crfp_status st = crfp_doc_set_text(r->host, doc, r->text.s ? r->text.s : "", r->text.len);
+    /* The document keeps the batch's lines; its fields point into them. */
+    char *lines;
+    size_t nlines;
+    crfp_status st = colio_take(&r->L, &lines, &nlines);
+    if (st != CRFP_OK) {
+        crfp_doc_free(doc);
+        return st;
+    }
+    if ((st = crfp_doc_adopt(doc, lines, nlines + 1)) != CRFP_OK) {
+        crfp_doc_free(doc);
+        return oom(r);
+    }
+    r->lines = lines;
+    st = crfp_doc_set_text(r->host, doc, r->text.s ? r->text.s : "", r->text.len);
     if (st != CRFP_OK)
         goto fail;
     if ((st = crfp_doc_meta_set_str(doc, "format", "conllu")) != CRFP_OK ||
@@ -473,20 +517,21 @@ fail:
                              r->L.lineno);
 }
 
-static void reset_doc(reader *r)
+static void reset_doc(reader *r, int whole)
 {
-    for (size_t i = 0; i < r->nfields; i++)
-        free(r->fields[i]);
     for (size_t i = 0; i < r->nsents; i++) {
         free(r->sents[i].before);
         free(r->sents[i].comments);
     }
-    free(r->docid);
-    r->docid = NULL;
+    if (whole) {
+        free(r->docid);
+        r->docid = NULL;
+        r->crlf = r->crlf_known = 0;
+    }
     r->nfields = r->nitems = r->nwords = r->nsents = 0;
     r->text.len = r->header.len = r->blanks.len = r->comments.len = 0;
     r->pos16 = 0;
-    r->crlf = r->final_nl_missing = r->in_sent = r->consumed = 0;
+    r->final_nl_missing = r->in_sent = r->consumed = 0;
 }
 
 static crfp_status r_open(crfp_host *host, const crfp_params *p, crfp_stream *in, void **state)
@@ -500,9 +545,11 @@ static crfp_status r_open(crfp_host *host, const crfp_params *p, crfp_stream *in
     r->L.in = in;
     r->newdoc = crfp_params_bool(p, "newdoc");
     r->max_sent = crfp_params_int(p, "max-sentences");
-    if (r->max_sent < 0) {
+    r->batch_bytes = crfp_params_int(p, "batch-bytes");
+    if (r->max_sent < 0 || r->batch_bytes < 0) {
+        const char *what = r->max_sent < 0 ? "max-sentences" : "batch-bytes";
         free(r);
-        return crfp_error(host, CRFP_EINVAL, "conllu_reader: max-sentences must be >= 0");
+        return crfp_error(host, CRFP_EINVAL, "conllu_reader: %s must be >= 0", what);
     }
     *state = r;
     return CRFP_OK;
@@ -516,13 +563,19 @@ static crfp_status r_next(void *state, crfp_doc **doc)
         return crfp_error(r->host, r->failed, "%s: reader already failed", r->L.in->name);
     if (r->eof)
         return CRFP_OK;
-    reset_doc(r);
+    /* A batch continuing a document keeps its id and line ends. */
+    int cont = r->continued;
+    reset_doc(r, !cont);
+    r->part = cont ? r->part + 1 : 1;
     crfp_status st = read_doc(r);
     /* Input of blank lines only is no document at all (not an empty one,
      * which writers and taggers would have to special-case). */
     if (st == CRFP_OK && r->consumed && (r->nsents || r->header.len))
         st = build_doc(r, doc);
-    reset_doc(r);
+    reset_doc(r, 0);
+    /* a batch that made no document (blank lines only) leaves the buffer */
+    if (!*doc)
+        colio_discard(&r->L);
     r->failed = st;
     return st;
 }
@@ -532,12 +585,13 @@ static void r_close(void *state)
     reader *r = state;
     if (!r)
         return;
-    reset_doc(r);
+    reset_doc(r, 1);
     colio_buf_free(&r->text);
     colio_buf_free(&r->header);
     colio_buf_free(&r->blanks);
     colio_buf_free(&r->comments);
-    free(r->fields);
+    free(r->foff);
+    free(r->flen);
     free(r->items);
     free(r->words);
     free(r->sents);

@@ -5,7 +5,9 @@
  * document with sparse Viterbi (optionally n-best lists and posterior
  * marginals).  Sentences of a document are decoded by a team of threads
  * sharing the model read-only; the document itself is only written by the
- * calling thread, after the team is done.
+ * calling thread, after the team is done.  A pipeline may instead run
+ * several documents (a reader's batches) through it at once (ABI 2.2
+ * process_concurrent), each decoded on one thread.
  */
 #include "config.h"
 
@@ -388,6 +390,24 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             crfp_error(host, st, "%s%s failed: %s", j.fail_what, where, crfp_status_str(st));
         goto out;
     }
+    /* The labels and output names as strings of the document, made once:
+     * every token then refers to them instead of getting copies. */
+    uint32_t Y = crfp_crf_nlabels(tg->crf);
+    const char **dlab = malloc((Y + 1) * sizeof *dlab), **dout = malloc((K + 1) * sizeof *dout);
+    if (!dlab || !dout) {
+        free(dlab);
+        free(dout);
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t y = 0; y < Y && st == CRFP_OK; y++)
+        if (!(dlab[y] = crfp_doc_intern(doc, crfp_crf_label(tg->crf, y))))
+            st = CRFP_ENOMEM;
+    for (size_t k = 0; k <= K && st == CRFP_OK; k++)
+        if (!(dout[k] = crfp_doc_intern(doc, tg->outnames[k])))
+            st = CRFP_ENOMEM;
+    if (st == CRFP_OK && !(dlab[Y] = crfp_doc_intern(doc, "_")))
+        st = CRFP_ENOMEM;
     /* Write the results: features on tokens, spans, provenance. */
     for (size_t s = 0; s < nsent && st == CRFP_OK; s++) {
         size_t beg = j.sbeg[s], n = j.send[s] - beg;
@@ -395,15 +415,14 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             crfp_ann *a = j.toks[beg + t];
             for (size_t k = 0; k < K && st == CRFP_OK; k++) {
                 /* a shorter n-best list repeats its last entry's absence as "_" */
-                const char *lab = k < j.nfound[s]
-                                      ? crfp_crf_label(tg->crf, j.pred[k * j.ntoktotal + beg + t])
-                                      : "_";
-                st = crfp_ann_set_str(doc, a, tg->outnames[k], lab);
+                const char *lab = k < j.nfound[s] ? dlab[j.pred[k * j.ntoktotal + beg + t]]
+                                                  : dlab[Y];
+                st = crfp_ann_set_str_ref(doc, a, dout[k], lab);
             }
             if (st == CRFP_OK && tg->posteriors) {
                 char buf[32];
                 snprintf(buf, sizeof buf, "%.6f", j.prob[beg + t]);
-                st = crfp_ann_set_str(doc, a, tg->outnames[K], buf);
+                st = crfp_ann_set_str(doc, a, dout[K], buf);
             }
         }
         if (st == CRFP_OK && tg->posteriors && sents[s]) {
@@ -433,6 +452,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             st = c.st;
         }
     }
+    free(dlab);
+    free(dout);
     if (st == CRFP_OK)
         st = extend_columns(tg, doc);
     if (st == CRFP_OK) {
@@ -479,6 +500,10 @@ static const crfp_tagger_vtable vtable = {
     .open = tagger_open,
     .process = tagger_process,
     .close = tagger_close,
+    /* process only reads the tagger (model, extractor, names) and writes
+     * its own document; its team job becomes a serial one when the
+     * pipeline already runs documents on the team. */
+    .process_concurrent = tagger_process,
 };
 
 CRFP_PLUGIN_DEFINE(viterbi) = {

@@ -21,12 +21,13 @@ static int failures;
     } while (0)
 
 typedef struct docs {
-    crfp_doc *d[64];
+    crfp_doc *d[256];
     size_t n;
 } docs;
 
-static int read_all(crfp_host *host, const char *plugin, const char *path, const char *pname,
-                    const char *pvalue, docs *out)
+/* kv: NULL, or name, value, name, value, ..., NULL. */
+static int read_all_kv(crfp_host *host, const char *plugin, const char *path,
+                       const char *const *kv, docs *out)
 {
     const crfp_plugin *pl;
     if (crfp_host_load_kind(host, plugin, CRFP_KIND_READER, &pl) != CRFP_OK) {
@@ -34,8 +35,13 @@ static int read_all(crfp_host *host, const char *plugin, const char *path, const
         return -1;
     }
     crfp_params *p = crfp_params_new(pl->desc->params, pl->desc->nparams);
-    if (!p || (pname && crfp_params_set(host, p, "test", pname, pvalue, NULL) != CRFP_OK))
+    if (!p)
         return -1;
+    for (size_t i = 0; kv && kv[i]; i += 2)
+        if (crfp_params_set(host, p, "test", kv[i], kv[i + 1], NULL) != CRFP_OK) {
+            crfp_params_free(p);
+            return -1;
+        }
     crfp_stream in = {fopen(path, "rb"), path};
     if (!in.fp) {
         perror(path);
@@ -57,7 +63,7 @@ static int read_all(crfp_host *host, const char *plugin, const char *path, const
             }
             if (!d)
                 break;
-            if (out->n == 64) {
+            if (out->n == sizeof out->d / sizeof *out->d) {
                 crfp_doc_free(d);
                 rc = -1;
                 break;
@@ -69,6 +75,13 @@ static int read_all(crfp_host *host, const char *plugin, const char *path, const
     fclose(in.fp);
     crfp_params_free(p);
     return rc;
+}
+
+static int read_all(crfp_host *host, const char *plugin, const char *path, const char *pname,
+                    const char *pvalue, docs *out)
+{
+    const char *kv[] = {pname, pvalue, NULL};
+    return read_all_kv(host, plugin, path, pname ? kv : NULL, out);
 }
 
 static void free_docs(docs *ds)
@@ -149,6 +162,27 @@ static void check_conll(crfp_host *host, const char *srcdir)
     CHECK(read_all(host, "conll_reader", path, "max-sentences", "1", &ds) == 0);
     CHECK(ds.n == 5);
     free_docs(&ds);
+
+    /* Batches of at most 1 byte: every sentence of a -DOCSTART- document
+     * after the first continues it in a new document (d1, d1.2, d2, ...),
+     * which keeps the document's columns and has no header of its own. */
+    const char *tiny[] = {"batch-bytes", "1", "columns", "word,pos,chunk,ner", NULL};
+    CHECK(read_all_kv(host, "conll_reader", path, tiny, &ds) == 0);
+    CHECK(ds.n == 5);
+    if (ds.n == 5) {
+        static const char *const ids[] = {"d1", "d1.2", "d2", "d2.2", "d3"};
+        for (size_t i = 0; i < 5; i++) {
+            CHECK(strcmp(crfp_doc_id(ds.d[i]), ids[i]) == 0);
+            CHECK(count_type(ds.d[i], "Sentence") == 1);
+            CHECK(strcmp(crfp_doc_meta_str(ds.d[i], "columns"), "word,pos,chunk,ner") == 0);
+        }
+        CHECK(crfp_doc_meta_str(ds.d[0], "header") != NULL);
+        CHECK(crfp_doc_meta_str(ds.d[1], "header") == NULL);
+        /* the blank lines between the parts end the first one */
+        CHECK(strcmp(crfp_doc_meta_str(ds.d[0], "trailer"), "\n") == 0);
+        CHECK(strcmp(crfp_doc_meta_str(ds.d[2], "trailer"), "\n\n") == 0);
+    }
+    free_docs(&ds);
 }
 
 static void check_conllu(crfp_host *host, const char *srcdir)
@@ -157,7 +191,8 @@ static void check_conllu(crfp_host *host, const char *srcdir)
     snprintf(path, sizeof path, "%s/tests/data/ewt-sample.conllu", srcdir);
     docs ds;
     /* One document for the whole file, to count everything at once. */
-    CHECK(read_all(host, "conllu_reader", path, "newdoc", "false", &ds) == 0);
+    const char *one[] = {"newdoc", "false", "batch-bytes", "0", NULL};
+    CHECK(read_all_kv(host, "conllu_reader", path, one, &ds) == 0);
     CHECK(ds.n == 1);
     if (ds.n != 1)
         return;
@@ -188,6 +223,30 @@ static void check_conllu(crfp_host *host, const char *srcdir)
     if (ds.n > 0)
         CHECK(strcmp(crfp_doc_id(ds.d[0]),
                      "weblog-blogspot.com_nominations_20041117172713_ENG_20041117_172713") == 0);
+    free_docs(&ds);
+
+    /* Batches: a document longer than batch-bytes continues in documents
+     * ID.2, ID.3... cut between sentences; together they hold exactly what
+     * the single document held, and each stays near the batch size. */
+    const char *small[] = {"newdoc", "false", "batch-bytes", "4096", NULL};
+    CHECK(read_all_kv(host, "conllu_reader", path, small, &ds) == 0);
+    CHECK(ds.n > 10);
+    size_t sents = 0;
+    words = 0;
+    for (size_t i = 0; i < ds.n; i++) {
+        sents += count_type(ds.d[i], "Sentence");
+        words += count_type(ds.d[i], "Token");
+        /* the id of the first part is the file's "# newdoc id" */
+        char want[128];
+        snprintf(want, sizeof want, "%s.%zu", crfp_doc_id(ds.d[0]), i + 1);
+        CHECK(i == 0 || strcmp(crfp_doc_id(ds.d[i]), want) == 0);
+        size_t len;
+        crfp_doc_text(ds.d[i], &len);
+        CHECK(len < 4096);
+        /* only the first batch has the file's header, only the last its trailer */
+        CHECK(i == 0 || !crfp_doc_meta_str(ds.d[i], "header"));
+    }
+    CHECK(sents == 49 && words == 1179);
     free_docs(&ds);
 }
 

@@ -6,6 +6,7 @@
 #include "doccheck.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* "a😀b中c": a(1) 😀(4 bytes, 2 UTF-16 units) b(1) 中(3 bytes) c(1). */
@@ -340,6 +341,160 @@ static void test_meta_processors_equal(crfp_host *h)
     crfp_doc_free(d);
 }
 
+/* The reader calls (issue 8): adopted buffers, features by reference,
+ * interned names, reserved room, the memory figure. */
+static void test_borrowed(crfp_host *h)
+{
+    crfp_doc *d = crfp_doc_new("b");
+    char *text = malloc(32);
+    CHECK(d && text);
+    if (!d || !text)
+        return;
+    memcpy(text, "Rockwell said .", 15);
+    CHECK_ST(crfp_doc_set_text_owned(h, d, text, 15), CRFP_OK);
+    CHECK(crfp_doc_text(d, NULL) == text); /* taken, not copied */
+    char *bad = malloc(4);
+    memcpy(bad, "a\xFF" "b", 4);
+    CHECK_ST(crfp_doc_set_text_owned(h, d, bad, 3), CRFP_EUTF8); /* and freed */
+
+    /* a line buffer with its fields NUL-terminated in place */
+    char *line = malloc(32);
+    memcpy(line, "Rockwell\0NNP\0B-NP\0\xC3", 19);
+    CHECK_ST(crfp_doc_adopt(d, line, 32), CRFP_OK);
+    size_t before = crfp_doc_memory(d);
+    crfp_annset *set = crfp_doc_annset(d, "", 1);
+    crfp_ann *t = NULL;
+    CHECK_ST(crfp_annset_add(h, d, set, "Token", 0, 8, &t), CRFP_OK);
+    if (!t)
+        return;
+    CHECK_ST(crfp_ann_reserve(d, t, 4), CRFP_OK);
+    const crfp_feature *room = t->feats;
+    const char *names[] = {"word", "pos", "chunk"};
+    const char *vals[] = {line, line + 9, line + 13};
+    size_t lens[] = {8, 3, 4};
+    CHECK_ST(crfp_ann_set_strs_ref(d, t, names, vals, lens, 3), CRFP_OK);
+    CHECK(t->nfeats == 3 && t->feats == room); /* no new array */
+    CHECK(crfp_ann_str(t, "pos") == line + 9);  /* no copy */
+    CHECK_STR(crfp_ann_str(t, "chunk"), "B-NP");
+    /* feature names are the document's interned copies */
+    const char *iw = crfp_doc_name(d, "word");
+    CHECK(iw && iw == t->feats[0].name && iw == crfp_doc_intern(d, "word"));
+    CHECK(crfp_doc_name(d, "nonesuch") == NULL);
+    CHECK(crfp_ann_get(t, iw) == &t->feats[0].value);
+    /* replacing by reference; a string of the document may be referred to */
+    CHECK_ST(crfp_ann_set_str_ref(d, t, "pos", crfp_doc_intern(d, "NNS")), CRFP_OK);
+    CHECK(t->nfeats == 3);
+    CHECK_STR(crfp_ann_str(t, "pos"), "NNS");
+    CHECK_ST(crfp_ann_set_str_ref(d, t, "predicted", t->feats[2].value.u.s), CRFP_OK);
+    CHECK(t->nfeats == 4 && t->feats == room);
+    /* the checks still apply: a length that is not the string's, bad UTF-8 */
+    crfp_ann *u = NULL;
+    CHECK_ST(crfp_annset_add(h, d, set, "Token", 9, 13, &u), CRFP_OK);
+    size_t wrong[] = {7, 3, 4};
+    CHECK_ST(crfp_ann_set_strs_ref(d, u, names, vals, wrong, 3), CRFP_EINVAL);
+    const char *badv[] = {line + 18};
+    size_t badl[] = {1};
+    line[19] = '\0';
+    CHECK_ST(crfp_ann_set_strs_ref(d, u, names, badv, badl, 1), CRFP_EUTF8);
+    CHECK_ST(crfp_ann_set_str_ref(d, u, "word", line + 18), CRFP_EUTF8);
+    /* a repeated name in one call: the last value, one feature */
+    const char *dupn[] = {"x", "x"}, *dupv[] = {line, line + 9};
+    crfp_ann *w = NULL;
+    CHECK_ST(crfp_annset_add(h, d, set, "Token", 14, 15, &w), CRFP_OK);
+    CHECK_ST(crfp_ann_set_strs_ref(d, w, dupn, dupv, NULL, 2), CRFP_OK);
+    CHECK(w->nfeats == 1);
+    CHECK_STR(crfp_ann_str(w, "x"), "NNP");
+    CHECK(crfp_doc_memory(d) >= before && before >= 32);
+    crfp_doc_free(d); /* frees text and line: valgrind/ASan would tell */
+}
+
+/* Ids and order: no id table while ids increase, one once they do not; the
+ * sorted view of a set whose order broke (spans added after the tokens). */
+static void test_ids_and_order(crfp_host *h)
+{
+    crfp_doc *d = crfp_doc_new("o");
+    CHECK_ST(crfp_doc_set_text(h, d, "a b c d e f g h", 15), CRFP_OK);
+    crfp_annset *toks = crfp_doc_annset(d, "", 1), *ents = crfp_doc_annset(d, "ner", 1);
+    crfp_ann *a[8];
+    for (int i = 0; i < 8; i++)
+        CHECK_ST(crfp_annset_add(h, d, toks, "Token", (size_t)2 * i, (size_t)2 * i + 1, &a[i]),
+                 CRFP_OK);
+    /* another set, ids given out of order, some below the first set's */
+    static const uint64_t ids[] = {100, 50, 75, 20};
+    crfp_ann *e[4];
+    for (int i = 0; i < 4; i++)
+        CHECK_ST(crfp_annset_add_with_id(h, d, ents, ids[i], "E", (size_t)(3 - i) * 4,
+                                         (size_t)(3 - i) * 4 + 1, &e[i]),
+                 CRFP_OK);
+    for (int i = 0; i < 8; i++)
+        CHECK(crfp_doc_find_ann(d, a[i]->id) == a[i]);
+    for (int i = 0; i < 4; i++)
+        CHECK(crfp_doc_find_ann(d, ids[i]) == e[i]);
+    CHECK(crfp_doc_find_ann(d, 60) == NULL);
+    CHECK(crfp_doc_find_ann(d, 1000) == NULL);
+    /* duplicates are refused in either kind of set, below and above next_id */
+    CHECK_ST(crfp_annset_add_with_id(h, d, ents, 50, "E", 0, 1, NULL), CRFP_EINVAL);
+    CHECK_ST(crfp_annset_add_with_id(h, d, toks, a[3]->id, "E", 0, 1, NULL), CRFP_EINVAL);
+    CHECK_ST(crfp_annset_add_with_id(h, d, toks, 75, "E", 0, 1, NULL), CRFP_EINVAL);
+    /* after the table exists, new ids in the unsorted set are found too */
+    CHECK_ST(crfp_annset_add_with_id(h, d, ents, 30, "E", 2, 3, &e[0]), CRFP_OK);
+    CHECK(crfp_doc_find_ann(d, 30) == e[0]);
+
+    /* Spans after the tokens, in a scrambled order: select must give
+     * (start, -end, id) order, as a full sort would. */
+    static const size_t sp[][2] = {{8, 11}, {0, 3}, {4, 15}, {2, 3}, {0, 15}, {12, 13}};
+    for (size_t i = 0; i < 6; i++)
+        CHECK_ST(crfp_annset_add(h, d, toks, "Chunk", sp[i][0], sp[i][1], NULL), CRFP_OK);
+    crfp_ann **all;
+    size_t n;
+    CHECK_ST(crfp_annset_select(toks, NULL, 0, 15, &all, &n), CRFP_OK);
+    CHECK(n == 14);
+    for (size_t i = 1; i < n; i++) {
+        const crfp_ann *p = all[i - 1], *q = all[i];
+        CHECK(p->start < q->start || (p->start == q->start && p->end > q->end) ||
+              (p->start == q->start && p->end == q->end && p->id < q->id));
+    }
+    free(all);
+    CHECK_ST(crfp_annset_select(toks, "Chunk", 0, 11, &all, &n), CRFP_OK);
+    CHECK(n == 3); /* [0,3) [2,3) [8,11) */
+    free(all);
+    /* a set still in document order needs no sorted copy and selects the same */
+    CHECK_ST(crfp_annset_select(crfp_doc_annset(d, "", 0), "Token", 4, 9, &all, &n), CRFP_OK);
+    CHECK(n == 3 && all[0] == a[2] && all[2] == a[4]);
+    free(all);
+    crfp_doc_free(d);
+}
+
+/* A job that asks its own team for a job gets a serial one, not a deadlock. */
+typedef struct nested {
+    crfp_team *t;
+    int inner[4];
+} nested;
+
+static void inner_job(void *arg, int id, int n)
+{
+    int *count = arg;
+    CHECK(id == 0 && n == 1);
+    (*count)++;
+}
+
+static void outer_job(void *arg, int id, int n)
+{
+    nested *j = arg;
+    (void)n;
+    crfp_team_run(j->t, inner_job, &j->inner[id]);
+}
+
+static void test_team_nesting(void)
+{
+    crfp_team *t = NULL;
+    CHECK_ST(crfp_team_new(3, &t), CRFP_OK);
+    nested j = {t, {0, 0, 0, 0}};
+    crfp_team_run(t, outer_job, &j);
+    CHECK(j.inner[0] == 1 && j.inner[1] == 1 && j.inner[2] == 1 && j.inner[3] == 0);
+    crfp_team_free(t);
+}
+
 int main(void)
 {
     crfp_host *h = crfp_host_new();
@@ -352,6 +507,9 @@ int main(void)
     test_annotations(h);
     test_features(h);
     test_meta_processors_equal(h);
+    test_borrowed(h);
+    test_ids_and_order(h);
+    test_team_nesting();
     crfp_host_free(h);
     if (doc_failures)
         fprintf(stderr, "%d check(s) failed\n", doc_failures);

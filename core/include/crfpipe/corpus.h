@@ -2,9 +2,12 @@
  * incremental writer and validation.
  *
  * The reader holds one document in memory at a time (xmlTextReader), so a
- * corpus of any size streams in bounded memory.  The writer emits each
- * document as it is given (xmlTextWriter).  The xml_reader / xml_writer
- * plugins are thin wrappers around these functions.
+ * corpus of any size streams in memory bounded by its largest document
+ * (column readers write long inputs as documents of a bounded size).  The
+ * writer emits each document as it is given, serialised directly in the
+ * layout libxml2's xmlTextWriter produced with indentation (byte for byte)
+ * without a library call per node.  The xml_reader / xml_writer plugins
+ * are thin wrappers around these functions.
  */
 #ifndef CRFPIPE_CORPUS_H
 #define CRFPIPE_CORPUS_H

@@ -171,6 +171,65 @@ const crfp_value *crfp_ann_get(const crfp_ann *ann, const char *name);
 /* The string value of `name`, NULL when absent or not a STRING. */
 const char *crfp_ann_str(const crfp_ann *ann, const char *name);
 
+/* --- building documents cheaply (readers) --------------------------------
+ * A reader producing millions of tokens should pay no heap allocation and
+ * no string copy per token.  These calls let it hand the document its
+ * buffers instead of having them copied.  (Added in 0.2; plugins using them
+ * need this libcrfpipe or later, the plugin ABI is unchanged.) */
+
+/* Like crfp_doc_set_text, but takes ownership of `text`: a malloc'd buffer
+ * of at least len + 1 bytes (text[len] is set to NUL).  The document frees
+ * it; on every error it is freed at once, so the caller never frees it.
+ * Errors as crfp_doc_set_text (recorded in host). */
+crfp_status crfp_doc_set_text_owned(crfp_host *host, crfp_doc *doc, char *text, size_t len);
+
+/* Give `buf` (malloc'd, `size` bytes, used for accounting only) to the
+ * document, which frees it with itself.  NUL-terminated strings inside it
+ * may then be feature values without a copy (crfp_ann_set_str_ref).
+ * CRFP_EINVAL (buf NULL), CRFP_ENOMEM (buf is then freed). */
+crfp_status crfp_doc_adopt(crfp_doc *doc, void *buf, size_t size);
+
+/* The document's interned copy of `name` (the same pointer for equal
+ * strings, valid as long as the document); NULL for a NULL name or on
+ * allocation failure.  Setters given interned names skip a hash lookup. */
+const char *crfp_doc_intern(crfp_doc *doc, const char *name);
+
+/* The document's interned copy of `name` when the document already holds
+ * that name (as an annotation type or a feature or meta name), else NULL.
+ * Read-only: safe on a const document and from several threads.  Feature
+ * names are interned, so a feature called `name` has exactly this pointer
+ * as its name: writers looking up the same features on every token compare
+ * pointers instead of strings. */
+const char *crfp_doc_name(const crfp_doc *doc, const char *name);
+
+/* Set (replace) STRING feature `name` to `s` without copying it: `s` must
+ * stay valid and unchanged as long as the document (inside a buffer given
+ * to crfp_doc_adopt, static storage, or a string of this document).  It is
+ * checked for UTF-8 as crfp_ann_set checks copies.  Errors: CRFP_EINVAL
+ * (NULL name or s), CRFP_EUTF8, CRFP_ENOMEM; no message is recorded. */
+crfp_status crfp_ann_set_str_ref(crfp_doc *doc, crfp_ann *ann, const char *name, const char *s);
+
+/* Set n STRING features at once, names[i] = values[i], without copying the
+ * values (as crfp_ann_set_str_ref, whose rules they follow): what a column
+ * reader does for every token, in one call.  lens[i], when lens is not
+ * NULL, is strlen(values[i]) (values[i][lens[i]] must be NUL), which the
+ * reader knows and which makes the UTF-8 check a word-at-a-time scan.  A
+ * name the annotation already has is replaced, a name repeated in `names`
+ * takes its last value.  Errors as crfp_ann_set_str_ref (CRFP_EINVAL also
+ * for a length that does not end at a NUL); on error the features set so
+ * far stay. */
+crfp_status crfp_ann_set_strs_ref(crfp_doc *doc, crfp_ann *ann, const char *const *names,
+                                  const char *const *values, const size_t *lens, size_t n);
+
+/* Room for `n` features in total on `ann`, so that setting that many
+ * allocates no further (a reader knows how many columns its tokens have).
+ * CRFP_ENOMEM. */
+crfp_status crfp_ann_reserve(crfp_doc *doc, crfp_ann *ann, size_t n);
+
+/* Bytes of memory the document holds (its arena, arrays, text and adopted
+ * buffers), for measurements such as bytes per token. */
+size_t crfp_doc_memory(const crfp_doc *doc);
+
 /* --- comparison --------------------------------------------------------- */
 
 /* Deep equality of two values (lists element-wise).  Floats compare bit for

@@ -31,7 +31,8 @@
  *
  * History: 2.0 descriptor with major/minor and padding, sized vtables,
  * format declarations, trainers on crfp_trainset (trainset.h); 2.1 adds the
- * reader's content probe.
+ * reader's content probe; 2.2 adds the document stages' concurrent
+ * process.
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -48,7 +49,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 1u
+#define CRFP_ABI_MINOR 2u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif
@@ -158,6 +159,20 @@ typedef struct crfp_stage_vtable {
     /* End of stream (may be NULL). */
     crfp_status (*finish)(void *state);
     void (*close)(void *state);
+#if CRFP_ABI_TARGET_MINOR >= 2
+    /* 2.2, optional.  What process does, but callable from several threads
+     * at once, each with its own document: the pipeline then reads the
+     * stream in bounded batches, runs them through the stages in parallel
+     * on the host's team (crfp_host_team) and writes them in input order.
+     * The state is shared by the calls, so they may only read it (or guard
+     * what they change).  A call may use crfp_host_team itself; inside the
+     * pipeline's parallel run that gives it a serial job on its own
+     * thread.  Errors are reported on the host as usual (each thread's
+     * reports are kept apart; the pipeline reports the first document's).
+     * When any document stage of a pipeline lacks it, documents go through
+     * the stages one at a time, in order. */
+    crfp_status (*process_concurrent)(void *state, crfp_doc *doc);
+#endif
 } crfp_stage_vtable;
 typedef crfp_stage_vtable crfp_tokenizer_vtable;
 typedef crfp_stage_vtable crfp_tagger_vtable;

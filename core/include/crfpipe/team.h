@@ -34,8 +34,10 @@ int crfp_team_size(const crfp_team *t);
 
 /* Run fn on every member and return when all have finished.  A NULL team
  * runs fn(arg, 0, 1) on the caller.  Calls from several threads are
- * serialised; a job must not itself call crfp_team_run on the same team
- * (it would deadlock): jobs are leaves. */
+ * serialised.  A job that itself calls crfp_team_run on the same team (a
+ * stage that parallelises its own work, run by a pipeline that already
+ * spreads documents over the team) gets fn(arg, 0, 1) on its own thread:
+ * the members are busy, and waiting for them would deadlock. */
 void crfp_team_run(crfp_team *t, crfp_team_fn fn, void *arg);
 
 /* Member id's share of [0, n) cut into `parts` contiguous slices on

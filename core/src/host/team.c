@@ -13,6 +13,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* The team whose job the calling thread is running, if any: a job that
+ * asks the same team for another job runs it alone instead of waiting for
+ * members that are busy with the first one (a deadlock).  This is what
+ * lets a stage that parallelises its own work be called from a pipeline
+ * that already runs documents in parallel on the team. */
+static _Thread_local const struct crfp_team *tl_running;
+
 typedef struct member {
     struct crfp_team *t;
     int id;
@@ -47,7 +54,9 @@ static void *member_main(void *p)
         crfp_team_fn fn = t->fn;
         void *arg = t->arg;
         pthread_mutex_unlock(&t->mu);
+        tl_running = t;
         fn(arg, m->id, t->n);
+        tl_running = NULL;
         pthread_mutex_lock(&t->mu);
         if (--t->pending == 0)
             pthread_cond_signal(&t->done);
@@ -121,7 +130,7 @@ int crfp_team_size(const crfp_team *t)
 
 void crfp_team_run(crfp_team *t, crfp_team_fn fn, void *arg)
 {
-    if (!t || t->n == 1) {
+    if (!t || t->n == 1 || tl_running == t) {
         fn(arg, 0, 1);
         return;
     }
@@ -133,7 +142,9 @@ void crfp_team_run(crfp_team *t, crfp_team_fn fn, void *arg)
     t->gen++;
     pthread_cond_broadcast(&t->go);
     pthread_mutex_unlock(&t->mu);
+    tl_running = t;
     fn(arg, 0, t->n);
+    tl_running = NULL;
     pthread_mutex_lock(&t->mu);
     while (t->pending > 0)
         pthread_cond_wait(&t->done, &t->mu);
