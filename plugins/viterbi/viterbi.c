@@ -6,6 +6,18 @@
  * marginals).  Sentences of a document are decoded by a team of threads
  * sharing the model read-only; the document itself is only written by the
  * calling thread, after the team is done.
+ *
+ * The model's template reads token features by column.  By default the
+ * columns are the document's own (crfpipe/tokseq.h: its "columns" metadata,
+ * else the tokens' string features by name), which suits documents read
+ * from the format the model was trained on.  `input-columns` instead lists
+ * the template's columns in order, each either a token feature of the same
+ * name or NAME=FEATURE: "word=string,pos" lets a model trained on CoNLL
+ * columns word and pos tag the output of a tokenizer (feature `string`)
+ * and of a POS tagger (feature `pos`), whatever else the tokens carry.  A
+ * token without the feature reads as a missing cell.  Taggers chain this
+ * way: each writes its label as the feature `output`, which the next
+ * stage's template reads as a column.
  */
 #include "config.h"
 
@@ -27,7 +39,20 @@ static const crfp_param_spec params[] = {
     {"spans", CRFP_PARAM_STRING, "auto",
      "annotation type for chunks of BIO labels (e.g. Chunk, Entity); auto = Chunk when the "
      "labels are BIO, none = no spans"},
+    {"span-feature", CRFP_PARAM_STRING, "label",
+     "feature of each span annotation holding its type (the label without B-/I-)"},
+    {"input-columns", CRFP_PARAM_STRING, NULL,
+     "the template's columns in order, each NAME or NAME=TOKEN_FEATURE (e.g. word=string,pos); "
+     "default: the document's columns"},
 };
+
+/* The template's view of the tokens when input-columns is set. */
+typedef struct colmap {
+    size_t n;
+    char **names;     /* column names the template sees */
+    char **feats;     /* token features they are read from */
+    char *spec;       /* the parameter, for provenance */
+} colmap;
 
 typedef struct tagger {
     crfp_host *host;
@@ -40,6 +65,8 @@ typedef struct tagger {
     char *output;
     char *set;
     char *spantype;   /* NULL: no spans */
+    char *spanfeat;
+    colmap cm;        /* cm.n == 0: the document's columns */
     char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob */
     const char *model_path;
 } tagger;
@@ -63,6 +90,78 @@ typedef struct job {
 } job;
 
 static void tagger_close(void *state);
+
+static void colmap_free(colmap *cm)
+{
+    for (size_t i = 0; i < cm->n; i++) {
+        free(cm->names[i]);
+        free(cm->feats[i]);
+    }
+    free(cm->names);
+    free(cm->feats);
+    free(cm->spec);
+    memset(cm, 0, sizeof *cm);
+}
+
+/* Parse "a,b=c,...": column a from feature a, column b from feature c. */
+static crfp_status colmap_parse(crfp_host *host, colmap *cm, const char *spec)
+{
+    size_t n = 1;
+    for (const char *c = spec; *c; c++)
+        n += *c == ',';
+    cm->names = calloc(n, sizeof *cm->names);
+    cm->feats = calloc(n, sizeof *cm->feats);
+    if (!cm->names || !cm->feats || !(cm->spec = strdup(spec)))
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    for (const char *p = spec;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t nl = eq ? (size_t)(eq - p) : len;
+        const char *f = eq ? eq + 1 : p;
+        size_t fl = eq ? len - nl - 1 : len;
+        if (nl == 0 || fl == 0)
+            return crfp_error(host, CRFP_EINVAL,
+                              "input-columns '%s': empty column or feature name (expected "
+                              "NAME or NAME=FEATURE, separated by commas)",
+                              spec);
+        for (size_t i = 0; i < cm->n; i++)
+            if (strlen(cm->names[i]) == nl && memcmp(cm->names[i], p, nl) == 0)
+                return crfp_error(host, CRFP_EINVAL, "input-columns '%s': column '%.*s' given twice",
+                                  spec, (int)nl, p);
+        if (!(cm->names[cm->n] = strndup(p, nl)) || !(cm->feats[cm->n] = strndup(f, fl)))
+            return crfp_error(host, CRFP_ENOMEM, "out of memory");
+        cm->n++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return CRFP_OK;
+}
+
+/* The token table of toks[0..n) through the column map; cells point into
+ * the document.  *cells is grown as needed (caller frees). */
+static int colmap_fill(const colmap *cm, crfp_ann *const *toks, size_t n, const char ***cells,
+                       size_t *cap, crfp_tokseq *seq)
+{
+    size_t need = n * cm->n + 1;
+    if (need > *cap) {
+        const char **c = realloc(*cells, need * sizeof *c);
+        if (!c)
+            return -1;
+        *cells = c;
+        *cap = need;
+    }
+    const char **c = *cells;
+    for (size_t t = 0; t < n; t++)
+        for (size_t k = 0; k < cm->n; k++)
+            c[t * cm->n + k] = crfp_ann_str(toks[t], cm->feats[k]);
+    seq->ntok = n;
+    seq->ncols = cm->n;
+    seq->colnames = (const char *const *)cm->names;
+    seq->cells = c;
+    return 0;
+}
 
 static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **state)
 {
@@ -121,6 +220,15 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         if ((strcmp(spans, "auto") != 0 || chunked) && !tg->spantype)
             goto nomem;
     }
+    if (!(tg->spanfeat = strdup(crfp_params_str(p, "span-feature"))))
+        goto nomem;
+    if (!*tg->spanfeat) {
+        st = crfp_error(host, CRFP_EINVAL, "span-feature must not be empty");
+        goto fail;
+    }
+    const char *ic = crfp_params_str(p, "input-columns");
+    if (ic && (st = colmap_parse(host, &tg->cm, ic)) != CRFP_OK)
+        goto fail;
     tg->outnames = calloc(tg->nbest + 1, sizeof *tg->outnames);
     if (!tg->outnames)
         goto nomem;
@@ -167,6 +275,9 @@ static void *worker(void *arg)
     crfp_seqbuf *qb = crfp_seqbuf_new();
     crfp_infer *inf = crfp_infer_new(tg->crf);
     uint32_t *ybuf = NULL;
+    const char **cells = NULL;
+    size_t capcells = 0;
+    crfp_tokseq mseq;
     double *scores = malloc(tg->nbest * sizeof *scores), *marg = NULL;
     size_t capT = 0;
     uint32_t Y = crfp_crf_nlabels(tg->crf);
@@ -184,8 +295,13 @@ static void *worker(void *arg)
             j->nfound[s] = 0;
             continue;
         }
-        if (crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq) != CRFP_OK)
+        if (tg->cm.n) {
+            if (colmap_fill(&tg->cm, j->toks + beg, n, &cells, &capcells, &mseq))
+                goto fail;
+            seq = &mseq;
+        } else if (crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq) != CRFP_OK) {
             goto fail;
+        }
         if (tg->fv->extract(tg->ex, seq, obs) != CRFP_OK) {
             /* Its message (e.g. a regex over its limit) is in the host. */
             atomic_store(&j->feat_failed, 1);
@@ -234,6 +350,7 @@ done:
     crfp_seqbuf_free(qb);
     crfp_infer_free(inf);
     free(ybuf);
+    free(cells);
     free(scores);
     free(marg);
     return NULL;
@@ -256,7 +373,7 @@ static void emit_span(void *ud, size_t start, size_t end, const char *type)
     c->st = crfp_annset_add(c->tg->host, c->doc, c->set, c->tg->spantype, c->toks[start]->start,
                             c->toks[end - 1]->end, &a);
     if (c->st == CRFP_OK)
-        c->st = crfp_ann_set_str(c->doc, a, "label", type);
+        c->st = crfp_ann_set_str(c->doc, a, c->tg->spanfeat, type);
 }
 
 /* Append the output columns to the document's column list so column
@@ -401,9 +518,13 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     if (st == CRFP_OK) {
         char nb[32];
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
-        const char *names[] = {"model", "nbest", "posteriors", "output"};
-        const char *values[] = {tg->model_path, nb, tg->posteriors ? "true" : "false", tg->output};
-        st = crfp_annset_add_processor(doc, set, "viterbi", "1.0", names, values, 4);
+        /* What the model learnt (its label) and how it was fed. */
+        const char *label = crfp_crf_meta(tg->crf, "label");
+        const char *names[] = {"model", "nbest", "posteriors", "output", "label", "input-columns"};
+        const char *values[] = {tg->model_path, nb, tg->posteriors ? "true" : "false", tg->output,
+                                label ? label : "", tg->cm.spec};
+        st = crfp_annset_add_processor(doc, set, "viterbi", "1.0", names, values,
+                                       tg->cm.n ? 6 : 5);
     }
     if (st == CRFP_ENOMEM)
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -434,6 +555,8 @@ static void tagger_close(void *state)
     free(tg->output);
     free(tg->set);
     free(tg->spantype);
+    free(tg->spanfeat);
+    colmap_free(&tg->cm);
     free(tg);
 }
 
