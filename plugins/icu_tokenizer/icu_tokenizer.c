@@ -52,12 +52,20 @@
 
 #include "crfpipe/crfpipe.h"
 
-/* URLs (scheme or www.) and e-mail addresses.  A URL stops at white space
- * and does not take trailing punctuation ("see http://x.org/a." ends before
- * the period); the alternatives are tried left to right. */
+/* What word break rules cut but is one token in most conventions:
+ *  - URLs (a scheme or www.), ending before trailing punctuation ("see
+ *    http://x.org/a." ends before the period);
+ *  - e-mail addresses;
+ *  - numbers joined by '-', '/' or ':' (dates, times, phone numbers:
+ *    01/24/2001, 12:30, 555-0100) and dates like 01-Feb-02;
+ *  - emoticons such as :) ;-) :D, when no letter or digit touches them.
+ * Alternatives are tried left to right at each position. */
 #define DEFAULT_KEEP                                                                         \
     "(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\\.)[^\\s<>\"]*[^\\s<>\".,;:!?)\\]}'\\u2019\\u201D]"      \
-    "|[\\p{L}\\p{N}._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}"
+    "|[\\p{L}\\p{N}._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}"                    \
+    "|\\p{Nd}{1,2}-\\p{L}{3}-\\p{Nd}{2,4}"                                                    \
+    "|(?<![\\p{L}\\p{N}])\\p{Nd}+(?:[-/:]\\p{Nd}+)+(?![\\p{L}\\p{N}])"                        \
+    "|(?<![\\p{L}\\p{N}])[:;=][-o^']?[()\\[\\]DPpO3/|*](?![\\p{L}\\p{N}])"
 
 static const crfp_param_spec params[] = {
     {"locale", CRFP_PARAM_STRING, "",
@@ -75,6 +83,8 @@ static const crfp_param_spec params[] = {
     {"keep", CRFP_PARAM_STRING, DEFAULT_KEEP,
      "ICU regular expression whose matches stay one token (default: URLs, e-mail addresses; "
      "\"\" = none)"},
+    {"merge-punctuation", CRFP_PARAM_BOOL, "true",
+     "runs of one punctuation or symbol character (..., --, !!!, **) and of .!? are one token"},
     {"sentences", CRFP_PARAM_BOOL, "true", "add Sentence annotations"},
     {"wrapped", CRFP_PARAM_BOOL, "false",
      "single line breaks are line wrapping, not sentence ends (blank lines still are)"},
@@ -170,7 +180,7 @@ typedef struct tokenizer {
     crfp_host *host;
     char *set;
     char *strfeat, *kindfeat;
-    int sentences, wrapped, abbrev;
+    int sentences, wrapped, abbrev, merge_punct;
     UBreakIterator *wbi, *sbi;
     URegularExpression *keep;
     strset abbr;          /* every abbreviation (ICU's and the file's) */
@@ -428,6 +438,7 @@ static crfp_status tk_open(crfp_host *host, const crfp_params *p, void **state)
     tk->sentences = crfp_params_bool(p, "sentences");
     tk->wrapped = crfp_params_bool(p, "wrapped");
     tk->abbrev = crfp_params_bool(p, "abbreviations");
+    tk->merge_punct = crfp_params_bool(p, "merge-punctuation");
     tk->set = strdup(crfp_params_str(p, "set"));
     tk->strfeat = strdup(crfp_params_str(p, "string-feature"));
     tk->kindfeat = strdup(crfp_params_str(p, "kind-feature"));
@@ -516,6 +527,7 @@ static crfp_status tk_open(crfp_host *host, const crfp_params *p, void **state)
         (st = add_prov(tk, "abbreviation-file", afile)) ||
         (st = add_prov(tk, "clitics", crfp_params_str(p, "clitics"))) ||
         (st = add_prov(tk, "keep", keep)) ||
+        (st = add_prov(tk, "merge-punctuation", tk->merge_punct ? "true" : "false")) ||
         (st = add_prov(tk, "wrapped", tk->wrapped ? "true" : "false")))
         goto fail;
     *state = tk;
@@ -584,17 +596,48 @@ static const char *status_kind(int32_t status, const UChar *u, int32_t s, int32_
 /* Kind of a span kept whole by the keep pattern. */
 static const char *keep_kind(const UChar *u, int32_t s, int32_t e)
 {
-    for (int32_t i = s; i < e; i++)
-        if (u[i] == ':' || (i + 3 < e && u[i] == 'w' && u[i + 1] == 'w' && u[i + 2] == 'w' &&
-                            u[i + 3] == '.'))
+    for (int32_t i = s; i + 2 < e; i++)
+        if (u[i] == ':' && u[i + 1] == '/' && u[i + 2] == '/')
             return "url";
+    if (e - s > 4 && (u[s] == 'w' || u[s] == 'W') && (u[s + 1] == 'w' || u[s + 1] == 'W') &&
+        (u[s + 2] == 'w' || u[s + 2] == 'W') && u[s + 3] == '.')
+        return "url";
     for (int32_t i = s; i < e; i++)
         if (u[i] == '@')
             return "email";
-    return "word";
+    UChar32 c;
+    int32_t i = s;
+    U16_NEXT(u, i, e, c);
+    if (u_isdigit(c))
+        return "number";
+    if (u_isalpha(c))
+        return "word";
+    return "symbol";
 }
 
 /* --- tokenising one document -------------------------------------------------------- */
+
+/* Whether the one-character punctuation or symbol segment u[s..e)
+ * continues the run of the token before it: adjacent, and the run repeats
+ * one character ("...", "--", "**") or is made of . ! ? ("?!"). */
+static int continues_run(const UChar *u, const seg *prev, int32_t s, int32_t e)
+{
+    if (prev->e != s || (strcmp(prev->kind, "punctuation") && strcmp(prev->kind, "symbol")))
+        return 0;
+    UChar32 c;
+    int32_t i = s;
+    U16_NEXT(u, i, e, c);
+    if (i != e)
+        return 0;
+    int same = 1, term = c == '.' || c == '!' || c == '?';
+    for (int32_t k = prev->s; k < prev->e;) {
+        UChar32 x;
+        U16_NEXT(u, k, prev->e, x);
+        same &= x == c;
+        term &= x == '.' || x == '!' || x == '?';
+    }
+    return same || term;
+}
 
 static crfp_status push_tok(tokenizer *tk, size_t *n, int32_t s, int32_t e, const char *kind)
 {
@@ -694,6 +737,12 @@ static crfp_status build_tokens(tokenizer *tk, const UChar *u, int32_t n16, size
         const char *kind = g.kind;
         if (!kind)
             continue;
+        if (tk->merge_punct && n && (!strcmp(kind, "punctuation") || !strcmp(kind, "symbol")) &&
+            continues_run(u, &tk->toks[n - 1], g.s, g.e)) {
+            tk->toks[n - 1].e = g.e;
+            pos = g.e;
+            continue;
+        }
         /* word + "." forming an abbreviation or initialism */
         if (tk->abbrev || tk->abbr.n) {
             if (g.e < n16 && u[g.e] == '.' && strcmp(kind, "word") == 0) {
