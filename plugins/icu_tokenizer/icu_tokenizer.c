@@ -9,8 +9,9 @@
  *   status range (ubrk.h)     kind
  *   UBRK_WORD_NUMBER          number
  *   UBRK_WORD_LETTER          word
- *   UBRK_WORD_KANA            kana
- *   UBRK_WORD_IDEO            ideo
+ *   UBRK_WORD_KANA, _IDEO     kana when written only in hiragana or
+ *                             katakana, else ideo (ICU's Japanese
+ *                             dictionary gives kana words IDEO too)
  *   UBRK_WORD_NONE            emoji, punctuation, symbol or other, from the
  *                             segment's characters (ICU gives them all the
  *                             same status)
@@ -44,6 +45,7 @@
 #include <unicode/uchar.h>
 #include <unicode/uloc.h>
 #include <unicode/uregex.h>
+#include <unicode/uscript.h>
 #include <unicode/ures.h>
 #include <unicode/ustring.h>
 #include <unicode/utf16.h>
@@ -461,7 +463,10 @@ static crfp_status tk_open(crfp_host *host, const crfp_params *p, void **state)
     char lang[ULOC_LANG_CAPACITY];
     err = U_ZERO_ERROR;
     uloc_getLanguage(canon, lang, sizeof lang, &err);
-    if (*canon && (U_FAILURE(err) || !*lang)) {
+    int alpha = *lang != '\0';
+    for (const char *c = lang; *c; c++)
+        alpha &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z');
+    if (*canon && (U_FAILURE(err) || !alpha)) {
         st = crfp_error(host, CRFP_EINVAL, "locale '%s' names no language", locale);
         goto fail;
     }
@@ -580,16 +585,31 @@ static const char *none_kind(const UChar *u, int32_t s, int32_t e)
     return "other";
 }
 
+/* ICU's dictionary segmentation of Japanese gives kana words the IDEO
+ * status too: a segment written only in hiragana or katakana (with the
+ * prolonged sound mark and iteration marks) is "kana", others "ideo". */
+static const char *kana_or_ideo(const UChar *u, int32_t s, int32_t e)
+{
+    for (int32_t i = s; i < e;) {
+        UChar32 c;
+        U16_NEXT(u, i, e, c);
+        UErrorCode err = U_ZERO_ERROR;
+        UScriptCode sc = uscript_getScript(c, &err);
+        if (sc != USCRIPT_HIRAGANA && sc != USCRIPT_KATAKANA && c != 0x30FC && c != 0x309D &&
+            c != 0x309E && c != 0x30FD && c != 0x30FE)
+            return "ideo";
+    }
+    return "kana";
+}
+
 static const char *status_kind(int32_t status, const UChar *u, int32_t s, int32_t e)
 {
     if (status >= UBRK_WORD_NUMBER && status < UBRK_WORD_NUMBER_LIMIT)
         return "number";
     if (status >= UBRK_WORD_LETTER && status < UBRK_WORD_LETTER_LIMIT)
         return "word";
-    if (status >= UBRK_WORD_KANA && status < UBRK_WORD_KANA_LIMIT)
-        return "kana";
-    if (status >= UBRK_WORD_IDEO && status < UBRK_WORD_IDEO_LIMIT)
-        return "ideo";
+    if (status >= UBRK_WORD_KANA && status < UBRK_WORD_IDEO_LIMIT)
+        return kana_or_ideo(u, s, e);
     return none_kind(u, s, e);
 }
 
