@@ -157,9 +157,13 @@ static void on_xml_error(void *ud, xmlErrorPtr e)
     ps->errline = e->line;
 }
 
+/* The line of the node the reader is on (its start tag), else where the
+ * parser is (which runs ahead of the reader). */
 static int line_of(pstate *ps)
 {
-    return xmlTextReaderGetParserLineNumber(ps->xr);
+    xmlNodePtr n = xmlTextReaderCurrentNode(ps->xr);
+    long l = n ? xmlGetLineNo(n) : -1;
+    return l > 0 && l < INT_MAX ? (int)l : xmlTextReaderGetParserLineNumber(ps->xr);
 }
 
 static const char *name_of(pstate *ps)

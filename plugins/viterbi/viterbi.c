@@ -67,6 +67,7 @@ typedef struct tagger {
     char *spantype;   /* NULL: no spans */
     char *spanfeat;
     colmap cm;        /* cm.n == 0: the document's columns */
+    unsigned char *cm_warned;   /* per mapped column: its absence was reported */
     char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob */
     const char *model_path;
 } tagger;
@@ -229,6 +230,8 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     const char *ic = crfp_params_str(p, "input-columns");
     if (ic && (st = colmap_parse(host, &tg->cm, ic)) != CRFP_OK)
         goto fail;
+    if (tg->cm.n && !(tg->cm_warned = calloc(tg->cm.n, 1)))
+        goto nomem;
     tg->outnames = calloc(tg->nbest + 1, sizeof *tg->outnames);
     if (!tg->outnames)
         goto nomem;
@@ -468,6 +471,23 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         st = crfp_error(host, CRFP_EPLUGIN, "decoding failed (out of memory or features error)");
         goto out;
     }
+    /* A mapped feature that no token of the document has is most likely
+     * a misspelt input-columns: say so once (it is not an error, since a
+     * document may legitimately lack it). */
+    for (size_t k = 0; k < tg->cm.n && j.ntoktotal; k++) {
+        if (tg->cm_warned[k])
+            continue;
+        size_t i = 0;
+        while (i < j.ntoktotal && !crfp_ann_get(j.toks[i], tg->cm.feats[k]))
+            i++;
+        if (i == j.ntoktotal) {
+            crfp_log(host, CRFP_LOG_WARN,
+                     "viterbi: document '%s': no token has the feature '%s' that input-columns "
+                     "maps to column '%s' (it reads as missing)",
+                     crfp_doc_id(doc) ? crfp_doc_id(doc) : "", tg->cm.feats[k], tg->cm.names[k]);
+            tg->cm_warned[k] = 1;
+        }
+    }
     /* Write the results: features on tokens, spans, provenance. */
     for (size_t s = 0; s < nsent && st == CRFP_OK; s++) {
         size_t beg = j.sbeg[s], n = j.send[s] - beg;
@@ -557,6 +577,7 @@ static void tagger_close(void *state)
     free(tg->spantype);
     free(tg->spanfeat);
     colmap_free(&tg->cm);
+    free(tg->cm_warned);
     free(tg);
 }
 
