@@ -55,16 +55,17 @@
 #include "crfpipe/crfpipe.h"
 
 /* What word break rules cut but is one token in most conventions:
- *  - URLs (a scheme or www.), ending before trailing punctuation ("see
- *    http://x.org/a." ends before the period);
+ *  - URLs (http, https, ftp, mailto: or www.), ending before trailing
+ *    punctuation ("see http://x.org/a." ends before the period);
  *  - e-mail addresses;
  *  - numbers joined by '-', '/' or ':' (dates, times, phone numbers:
  *    01/24/2001, 12:30, 555-0100) and dates like 01-Feb-02;
  *  - emoticons such as :) ;-) :D, when no letter or digit touches them.
- * Alternatives are tried left to right at each position. */
+ * Each top-level alternative runs as a regex of its own (see keep_open). */
 #define DEFAULT_KEEP                                                                         \
-    "(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\\.)[^\\s<>\"]*[^\\s<>\".,;:!?)\\]}'\\u2019\\u201D]"      \
-    "|[\\p{L}\\p{N}._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}"                    \
+    "(?:(?:[hH][tT][tT][pP][sS]?|[fF][tT][pP])://|mailto:|[wW][wW][wW]\\.)"                    \
+    "[^\\s<>\"]*[^\\s<>\".,;:!?)\\]}'\\u2019\\u201D]"                                        \
+    "|(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}._%+-]++@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}" \
     "|\\p{Nd}{1,2}-\\p{L}{3}-\\p{Nd}{2,4}"                                                    \
     "|(?<![\\p{L}\\p{N}])\\p{Nd}+(?:[-/:]\\p{Nd}+)+(?![\\p{L}\\p{N}])"                        \
     "|(?<![\\p{L}\\p{N}])[:;=][-o^']?[()\\[\\]DPpO3/|*](?![\\p{L}\\p{N}])"
@@ -184,7 +185,8 @@ typedef struct tokenizer {
     char *strfeat, *kindfeat;
     int sentences, wrapped, abbrev, merge_punct;
     UBreakIterator *wbi, *sbi;
-    URegularExpression *keep;
+    URegularExpression **keep;   /* the keep pattern's top-level alternatives */
+    size_t nkeep;
     strset abbr;          /* every abbreviation (ICU's and the file's) */
     strset abbr_file;     /* the file's: this plugin suppresses their breaks */
     clitic *clitics;
@@ -413,6 +415,135 @@ static crfp_status parse_clitics(tokenizer *tk, const char *list)
     return CRFP_OK;
 }
 
+/* Compile the keep pattern as its top-level alternatives, each a regex of
+ * its own: ICU scans quickly for a pattern whose possible first
+ * characters it knows, which an alternation of unrelated patterns
+ * defeats (measured: the default pattern as one regex costs five times
+ * more).  Matches of all of them are merged in keep_find. */
+static crfp_status keep_open(tokenizer *tk, const char *keep)
+{
+    crfp_host *host = tk->host;
+    UChar *u;
+    int32_t n16;
+    crfp_status st = to_utf16(host, "parameter 'keep'", keep, strlen(keep), &u, &n16);
+    if (st != CRFP_OK)
+        return st;
+    /* the whole pattern first: a syntax error is reported at its offset
+     * in what the user wrote */
+    UParseError pe;
+    UErrorCode err = U_ZERO_ERROR;
+    URegularExpression *whole = uregex_open(u, n16, 0, &pe, &err);
+    if (U_FAILURE(err)) {
+        free(u);
+        return crfp_error(host, CRFP_EINVAL,
+                          "parameter 'keep': invalid ICU regular expression at offset %d: %s",
+                          pe.offset, u_errorName(err));
+    }
+    uregex_close(whole);
+    /* split at '|' outside groups, classes, escapes and \Q...\E */
+    int32_t depth = 0, cls = 0, quoted = 0, start = 0;
+    for (int32_t i = 0; i <= n16 && st == CRFP_OK; i++) {
+        if (i < n16) {
+            UChar c = u[i];
+            if (quoted) {
+                if (c == '\\' && i + 1 < n16 && u[i + 1] == 'E')
+                    quoted = 0, i++;
+                continue;
+            }
+            if (c == '\\') {
+                if (i + 1 < n16 && u[i + 1] == 'Q')
+                    quoted = 1;
+                i++;
+                continue;
+            }
+            if (cls) {
+                cls += c == '[' ? 1 : c == ']' ? -1 : 0;
+                continue;
+            }
+            if (c == '[')
+                cls = 1;
+            else if (c == '(')
+                depth++;
+            else if (c == ')')
+                depth--;
+            if (c != '|' || depth > 0)
+                continue;
+        }
+        URegularExpression **nk = realloc(tk->keep, (tk->nkeep + 1) * sizeof *nk);
+        if (!nk) {
+            st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+            break;
+        }
+        tk->keep = nk;
+        err = U_ZERO_ERROR;
+        URegularExpression *rx = uregex_open(u + start, i - start, 0, &pe, &err);
+        if (U_FAILURE(err)) {
+            /* cannot happen for a valid whole; be safe: use the whole */
+            st = crfp_error(host, CRFP_EINVAL, "parameter 'keep': cannot split the pattern: %s",
+                            u_errorName(err));
+            break;
+        }
+        tk->keep[tk->nkeep++] = rx;
+        /* A find scans the document up to its match, so the per-match
+         * limit of template regexes (which match one cell) is scaled up;
+         * a runaway pattern still stops. */
+        size_t tl = crfp_host_limit(host, CRFP_LIMIT_REGEX_TIME);
+        err = U_ZERO_ERROR;
+        if (tl)
+            uregex_setTimeLimit(rx, tl > INT32_MAX / 64 ? INT32_MAX : (int32_t)tl * 64, &err);
+        start = i + 1;
+    }
+    free(u);
+    return st;
+}
+
+static int cmp_keep(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] > y[1] ? -1 : x[1] < y[1];
+}
+
+/* Every match of every keep alternative in u[0..n16), then the earliest
+ * (and at equal starts the longest) of overlapping ones: tk->keeps holds
+ * *n (start, end) pairs, sorted and disjoint. */
+static crfp_status keep_find(tokenizer *tk, const char *docid, const UChar *u, int32_t n16,
+                             size_t *n)
+{
+    size_t k = 0;
+    for (size_t r = 0; r < tk->nkeep; r++) {
+        URegularExpression *rx = tk->keep[r];
+        UErrorCode err = U_ZERO_ERROR;
+        uregex_setText(rx, u, n16, &err);
+        while (U_SUCCESS(err) && uregex_findNext(rx, &err)) {
+            int32_t s = uregex_start(rx, 0, &err), e = uregex_end(rx, 0, &err);
+            if (U_FAILURE(err) || e <= s)
+                continue;
+            if (grow((void **)&tk->keeps, &tk->capkeeps, 2 * k + 2, sizeof *tk->keeps))
+                return crfp_error(tk->host, CRFP_ENOMEM, "out of memory");
+            tk->keeps[2 * k] = s;
+            tk->keeps[2 * k + 1] = e;
+            k++;
+        }
+        if (U_FAILURE(err))
+            return crfp_error(tk->host, CRFP_EPLUGIN, "document '%s': keep pattern failed: %s%s",
+                              docid, u_errorName(err),
+                              err == U_REGEX_TIME_OUT ? " (raise --limit regex-time=N)" : "");
+    }
+    qsort(tk->keeps, k, 2 * sizeof *tk->keeps, cmp_keep);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m && tk->keeps[2 * i] < tk->keeps[2 * m - 1])
+            continue;
+        tk->keeps[2 * m] = tk->keeps[2 * i];
+        tk->keeps[2 * m + 1] = tk->keeps[2 * i + 1];
+        m++;
+    }
+    *n = m;
+    return CRFP_OK;
+}
+
 static crfp_status add_prov(tokenizer *tk, const char *name, const char *value)
 {
     if (!value || tk->np == sizeof tk->pnames / sizeof *tk->pnames)
@@ -506,27 +637,8 @@ static crfp_status tk_open(crfp_host *host, const crfp_params *p, void **state)
         goto fail;
     if ((st = parse_clitics(tk, crfp_params_str(p, "clitics"))) != CRFP_OK)
         goto fail;
-    if (keep && *keep) {
-        UChar *u;
-        int32_t n16;
-        if ((st = to_utf16(host, "parameter 'keep'", keep, strlen(keep), &u, &n16)) != CRFP_OK)
-            goto fail;
-        UParseError pe;
-        err = U_ZERO_ERROR;
-        tk->keep = uregex_open(u, n16, 0, &pe, &err);
-        free(u);
-        if (U_FAILURE(err)) {
-            st = crfp_error(host, CRFP_EINVAL, "parameter 'keep': invalid ICU regular expression "
-                            "at offset %d: %s", pe.offset, u_errorName(err));
-            goto fail;
-        }
-        /* the same time limit as template regexes: a keep pattern runs on
-         * every document */
-        size_t tl = crfp_host_limit(host, CRFP_LIMIT_REGEX_TIME);
-        err = U_ZERO_ERROR;
-        if (tl)
-            uregex_setTimeLimit(tk->keep, tl > INT32_MAX / 64 ? INT32_MAX : (int32_t)tl * 64, &err);
-    }
+    if (keep && *keep && (st = keep_open(tk, keep)) != CRFP_OK)
+        goto fail;
     if ((st = add_prov(tk, "locale", locale)) || (st = add_prov(tk, "icu", U_ICU_VERSION)) ||
         (st = add_prov(tk, "rules", rules)) || (st = add_prov(tk, "sentence-rules", srules)) ||
         (st = add_prov(tk, "abbreviation-file", afile)) ||
@@ -829,24 +941,8 @@ static crfp_status tk_process(void *state, crfp_doc *doc)
     crfp_status st = CRFP_OK;
     /* --- keep matches --- */
     size_t nkeeps = 0;
-    if (tk->keep && n16) {
-        err = U_ZERO_ERROR;
-        uregex_setText(tk->keep, u, n16, &err);
-        while (U_SUCCESS(err) && uregex_findNext(tk->keep, &err)) {
-            int32_t s = uregex_start(tk->keep, 0, &err), e = uregex_end(tk->keep, 0, &err);
-            if (U_FAILURE(err) || e <= s)
-                continue;
-            if (grow((void **)&tk->keeps, &tk->capkeeps, 2 * nkeeps + 2, sizeof *tk->keeps))
-                return crfp_error(host, CRFP_ENOMEM, "out of memory");
-            tk->keeps[2 * nkeeps] = s;
-            tk->keeps[2 * nkeeps + 1] = e;
-            nkeeps++;
-        }
-        if (U_FAILURE(err))
-            return crfp_error(host, CRFP_EPLUGIN, "document '%s': keep pattern failed: %s%s",
-                              docid, u_errorName(err),
-                              err == U_REGEX_TIME_OUT ? " (raise --limit regex-time=N)" : "");
-    }
+    if (tk->nkeep && n16 && (st = keep_find(tk, docid, u, n16, &nkeeps)) != CRFP_OK)
+        return st;
     /* --- word segments --- */
     size_t nsegs = 0;
     err = U_ZERO_ERROR;
@@ -1008,8 +1104,9 @@ static void tk_close(void *state)
         ubrk_close(tk->wbi);
     if (tk->sbi)
         ubrk_close(tk->sbi);
-    if (tk->keep)
-        uregex_close(tk->keep);
+    for (size_t i = 0; i < tk->nkeep; i++)
+        uregex_close(tk->keep[i]);
+    free(tk->keep);
     strset_free(&tk->abbr);
     strset_free(&tk->abbr_file);
     for (size_t i = 0; i < tk->nclitics; i++)
