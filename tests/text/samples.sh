@@ -39,7 +39,7 @@ head_sents "$s/ner/train.conll" 400 >"$s/wnut-small.conll"
 "$CRFPIPE" run "$s/ner/pos-tag.xml" -i "$s/wnut-small.conll" -o "$s/out/wnut-train.xml" ||
     fail "ner/pos-tag.xml"
 all_tokens_have "$s/out/wnut-train.xml" pos
-train --template "$s/ner/ner.tpl" --label ner --model "$s/ner/ner.model" "$s/out/wnut-train.xml"
+train --template "$s/ner/entities.tpl" --label ner --model "$s/ner/ner.model" "$s/out/wnut-train.xml"
 printf '%s\n' "$text" | "$CRFPIPE" run "$s/ner/annotate.xml" >"$s/out/ner.gate.xml" ||
     fail "ner/annotate.xml"
 if command -v xmllint >/dev/null 2>&1; then
