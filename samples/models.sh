@@ -31,7 +31,7 @@ per_line() {
 ewt=$data/ud_english_ewt
 if [ -f "$ewt/en_ewt-ud-train.conllu" ]; then
     say "UPOS tagger on the full EWT train (dev: EWT dev) -> samples/pos/pos.model"
-    "$CRFPIPE" train --template samples/pos/pos.tpl --label upos --dev "$ewt/en_ewt-ud-dev.conllu" \
+    "$CRFPIPE" train --template samples/pos/pos.tpl --label upos --rho1 0.05 --dev "$ewt/en_ewt-ud-dev.conllu" \
         --dev-patience 0 --model samples/pos/pos.model "$ewt/en_ewt-ud-train.conllu"
     say "EWT test, gold tokens"
     "$CRFPIPE" eval --model samples/pos/pos.model "$ewt/en_ewt-ud-test.conllu" | head -3
