@@ -668,6 +668,25 @@ static int is_space_like(UChar32 c)
  * white space (no token). */
 static const char *none_kind(const UChar *u, int32_t s, int32_t e)
 {
+    /* Most segments without a word status are one ASCII space or
+     * punctuation mark (one per token in running text): answered without
+     * the property lookups below. */
+    if (e - s == 1 && u[s] < 0x80) {
+        UChar c = u[s];
+        if (c == ' ' || (c >= '\t' && c <= '\r'))
+            return NULL;
+        if (c < 0x20 || c == 0x7F)
+            return NULL;   /* controls count as space, as is_space_like says */
+        if ((c >= '0' && c <= '9'))
+            return "number";
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+            return "word";
+        /* ASCII symbols (Unicode category S*); the rest is punctuation */
+        return c == '$' || c == '+' || c == '<' || c == '=' || c == '>' || c == '^' ||
+                       c == '`' || c == '|' || c == '~'
+                   ? "symbol"
+                   : "punctuation";
+    }
     int32_t i = s;
     UChar32 first = -1;
     int emoji = 0;
