@@ -78,4 +78,21 @@ sed 's/value="word=string,pos"/value="word=string,,pos"/' "$tmp/chain.xml" >"$tm
 expect_fail "empty column or feature name" "$CRFPIPE" run "$tmp/bad.xml" -i "$tmp/in.txt"
 sed 's/value="word=string,pos"/value="word=string,word"/' "$tmp/chain.xml" >"$tmp/dup.xml"
 expect_fail "column 'word' given twice" "$CRFPIPE" run "$tmp/dup.xml" -i "$tmp/in.txt"
+# label-bias: a large bias for one label makes every token take it; the
+# setting is recorded; a label the model lacks and a model without the
+# constant bigram B are errors
+sed 's|<param name="output" value="pos"/>|<param name="output" value="pos"/><param name="label-bias" value="JJ:50"/>|' \
+    "$tmp/chain.xml" >"$tmp/bias.xml"
+"$CRFPIPE" run "$tmp/bias.xml" -i "$tmp/in.txt" -o "$tmp/bias.out" || fail "label-bias run"
+[ "$(grep -c '<f name="pos">JJ</f>' "$tmp/bias.out")" -eq 14 ] || fail "label-bias JJ:50 did not win everywhere"
+grep -q '<param name="label-bias" value="JJ:50"/>' "$tmp/bias.out" || fail "label-bias provenance"
+sed 's|value="JJ:50"|value="XX:1"|' "$tmp/bias.xml" >"$tmp/bias2.xml"
+expect_fail "has no label 'XX'" "$CRFPIPE" run "$tmp/bias2.xml" -i "$tmp/in.txt"
+sed 's|value="JJ:50"|value="JJ"|' "$tmp/bias.xml" >"$tmp/bias3.xml"
+expect_fail "expected LABEL:VALUE" "$CRFPIPE" run "$tmp/bias3.xml" -i "$tmp/in.txt"
+printf 'U00:%%x[0,word]\n' >"$tmp/nob.tpl"
+"$CRFPIPE" --quiet train --template "$tmp/nob.tpl" --columns word,pos,chunk --label pos \
+    --model "$tmp/nob.model" "$tmp/train.txt" || fail "train nob"
+expect_fail "no constant label bigram" "$CRFPIPE" tag --model "$tmp/nob.model" --label-bias DT:1 \
+    --columns word,pos,chunk "$tmp/train.txt"
 finish
