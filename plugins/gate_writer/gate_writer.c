@@ -235,6 +235,12 @@ static void put_flat(gwriter *w, const crfp_value *v)
     puts_(w, "]");
 }
 
+static int str_bad(const char *s)
+{
+    size_t n = strlen(s);
+    return xml_bad(s, n) < n;
+}
+
 /* Strings in a value that XML cannot carry: the first bad one's text. */
 static const char *value_bad(const crfp_value *v)
 {
@@ -435,7 +441,7 @@ static crfp_status check_doc(gwriter *w, const crfp_doc *doc, const char *docid)
     size_t nm;
     const crfp_feature *meta = crfp_doc_meta(doc, &nm);
     for (size_t i = 0; i < nm; i++)
-        if (value_bad(&meta[i].value))
+        if (value_bad(&meta[i].value) || str_bad(meta[i].name))
             return crfp_error(w->host, CRFP_EINVAL,
                               "%s: document '%s': metadata '%s' holds a character XML 1.0 "
                               "cannot carry",
@@ -444,15 +450,25 @@ static crfp_status check_doc(gwriter *w, const crfp_doc *doc, const char *docid)
         crfp_annset *set = crfp_doc_annset_at(doc, s);
         if (!wanted(w, set))
             continue;
+        if (str_bad(crfp_annset_name(set)))
+            return crfp_error(w->host, CRFP_EINVAL,
+                              "%s: document '%s': an annotation set name holds a character XML "
+                              "1.0 cannot carry",
+                              w->out->name, docid);
         for (size_t i = 0; i < crfp_annset_size(set); i++) {
             const crfp_ann *a = crfp_annset_get(set, i);
+            if (str_bad(a->type))
+                return crfp_error(w->host, CRFP_EINVAL,
+                                  "%s: document '%s': annotation %" PRIu64
+                                  " has a type XML 1.0 cannot carry",
+                                  w->out->name, docid, a->id);
             if (a->id > INT32_MAX)
                 return crfp_error(w->host, CRFP_EINVAL,
                                   "%s: document '%s': annotation id %" PRIu64
                                   " is beyond GATE's (a Java int)",
                                   w->out->name, docid, a->id);
             for (size_t f = 0; f < a->nfeats; f++)
-                if (value_bad(&a->feats[f].value))
+                if (value_bad(&a->feats[f].value) || str_bad(a->feats[f].name))
                     return crfp_error(w->host, CRFP_EINVAL,
                                       "%s: document '%s': feature '%s' of %s annotation %" PRIu64
                                       " holds a character XML 1.0 cannot carry",

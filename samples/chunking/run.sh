@@ -17,7 +17,7 @@ c=$data/conll2000
 "$CRFPIPE" train --template samples/chunking/chunking.tpl --columns word,pos,chunk \
     --model samples/chunking/chunking.model "$@" "$c/train.txt"
 # the tagger reads the word as `form`, the column name of samples/pos/pos.tpl
-"$CRFPIPE" train --template samples/pos/pos.tpl --columns form,pos,chunk --label pos \
+"$CRFPIPE" train --template samples/pos/pos.tpl --columns form,pos,chunk --label pos --rho1 0.05 \
     --model samples/chunking/ptb-pos.model "$c/train.txt"
 echo "== chunks, test.txt with its own POS tags"
 "$CRFPIPE" tag --model samples/chunking/chunking.model --columns word,pos,chunk \

@@ -17,7 +17,7 @@ d=$data/conll2002_es
 for f in esp.train esp.testa; do
     awk -f samples/ner/bioes.awk "$d/$f" >"$out/$f.bioes"
 done
-"$CRFPIPE" train --template samples/pos/pos.tpl --columns form,pos,ne --label pos \
+"$CRFPIPE" train --template samples/pos/pos.tpl --columns form,pos,ne --label pos --rho1 0.05 \
     --dev "$d/esp.testa" --dev-patience 0 --model samples/ner/es-pos.model "$d/esp.train"
 "$CRFPIPE" train --template samples/ner/es.tpl --columns word,pos,ne --label ne \
     --dev "$out/esp.testa.bioes" --dev-patience 0 --model samples/ner/es-ner.model \
