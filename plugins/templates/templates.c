@@ -17,6 +17,8 @@
  *   %t[row,col,"re"] / %T   "true"/"false": does the ICU regex match
  *                           anywhere in the cell (%T case-insensitive)
  *   %m[row,col,"re"] / %M   the first match of the regex, "" if none
+ *   %p[row,col,n] / %s[...] the first / last n characters, "" if shorter
+ *   %w[row,col]             the word shape (X x a d, runs collapsed)
  *   %%                      a literal '%'
  * The regex ends at the first '"]'.  A pattern's identifier is its text up
  * to the first ':' before any macro; patterns without one are given

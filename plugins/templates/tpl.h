@@ -18,11 +18,12 @@ enum tpl_piece_kind { TPL_LIT = 0, TPL_CELL = 1 };
 
 typedef struct tpl_piece {
     int kind;
-    char op;              /* CELL: 'x' 'X' 't' 'T' 'm' 'M' */
+    char op;              /* CELL: 'x' 'X' 't' 'T' 'm' 'M' 'p' 's' 'w' */
     int row;              /* CELL: offset from the current token */
     long col;             /* CELL: column index, or -1 when named */
     size_t name;          /* CELL with col < 0: index into tpl.names */
     size_t rx;            /* CELL 't'/'m'/'T'/'M': index into tpl.rx */
+    int len;              /* CELL 'p'/'s': number of characters */
     size_t lit, litlen;   /* LIT: bytes tpl.lits[lit .. lit+litlen) */
 } tpl_piece;
 

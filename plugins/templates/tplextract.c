@@ -10,7 +10,7 @@
  * Values outside the sentence become "_B-k" (k tokens before the start) or
  * "_B+k" (k tokens past the end) for every operation, as in CRF++; a token
  * without the requested feature gives "_NIL" for %x/%X and is matched as
- * the empty string by %t/%T/%m/%M.
+ * the empty string by %t/%T/%m/%M and %p/%s/%w.
  *
  * Each observation is built in the workspace buffer and then pushed.  A
  * sentence reads each cell about as many times as the template has
@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/uchar.h>
 #include <unicode/utext.h>
+#include <unicode/utf8.h>
 #include "crfpipe/alloc.h"
 #include "tpl.h"
 
@@ -440,8 +442,66 @@ static crfp_status stage(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq)
     return CRFP_OK;
 }
 
-/* A piece the steps do not cover: %X, regexes (values outside the sentence
- * are paddings for them too). */
+/* %p / %s: the first / last `len` characters (code points) of s, nothing
+ * when s is shorter, as %m[..,"^.{n}"] and %m[..,".{n}$"] give them but
+ * without a regex. */
+static int affix(tpl_ws *w, size_t *len, const char *s, int n, int suffix)
+{
+    int32_t slen = (int32_t)strlen(s), i;
+    if (!suffix) {
+        i = 0;
+        for (int k = 0; k < n; k++) {
+            if (i >= slen)
+                return 0;
+            U8_FWD_1(s, i, slen);
+        }
+        return append(w, len, s, (size_t)i);
+    }
+    i = slen;
+    for (int k = 0; k < n; k++) {
+        if (i <= 0)
+            return 0;
+        U8_BACK_1((const uint8_t *)s, 0, i);
+    }
+    return append(w, len, s + i, (size_t)(slen - i));
+}
+
+/* %w: the word shape, each character by its class -- X upper case, x lower
+ * case, a other letters, d digits, anything else itself -- with runs of
+ * one class written once: "McDonald's" -> "XxXx'x", "1990s" -> "dx". */
+static int shape(tpl_ws *w, size_t *len, const char *s)
+{
+    int32_t slen = (int32_t)strlen(s), i = 0;
+    UChar32 last = -1;
+    while (i < slen) {
+        int32_t start = i;
+        UChar32 c;
+        U8_NEXT(s, i, slen, c);
+        char cls;
+        if (c < 0)
+            cls = '?';
+        else if (u_isupper(c) || u_istitle(c))
+            cls = 'X';
+        else if (u_islower(c))
+            cls = 'x';
+        else if (u_isalpha(c))
+            cls = 'a';
+        else if (u_isdigit(c))
+            cls = 'd';
+        else
+            cls = 0;
+        UChar32 key = cls ? (UChar32)(unsigned char)cls + 0x110000 : c;
+        if (key == last)
+            continue;
+        last = key;
+        if (cls ? append(w, len, &cls, 1) : append(w, len, s + start, (size_t)(i - start)))
+            return -1;
+    }
+    return 0;
+}
+
+/* A piece the steps do not cover: %X, regexes, affixes, shapes (values
+ * outside the sentence are paddings for them too). */
 static crfp_status slow_piece(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq,
                               const tpl_pattern *pat, const tpl_piece *pc, long tok,
                               size_t *len)
@@ -461,6 +521,10 @@ static crfp_status slow_piece(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *s
             return append(w, len, TPL_NIL, 4) ? CRFP_ENOMEM : CRFP_OK;
         return lowercase(ex, w, len, cell);
     }
+    if (pc->op == 'p' || pc->op == 's')
+        return affix(w, len, cell ? cell : "", pc->len, pc->op == 's') ? CRFP_ENOMEM : CRFP_OK;
+    if (pc->op == 'w')
+        return shape(w, len, cell ? cell : "") ? CRFP_ENOMEM : CRFP_OK;
     return apply_regex(ex, pat, w, len, pc, cell ? cell : "");
 }
 

@@ -259,10 +259,11 @@ static crfp_status parse_macro(builder *b, const char *p, const char *e, const c
 {
     tpl *t = b->t;
     char op = p[1];
-    if (!strchr("xXtTmM", op) || op == '\0') {
-        char msg[96];
+    if (!strchr("xXtTmMpsw", op) || op == '\0') {
+        char msg[128];
         snprintf(msg, sizeof msg,
-                 "unknown macro '%%%c' (expected %%x, %%X, %%t, %%T, %%m, %%M or %%%%)",
+                 "unknown macro '%%%c' (expected %%x, %%X, %%t, %%T, %%m, %%M, %%p, %%s, %%w "
+                 "or %%%%)",
                  op ? op : ' ');
         return perr(b, msg, NULL);
     }
@@ -271,7 +272,8 @@ static crfp_status parse_macro(builder *b, const char *p, const char *e, const c
         snprintf(msg, sizeof msg, "malformed macro: expected '[' after %%%c", op);
         return perr(b, msg, NULL);
     }
-    int wants_rx = op != 'x' && op != 'X';
+    int wants_rx = strchr("tTmM", op) != NULL;
+    int wants_len = op == 'p' || op == 's';
     const char *q = p + 3;
     const char *rs = q;
     while (q < e && *q != ',' && *q != ']')
@@ -337,12 +339,28 @@ static crfp_status parse_macro(builder *b, const char *p, const char *e, const c
                        ce);
     }
     if (*q == ']') {
-        if (wants_rx) {
-            char msg[80];
-            snprintf(msg, sizeof msg, "malformed macro: %%%c needs a quoted regular expression",
-                     op);
+        if (wants_rx || wants_len) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "malformed macro: %%%c needs %s", op,
+                     wants_rx ? "a quoted regular expression" : "a length, e.g. [0,word,3]");
             return perr(b, msg, NULL);
         }
+        q++;
+    } else if (wants_len) {
+        /* %p / %s: a number of characters, 1 to 64 */
+        const char *ls = ++q;
+        while (q < e && *q != ']')
+            q++;
+        if (q == e)
+            return perr(b, "malformed macro: missing ']' after the length", NULL);
+        const char *le = q, *l1 = ls;
+        trim(&l1, &le);
+        long n;
+        if ((st = parse_int(b, l1, le, "length", &n)))
+            return st;
+        if (n < 1 || n > 64)
+            return bad_arg(b, "malformed macro: length '%.*s' is not between 1 and 64", l1, le);
+        pc.len = (int)n;
         q++;
     } else {
         if (!wants_rx) {

@@ -8,6 +8,26 @@
  * calling thread, after the team is done.  A pipeline may instead run
  * several documents (a reader's batches) through it at once (ABI 2.2
  * process_concurrent), each decoded on one thread.
+ *
+ * The model's template reads token features by column.  By default the
+ * columns are the document's own (crfpipe/tokseq.h: its "columns" metadata,
+ * else the tokens' string features by name), which suits documents read
+ * from the format the model was trained on.  `input-columns` instead lists
+ * the template's columns in order, each either a token feature of the same
+ * name or NAME=FEATURE: "word=string,pos" lets a model trained on CoNLL
+ * columns word and pos tag the output of a tokenizer (feature `string`)
+ * and of a POS tagger (feature `pos`), whatever else the tokens carry.  A
+ * token without the feature reads as a missing cell.  Taggers chain this
+ * way: each writes its label as the feature `output`, which the next
+ * stage's template reads as a column.
+ *
+ * `label-bias` shifts the score of chosen labels by a constant at every
+ * position: a trade of precision against recall (an entity tagger that
+ * finds few but sure entities gains F1 from a negative bias on O), tuned
+ * on development data.  It is applied to the model's weights once, at
+ * load: adding d to λ(y', y) of the constant bigram observation `B` for
+ * every previous label y' (start included) adds d to y's score at every
+ * token, whatever the labels around it.
  */
 #include "config.h"
 
@@ -29,7 +49,23 @@ static const crfp_param_spec params[] = {
     {"spans", CRFP_PARAM_STRING, "auto",
      "annotation type for chunks of BIO labels (e.g. Chunk, Entity); auto = Chunk when the "
      "labels are BIO, none = no spans"},
+    {"span-feature", CRFP_PARAM_STRING, "label",
+     "feature of each span annotation holding its type (the label without B-/I-)"},
+    {"label-bias", CRFP_PARAM_STRING, NULL,
+     "LABEL:VALUE,... added to the score of LABEL at every token (e.g. O:-1 favours "
+     "entities); needs the template's constant bigram pattern B"},
+    {"input-columns", CRFP_PARAM_STRING, NULL,
+     "the template's columns in order, each NAME or NAME=TOKEN_FEATURE (e.g. word=string,pos); "
+     "default: the document's columns"},
 };
+
+/* The template's view of the tokens when input-columns is set. */
+typedef struct colmap {
+    size_t n;
+    char **names;     /* column names the template sees */
+    char **feats;     /* token features they are read from */
+    char *spec;       /* the parameter, for provenance */
+} colmap;
 
 typedef struct tagger {
     crfp_host *host;
@@ -42,6 +78,10 @@ typedef struct tagger {
     char *output;
     char *set;
     char *spantype;   /* NULL: no spans */
+    char *spanfeat;
+    char *bias_spec;  /* label-bias, for provenance */
+    colmap cm;        /* cm.n == 0: the document's columns */
+    unsigned char *cm_warned;   /* per mapped column: its absence was reported */
     char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob */
     const char *model_path;
 } tagger;
@@ -83,6 +123,125 @@ static void record_failure(job *j, crfp_status st, const char *what, size_t sent
 
 static void tagger_close(void *state);
 
+/* Apply "LABEL:VALUE,..." to the weights of the constant bigram
+ * observation "B" (see the top of the file). */
+static crfp_status apply_bias(crfp_host *host, crfp_crf *crf, const char *spec, const char *model)
+{
+    int64_t obs = crfp_crf_obs_id(crf, "B", 1);
+    uint64_t blk = obs >= 0 ? crfp_crf_bblock(crf, (uint32_t)obs) : CRFP_NO_BLOCK;
+    if (blk == CRFP_NO_BLOCK)
+        return crfp_error(host, CRFP_EINVAL,
+                          "label-bias: the model %s has no constant label bigram (a bare 'B' "
+                          "line in its template), which the bias is added to",
+                          model);
+    uint32_t Y = crfp_crf_nlabels(crf);
+    double *w = crfp_crf_weights(crf) + blk;
+    for (const char *p = spec; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *colon = NULL;
+        for (size_t i = len; i > 0; i--)
+            if (p[i - 1] == ':') {
+                colon = p + i - 1;
+                break;
+            }
+        char label[256], num[64];
+        if (!colon || colon == p || (size_t)(colon - p) >= sizeof label ||
+            len - (size_t)(colon - p) - 1 >= sizeof num || len - (size_t)(colon - p) - 1 == 0)
+            return crfp_error(host, CRFP_EINVAL,
+                              "label-bias '%s': expected LABEL:VALUE items separated by commas",
+                              spec);
+        memcpy(label, p, (size_t)(colon - p));
+        label[colon - p] = '\0';
+        memcpy(num, colon + 1, len - (size_t)(colon - p) - 1);
+        num[len - (size_t)(colon - p) - 1] = '\0';
+        char *end;
+        double d = strtod(num, &end);
+        if (*end || !isfinite(d))
+            return crfp_error(host, CRFP_EINVAL, "label-bias '%s': '%s' is not a number", spec, num);
+        int64_t y = crfp_crf_label_id(crf, label);
+        if (y < 0)
+            return crfp_error(host, CRFP_EINVAL, "label-bias: the model %s has no label '%s'", model,
+                              label);
+        for (uint32_t prev = 0; prev <= Y; prev++)
+            w[(size_t)prev * Y + (size_t)y] += d;
+        p += len + (comma ? 1 : 0);
+    }
+    return CRFP_OK;
+}
+
+static void colmap_free(colmap *cm)
+{
+    for (size_t i = 0; i < cm->n; i++) {
+        free(cm->names[i]);
+        free(cm->feats[i]);
+    }
+    free(cm->names);
+    free(cm->feats);
+    free(cm->spec);
+    memset(cm, 0, sizeof *cm);
+}
+
+/* Parse "a,b=c,...": column a from feature a, column b from feature c. */
+static crfp_status colmap_parse(crfp_host *host, colmap *cm, const char *spec)
+{
+    size_t n = 1;
+    for (const char *c = spec; *c; c++)
+        n += *c == ',';
+    cm->names = calloc(n, sizeof *cm->names);
+    cm->feats = calloc(n, sizeof *cm->feats);
+    if (!cm->names || !cm->feats || !(cm->spec = strdup(spec)))
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    for (const char *p = spec;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t nl = eq ? (size_t)(eq - p) : len;
+        const char *f = eq ? eq + 1 : p;
+        size_t fl = eq ? len - nl - 1 : len;
+        if (nl == 0 || fl == 0)
+            return crfp_error(host, CRFP_EINVAL,
+                              "input-columns '%s': empty column or feature name (expected "
+                              "NAME or NAME=FEATURE, separated by commas)",
+                              spec);
+        for (size_t i = 0; i < cm->n; i++)
+            if (strlen(cm->names[i]) == nl && memcmp(cm->names[i], p, nl) == 0)
+                return crfp_error(host, CRFP_EINVAL, "input-columns '%s': column '%.*s' given twice",
+                                  spec, (int)nl, p);
+        if (!(cm->names[cm->n] = strndup(p, nl)) || !(cm->feats[cm->n] = strndup(f, fl)))
+            return crfp_error(host, CRFP_ENOMEM, "out of memory");
+        cm->n++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return CRFP_OK;
+}
+
+/* The token table of toks[0..n) through the column map; cells point into
+ * the document.  *cells is grown as needed (caller frees). */
+static int colmap_fill(const colmap *cm, crfp_ann *const *toks, size_t n, const char ***cells,
+                       size_t *cap, crfp_tokseq *seq)
+{
+    size_t need = n * cm->n + 1;
+    if (need > *cap) {
+        const char **c = realloc(*cells, need * sizeof *c);
+        if (!c)
+            return -1;
+        *cells = c;
+        *cap = need;
+    }
+    const char **c = *cells;
+    for (size_t t = 0; t < n; t++)
+        for (size_t k = 0; k < cm->n; k++)
+            c[t * cm->n + k] = crfp_ann_str(toks[t], cm->feats[k]);
+    seq->ntok = n;
+    seq->ncols = cm->n;
+    seq->colnames = (const char *const *)cm->names;
+    seq->cells = c;
+    return 0;
+}
+
 static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **state)
 {
     tagger *tg = calloc(1, sizeof *tg);
@@ -109,6 +268,13 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     const char *cfg = crfp_crf_features_config(tg->crf, &cfglen);
     if ((st = tg->fv->load(host, cfg, cfglen, model, &tg->ex)) != CRFP_OK)
         goto fail;
+    const char *bias = crfp_params_str(p, "label-bias");
+    if (bias && *bias) {
+        if ((st = apply_bias(host, tg->crf, bias, model)) != CRFP_OK)
+            goto fail;
+        if (!(tg->bias_spec = strdup(bias)))
+            goto nomem;
+    }
     int64_t th = crfp_params_int(p, "threads");
     tg->nthreads = th > 0 ? (int)th : crfp_host_threads(host);
     int64_t nb = crfp_params_int(p, "nbest");
@@ -140,6 +306,17 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         if ((strcmp(spans, "auto") != 0 || chunked) && !tg->spantype)
             goto nomem;
     }
+    if (!(tg->spanfeat = strdup(crfp_params_str(p, "span-feature"))))
+        goto nomem;
+    if (!*tg->spanfeat) {
+        st = crfp_error(host, CRFP_EINVAL, "span-feature must not be empty");
+        goto fail;
+    }
+    const char *ic = crfp_params_str(p, "input-columns");
+    if (ic && (st = colmap_parse(host, &tg->cm, ic)) != CRFP_OK)
+        goto fail;
+    if (tg->cm.n && !(tg->cm_warned = calloc(tg->cm.n, 1)))
+        goto nomem;
     tg->outnames = calloc(tg->nbest + 1, sizeof *tg->outnames);
     if (!tg->outnames)
         goto nomem;
@@ -186,6 +363,9 @@ static void *worker(void *arg)
     crfp_seqbuf *qb = crfp_seqbuf_new();
     crfp_infer *inf = crfp_infer_new(tg->crf);
     uint32_t *ybuf = NULL;
+    const char **cells = NULL;
+    size_t capcells = 0;
+    crfp_tokseq mseq;
     double *scores = malloc(tg->nbest * sizeof *scores), *marg = NULL;
     size_t capT = 0;
     uint32_t Y = crfp_crf_nlabels(tg->crf);
@@ -206,7 +386,14 @@ static void *worker(void *arg)
             j->nfound[s] = 0;
             continue;
         }
-        if ((st = crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq)) != CRFP_OK) {
+        if (tg->cm.n) {
+            if (colmap_fill(&tg->cm, j->toks + beg, n, &cells, &capcells, &mseq)) {
+                record_failure(j, CRFP_ENOMEM, "building its token table", s);
+                break;
+            }
+            seq = &mseq;
+        } else if ((st = crfp_sentbuf_fill_tokens(NULL, sb, j->doc, j->toks + beg, n, &seq)) !=
+                   CRFP_OK) {
             record_failure(j, st, "building its token table", s);
             break;
         }
@@ -262,6 +449,7 @@ done:
     crfp_seqbuf_free(qb);
     crfp_infer_free(inf);
     free(ybuf);
+    free(cells);
     free(scores);
     free(marg);
     return NULL;
@@ -284,7 +472,7 @@ static void emit_span(void *ud, size_t start, size_t end, const char *type)
     c->st = crfp_annset_add(c->tg->host, c->doc, c->set, c->tg->spantype, c->toks[start]->start,
                             c->toks[end - 1]->end, &a);
     if (c->st == CRFP_OK)
-        c->st = crfp_ann_set_str(c->doc, a, "label", type);
+        c->st = crfp_ann_set_str(c->doc, a, c->tg->spanfeat, type);
 }
 
 /* Append the output columns to the document's column list so column
@@ -390,6 +578,23 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             crfp_error(host, st, "%s%s failed: %s", j.fail_what, where, crfp_status_str(st));
         goto out;
     }
+    /* A mapped feature that no token of the document has is most likely
+     * a misspelt input-columns: say so once (it is not an error, since a
+     * document may legitimately lack it). */
+    for (size_t k = 0; k < tg->cm.n && j.ntoktotal; k++) {
+        if (tg->cm_warned[k])
+            continue;
+        size_t i = 0;
+        while (i < j.ntoktotal && !crfp_ann_get(j.toks[i], tg->cm.feats[k]))
+            i++;
+        if (i == j.ntoktotal) {
+            crfp_log(host, CRFP_LOG_WARN,
+                     "viterbi: document '%s': no token has the feature '%s' that input-columns "
+                     "maps to column '%s' (it reads as missing)",
+                     crfp_doc_id(doc) ? crfp_doc_id(doc) : "", tg->cm.feats[k], tg->cm.names[k]);
+            tg->cm_warned[k] = 1;
+        }
+    }
     /* The labels and output names as strings of the document, made once:
      * every token then refers to them instead of getting copies. */
     uint32_t Y = crfp_crf_nlabels(tg->crf);
@@ -459,9 +664,21 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     if (st == CRFP_OK) {
         char nb[32];
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
-        const char *names[] = {"model", "nbest", "posteriors", "output"};
-        const char *values[] = {tg->model_path, nb, tg->posteriors ? "true" : "false", tg->output};
-        st = crfp_annset_add_processor(doc, set, "viterbi", "1.0", names, values, 4);
+        /* What the model learnt (its label) and how it was fed. */
+        const char *label = crfp_crf_meta(tg->crf, "label");
+        const char *names[7] = {"model", "nbest", "posteriors", "output", "label"};
+        const char *values[7] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
+                                 tg->output, label ? label : ""};
+        size_t np = 5;
+        if (tg->cm.n) {
+            names[np] = "input-columns";
+            values[np++] = tg->cm.spec;
+        }
+        if (tg->bias_spec) {
+            names[np] = "label-bias";
+            values[np++] = tg->bias_spec;
+        }
+        st = crfp_annset_add_processor(doc, set, "viterbi", "1.0", names, values, np);
     }
     if (st == CRFP_ENOMEM)
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -492,6 +709,10 @@ static void tagger_close(void *state)
     free(tg->output);
     free(tg->set);
     free(tg->spantype);
+    free(tg->spanfeat);
+    free(tg->bias_spec);
+    colmap_free(&tg->cm);
+    free(tg->cm_warned);
     free(tg);
 }
 

@@ -1,4 +1,5 @@
-# Named entities in noisy user text (WNUT-17: two columns, word and BIO label).
+# Named entities in noisy user text from the word alone (WNUT-17: two columns,
+# word and BIO label); entities.tpl adds POS features for the text pipelines.
 U00:%x[-2,0]
 U01:%x[-1,0]
 U02:%x[0,0]
