@@ -139,7 +139,9 @@ struct crfp_trainset {
                                double *g, double *h, double *loss);
 
     /* HESSVEC.  hv (dim, overwritten) = ∇²(Σ_i loss_i)(θ) · v (+ rho2·v when
-     * with_l2). */
+     * with_l2), exact.  v and hv must not alias; frozen parameters (a
+     * chained trainer's mask) read as 0 in v and come out 0 in hv.
+     * Errors: CRFP_ENOMEM (hv then holds garbage). */
     crfp_status (*hessvec)(void *ud, const double *theta, const double *v, int with_l2,
                            double *hv);
 
@@ -151,7 +153,26 @@ struct crfp_trainset {
     crfp_status (*seq_grad_sparse)(crfp_tsws *ws, const double *theta, const size_t *idx,
                                    size_t n, const uint32_t **blocks, size_t *nblocks,
                                    const double **gblk, double *loss);
+
+    /* HESSVEC, optional (NULL, or beyond `size`, in older sets: test with
+     * CRFP_TS_HAS).  Keep, between products at the same θ, what `hessvec`
+     * needs from θ for the first c sequences, so that the products after the
+     * first at an unchanged θ skip their pass over θ for them (the `c`
+     * trade-off of Tsuboi et al. 2011: time against memory).  c = 0 (the
+     * default) keeps nothing, SIZE_MAX every sequence.  The engine keeps
+     * nlabels doubles per token and recognises an unchanged θ by a hash of
+     * its bits, so a trainer may change θ in place without telling it.
+     * Takes effect at the next product.  Errors: none from the engine (a
+     * set may refuse with CRFP_EINVAL). */
+    crfp_status (*hessvec_keep)(void *ud, size_t c);
 };
+
+/* Whether training set `ts` is large enough to hold `member` and has it
+ * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep) are
+ * only read when this holds. */
+#define CRFP_TS_HAS(ts, member)                                                            \
+    ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \
+     (ts)->member != NULL)
 
 /* Fail unless `ts` offers every capability in `needs`: CRFP_EINVAL with a
  * message naming the trainer, what it needs and what the set offers. */

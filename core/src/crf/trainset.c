@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hessvec.h"
 #include "infer.h"
 
 typedef struct engine_ts {
@@ -30,6 +31,9 @@ typedef struct engine_ts {
     int occ_ready;
     size_t *occ_off;           /* nobs + 1 */
     crfp_occ *occ;
+    /* Hessian-vector products, built on the first product */
+    crfp_hessvec *hv;
+    size_t hv_keep;
 } engine_ts;
 
 struct crfp_tsws {
@@ -535,6 +539,33 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
     return st;
 }
 
+/* --- Hessian-vector products ------------------------------------------------ */
+
+static crfp_status ts_hessvec(void *ud, const double *theta, const double *v, int with_l2,
+                              double *hv)
+{
+    engine_ts *e = ud;
+    crfp_status st;
+    if (!e->hv) {
+        if ((st = crfp_hessvec_new(e->crf, e->ds, e->pub.team, e->mask, &e->hv)) != CRFP_OK)
+            return crfp_error(e->host, st, "Hessian-vector product: out of memory");
+        crfp_hessvec_keep(e->hv, e->hv_keep);
+    }
+    if ((st = crfp_hessvec_eval(e->hv, theta, v, with_l2 ? e->pub.rho2 : 0.0, hv)) != CRFP_OK)
+        return crfp_error(e->host, st, "Hessian-vector product: out of memory for %d product "
+                          "buffers of %zu weights", crfp_team_size(e->pub.team), e->pub.dim);
+    return CRFP_OK;
+}
+
+static crfp_status ts_hessvec_keep(void *ud, size_t c)
+{
+    engine_ts *e = ud;
+    e->hv_keep = c;
+    if (e->hv)
+        crfp_hessvec_keep(e->hv, c);
+    return CRFP_OK;
+}
+
 /* --- construction --------------------------------------------------------- */
 
 void crfp_trainset_free(crfp_trainset *ts)
@@ -543,6 +574,7 @@ void crfp_trainset_free(crfp_trainset *ts)
         return;
     engine_ts *e = (engine_ts *)ts;
     crfp_crfobj_free(e->obj);
+    crfp_hessvec_free(e->hv);
     pthread_mutex_destroy(&e->occ_mu);
     free(e->bstart);
     free(e->occ_off);
@@ -594,7 +626,8 @@ crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_d
     }
     crfp_trainset *t = &e->pub;
     t->size = sizeof *t;
-    t->caps = CRFP_TS_BATCH | CRFP_TS_SEQUENCE | CRFP_TS_DECODE | CRFP_TS_BLOCKS;
+    t->caps = CRFP_TS_BATCH | CRFP_TS_SEQUENCE | CRFP_TS_DECODE | CRFP_TS_BLOCKS |
+              CRFP_TS_HESSVEC;
     t->nseq = crfp_dataset_size(ds);
     t->ntok = crfp_dataset_tokens(ds);
     t->dim = crf->nparams;
@@ -616,6 +649,8 @@ crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_d
     t->path_features = ts_path_features;
     t->occurrences = ts_occurrences;
     t->block_stats = ts_block_stats;
+    t->hessvec = ts_hessvec;
+    t->hessvec_keep = ts_hessvec_keep;
     *out = t;
     return CRFP_OK;
 }
