@@ -7,6 +7,9 @@
  *    position, sparse and dense transitions);
  *  - the same products with 1 and 2 threads, with and without the ℓ2 term,
  *    and under a mask (P H P v, checked by brute force too);
+ *  - the approximate diagonal (hessdiag) against the same formula on
+ *    brute-force marginals, and against the exact diagonal where features
+ *    fire once per sequence;
  *  - kept state (hessvec_keep): products after the first at the same θ are
  *    bit-identical to those computed from scratch, and a θ changed in place
  *    is noticed. */
@@ -66,6 +69,53 @@ static void brute_hessian(const crfp_crf *crf, const crfp_seq *s, crfp_trainset 
             H[a * dim + b] -= mean[a] * mean[b];
     free(mean);
     free(F);
+}
+
+/* D (added to) += the approximate diagonal of sequence s from brute-force
+ * marginals: P(1 − P) per position where a weight's feature is listed. */
+static void brute_diag(const crfp_crf *crf, const crfp_seq *s, const double *theta,
+                       const uint64_t *mask, double *D)
+{
+    static enum_ud e;
+    uint32_t Y = crfp_crf_nlabels(crf), T = s->T;
+    e.n = 0;
+    e.T = T;
+    ct_enumerate(crf, s, theta, visit, &e);
+    double mx = -INFINITY, z = 0.0;
+    for (size_t k = 0; k < e.n; k++)
+        mx = fmax(mx, e.score[k]);
+    for (size_t k = 0; k < e.n; k++)
+        z += exp(e.score[k] - mx);
+    /* pair[t][y'][y], y' = Y the start label */
+    double *pair = calloc((size_t)T * (Y + 1) * Y, sizeof *pair);
+    for (size_t k = 0; k < e.n; k++) {
+        double p = exp(e.score[k] - mx) / z;
+        for (uint32_t t = 0; t < T; t++)
+            pair[((size_t)t * (Y + 1) + (t ? e.y[k][t - 1] : Y)) * Y + e.y[k][t]] += p;
+    }
+    for (uint32_t t = 0; t < T; t++) {
+        for (uint32_t c = 0; c < Y; c++) {
+            double pm = 0.0;
+            for (uint32_t r = 0; r <= Y; r++)
+                pm += pair[((size_t)t * (Y + 1) + r) * Y + c];
+            for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
+                uint64_t j = crfp_crf_ublock(crf, s->uobs[a]) + c;
+                if (!mask || ((mask[j >> 6] >> (j & 63)) & 1))
+                    D[j] += pm * (1 - pm);
+            }
+            for (uint32_t r = 0; r <= Y; r++) {
+                if ((r == Y) != (t == 0))
+                    continue;
+                double q = pair[((size_t)t * (Y + 1) + r) * Y + c];
+                for (uint32_t a = s->boff[t]; a < s->boff[t + 1]; a++) {
+                    uint64_t j = crfp_crf_bblock(crf, s->bobs[a]) + (uint64_t)r * Y + c;
+                    if (!mask || ((mask[j >> 6] >> (j & 63)) & 1))
+                        D[j] += q * (1 - q);
+                }
+            }
+        }
+    }
+    free(pair);
 }
 
 static double maxabs(const double *x, size_t n)
@@ -146,6 +196,24 @@ static void tiny(int trial, crfp_team *team2)
             double want = hv[a] + (frozen ? 0.0 : 0.7 * v[a]);
             CHECK(fabs(hv2[a] - want) <= 1e-13 * (1.0 + fabs(want)), "l2 term at %zu", a);
         }
+        /* The approximate diagonal (hessdiag) against brute-force marginals,
+         * with ℓ2 on the free weights, on 1 and 2 threads. */
+        CHECK(CRFP_TS_HAS(ts1, hessdiag), "hessdiag");
+        memset(hv2, 0, dim * sizeof *hv2);
+        for (size_t i = 0; i < N; i++)
+            brute_diag(crf, &seqs[i], thm, mk, hv2);
+        for (int th = 0; th < 2; th++) {
+            crfp_trainset *t = th ? ts2 : ts1;
+            CHECK(t->hessdiag(t->ud, thm, 1, hv) == CRFP_OK, "hessdiag");
+            for (size_t a = 0; a < dim; a++) {
+                int frozen = mk && !((mk[a >> 6] >> (a & 63)) & 1);
+                double want = frozen ? 0.0 : hv2[a] + 0.7;
+                CHECK(fabs(hv[a] - want) <= 1e-12 * (1.0 + fabs(want)),
+                      "diag[%zu] = %.15g, brute force %.15g (%d threads)", a, hv[a], want,
+                      th + 1);
+            }
+        }
+        CHECK(ts1->hessvec(ts1->ud, thm, v, 0, hv) == CRFP_OK, "hessvec");
         /* two threads: the same product up to the order of the sums */
         CHECK(ts2->hessvec(ts2->ud, thm, v, 0, hv2) == CRFP_OK, "hessvec 2 threads");
         for (size_t a = 0; a < dim; a++)
@@ -168,6 +236,46 @@ static void tiny(int trial, crfp_team *team2)
 
 /* Finite differences of the batch gradient along v, on larger problems;
  * the kept state; 1 vs 2 threads. */
+/* Sequences of one token with at most one listing per observation: each
+ * feature fires at most once per sequence, so hessdiag is the exact
+ * diagonal of the brute-force Hessian. */
+static void single_tokens(void)
+{
+    uint32_t Y = 3;
+    crfp_crf *crf = ct_model(Y, 6);
+    ct_weights(crf, 0.2, 0, 1.0);
+    crfp_dataset *ds = crfp_dataset_new();
+    enum { N = 8 };
+    crfp_seq seqs[N];
+    for (int i = 0; i < N; i++) {
+        ct_seq_make(crf, 1, 1, 1, &seqs[i]);
+        CHECK(crfp_dataset_add_ids(NULL, ds, &seqs[i]) == CRFP_OK, "add");
+    }
+    size_t dim = crfp_crf_nparams(crf);
+    const double *theta = crfp_crf_weights_const(crf);
+    crfp_trainset *ts = NULL;
+    CHECK(crfp_trainset_new(NULL, crf, ds, NULL, NULL, 0.0, 0.0, &ts) == CRFP_OK, "ts");
+    if (!ts)
+        return;
+    crfp_tsws *ws;
+    CHECK(ts->ws_new(ts->ud, &ws) == CRFP_OK, "ws");
+    double *H = calloc(dim * dim, sizeof *H), *d = malloc(dim * sizeof *d);
+    for (size_t i = 0; i < N; i++)
+        brute_hessian(crf, &seqs[i], ts, ws, i, theta, H);
+    CHECK(ts->hessdiag(ts->ud, theta, 0, d) == CRFP_OK, "hessdiag");
+    for (size_t a = 0; a < dim; a++)
+        CHECK(fabs(d[a] - H[a * dim + a]) <= 1e-12, "single tokens: diag[%zu] %.15g vs %.15g",
+              a, d[a], H[a * dim + a]);
+    ts->ws_free(ws);
+    crfp_trainset_free(ts);
+    free(H);
+    free(d);
+    for (int i = 0; i < N; i++)
+        ct_seq_free(&seqs[i]);
+    crfp_dataset_free(ds);
+    crfp_crf_free(crf);
+}
+
 static void larger(int trial, crfp_team *team2)
 {
     uint32_t Y = 2 + ct_int(8);
@@ -277,6 +385,7 @@ int main(void)
         tiny(k, team2);
     for (int k = 0; k < 10; k++)
         larger(k, team2);
+    single_tokens();
     crfp_team_free(team2);
     return test_failures ? 1 : 0;
 }

@@ -74,8 +74,8 @@ struct crfp_hessvec {
     int n;
     hvworker *wk;
     size_t keep;          /* c asked for */
-    size_t laid_out;      /* c the kept buffers were laid out for (SIZE_MAX + unset flag below) */
-    int laid;             /* kept buffers laid out */
+    size_t laid_out;      /* c the kept buffers were laid out for, when `laid` */
+    int laid;
     int valid;            /* the kept ψ̂ belong to θ with hash `kept_hash` */
     uint64_t kept_hash;
     int bufs;             /* member product buffers allocated */
@@ -84,6 +84,7 @@ struct crfp_hessvec {
     double *hv;
     double rho2;
     int use_kept;         /* read ψ̂ from the kept state (else compute, and keep) */
+    int diag;             /* the job is the diagonal, not a product */
 };
 
 static inline int masked_out(const uint64_t *mask, uint64_t j)
@@ -316,6 +317,96 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
     return CRFP_OK;
 }
 
+/* d += the approximate Hessian diagonal of sequence s, given its ψ̂: for
+ * each feature, the variance of its indicator summed over the positions
+ * where it fires, P(1 − P) with P the token or pair marginal (the
+ * covariances between positions are left out, as in Sokolovska et al.
+ * 2010; exact for a feature that fires once in the sequence). */
+static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
+                            const double *psih, double *d)
+{
+    const crfp_crf *crf = k->h->crf;
+    const uint32_t Y = crf->Y, T = s->T;
+    const size_t YY = (size_t)Y * Y;
+    if (T == 0 || Y == 0)
+        return CRFP_OK;
+    double *alpha = k->alpha, *beta = k->vec, *nbeta = beta + Y, *gam = nbeta + Y;
+    double *acc = gam + Y, *p = acc + Y;
+    crfp_tview tv;
+    if (crfp_view_get(k->w, s, 0, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+        return CRFP_ENOMEM;
+    for (uint32_t c = 0; c < Y; c++)
+        alpha[c] = psih[c] * tv.sE[c];
+    crfp_view_release(k->w, s, 0);
+    for (uint32_t t = 1; t < T; t++) {
+        if (crfp_view_get(k->w, s, t, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+            return CRFP_ENOMEM;
+        const double *E = dense_E(k, &tv), *ap = alpha + (size_t)(t - 1) * Y;
+        memset(acc, 0, Y * sizeof *acc);
+        for (uint32_t r = 0; r < Y; r++) {
+            const double ar = ap[r], *Er = E + (size_t)r * Y;
+            for (uint32_t c = 0; c < Y; c++)
+                acc[c] += ar * Er[c];
+        }
+        const double *ph = psih + (size_t)t * Y;
+        double *at = alpha + (size_t)t * Y;
+        for (uint32_t c = 0; c < Y; c++)
+            at[c] = ph[c] * acc[c];
+        crfp_view_release(k->w, s, t);
+    }
+    for (uint32_t c = 0; c < Y; c++)
+        beta[c] = 1.0;
+    for (uint32_t t = T; t-- > 0;) {
+        const double *at = alpha + (size_t)t * Y;
+        for (uint32_t c = 0; c < Y; c++) {
+            double q = at[c] * beta[c];
+            p[c] = q * (1.0 - q);
+        }
+        for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
+            double *o = d + crf->ublk[s->uobs[a]];
+            for (uint32_t c = 0; c < Y; c++)
+                o[c] += p[c];
+        }
+        if (t == 0) {
+            for (uint32_t a = s->boff[0]; a < s->boff[1]; a++) {
+                double *o = d + crf->bblk[s->bobs[a]] + YY;
+                for (uint32_t c = 0; c < Y; c++)
+                    o[c] += p[c];
+            }
+            break;
+        }
+        if (crfp_view_get(k->w, s, t, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+            return CRFP_ENOMEM;
+        const double *E = dense_E(k, &tv), *ph = psih + (size_t)t * Y;
+        const double *ap = alpha + (size_t)(t - 1) * Y;
+        for (uint32_t c = 0; c < Y; c++)
+            gam[c] = ph[c] * beta[c];
+        const uint32_t nb = s->boff[t + 1] - s->boff[t];
+        double *out = k->pair;
+        memset(out, 0, YY * sizeof *out);
+        for (uint32_t r = 0; r < Y; r++) {
+            const double ar = ap[r], *Er = E + (size_t)r * Y;
+            double *o = out + (size_t)r * Y, sb = 0.0;
+            for (uint32_t c = 0; c < Y; c++) {
+                const double eg = Er[c] * gam[c], q = ar * eg;
+                sb += eg;
+                o[c] = q * (1.0 - q);
+            }
+            nbeta[r] = sb;
+        }
+        for (uint32_t a = s->boff[t]; nb > 0 && a < s->boff[t + 1]; a++) {
+            double *o = d + crf->bblk[s->bobs[a]];
+            for (size_t j = 0; j < YY; j++)
+                o[j] += out[j];
+        }
+        crfp_view_release(k->w, s, t);
+        double *x = beta;
+        beta = nbeta;
+        nbeta = x;
+    }
+    return CRFP_OK;
+}
+
 /* --- team jobs ----------------------------------------------------------------- */
 
 /* A hash of θ's bits, to tell whether the kept state is still θ's.  Four
@@ -376,7 +467,8 @@ static void job_compute(void *arg, int id, int n)
             }
         }
         if (st == CRFP_OK)
-            st = hv_seq(k, s, h->theta, h->v, psih, hv);
+            st = h->diag ? diag_seq(k, s, h->theta, psih, hv)
+                         : hv_seq(k, s, h->theta, h->v, psih, hv);
         if (st != CRFP_OK) {
             k->st = st;
             return;
@@ -397,7 +489,10 @@ static void job_reduce(void *arg, int id, int n)
         for (size_t j = lo; j < hi; j++)
             hv[j] += p[j];
     }
-    if (h->rho2 != 0.0) {
+    if (h->rho2 != 0.0 && h->diag) {
+        for (size_t j = lo; j < hi; j++)
+            hv[j] += h->rho2;
+    } else if (h->rho2 != 0.0) {
         const double r = h->rho2, *v = h->v;
         for (size_t j = lo; j < hi; j++)
             hv[j] += r * v[j];
@@ -480,6 +575,19 @@ crfp_status crfp_hessvec_new(const crfp_crf *crf, const crfp_dataset *ds, crfp_t
 void crfp_hessvec_keep(crfp_hessvec *h, size_t c)
 {
     h->keep = c;
+    if (h->laid && h->laid_out == c)
+        return;
+    /* Give the old kept state's memory back now rather than at the next
+     * product: a trainer that ends says so with c = 0. */
+    for (int i = 0; i < h->n; i++) {
+        hvworker *k = &h->wk[i];
+        free(k->kept);
+        k->kept = NULL;
+        k->kept_len = 0;
+        k->kept_end = k->s0;
+    }
+    h->laid = 0;
+    h->valid = 0;
 }
 
 /* Lay out the kept state for c = h->keep: member k keeps the sequences of
@@ -508,8 +616,8 @@ static void lay_out(crfp_hessvec *h)
     h->valid = 0;
 }
 
-crfp_status crfp_hessvec_eval(crfp_hessvec *h, const double *theta, const double *v,
-                              double rho2, double *hv)
+static crfp_status run(crfp_hessvec *h, const double *theta, const double *v, double rho2,
+                       double *hv, int diag)
 {
     const size_t P = h->crf->nparams;
     if (P == 0)
@@ -526,6 +634,7 @@ crfp_status crfp_hessvec_eval(crfp_hessvec *h, const double *theta, const double
     h->v = v;
     h->hv = hv;
     h->rho2 = rho2;
+    h->diag = diag;
     uint64_t hash = 0;
     if (h->keep > 0) {
         crfp_team_run(h->team, job_hash, h);
@@ -550,4 +659,15 @@ crfp_status crfp_hessvec_eval(crfp_hessvec *h, const double *theta, const double
     }
     crfp_team_run(h->team, job_reduce, h);
     return CRFP_OK;
+}
+
+crfp_status crfp_hessvec_eval(crfp_hessvec *h, const double *theta, const double *v,
+                              double rho2, double *hv)
+{
+    return run(h, theta, v, rho2, hv, 0);
+}
+
+crfp_status crfp_hessvec_diag(crfp_hessvec *h, const double *theta, double rho2, double *d)
+{
+    return run(h, theta, NULL, rho2, d, 1);
 }

@@ -40,4 +40,13 @@ void crfp_hessvec_keep(crfp_hessvec *h, size_t c);
 crfp_status crfp_hessvec_eval(crfp_hessvec *h, const double *theta, const double *v,
                               double rho2, double *hv);
 
+/* d (nparams, overwritten) = an approximation of the diagonal of
+ * Σ_i ∇² loss_i(θ) + rho2·I: per feature, the variance P(1 − P) of its
+ * indicator at each position where it fires, summed (covariances between
+ * positions left out, as Sokolovska et al. 2010 do; exact for a feature
+ * firing once per sequence), masked entries 0.  For a diagonal
+ * preconditioner.  Uses and fills the kept state like a product.
+ * Errors: CRFP_ENOMEM. */
+crfp_status crfp_hessvec_diag(crfp_hessvec *h, const double *theta, double rho2, double *d);
+
 #endif
