@@ -165,10 +165,19 @@ struct crfp_trainset {
      * Takes effect at the next product.  Errors: none from the engine (a
      * set may refuse with CRFP_EINVAL). */
     crfp_status (*hessvec_keep)(void *ud, size_t c);
+    /* HESSVEC, optional (CRFP_TS_HAS).  d (dim, overwritten) = an
+     * approximation of the diagonal of ∇²(Σ_i loss_i)(θ) (+ rho2 when
+     * with_l2), for diagonal preconditioning: per weight, the variance
+     * P(1 − P) of its feature at each position where it fires, summed over
+     * positions (the covariances between positions are left out, which is
+     * exact for a feature firing once per sequence); frozen weights get 0.
+     * Costs about one product, and shares the state kept by hessvec_keep.
+     * Errors: CRFP_ENOMEM (d then holds garbage). */
+    crfp_status (*hessdiag)(void *ud, const double *theta, int with_l2, double *d);
 };
 
 /* Whether training set `ts` is large enough to hold `member` and has it
- * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep) are
+ * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag) are
  * only read when this holds. */
 #define CRFP_TS_HAS(ts, member)                                                            \
     ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \
