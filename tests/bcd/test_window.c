@@ -179,6 +179,14 @@ static void against_exact(int trial, double *err_sum)
         CHECK(ts->block_stats(ws, theta, b, 40, g, h, &l) == CRFP_OK, "radius 40");
         CHECK(memcmp(g, g0, len * sizeof *g) == 0 && memcmp(h, h0, len * sizeof *h) == 0 &&
                   l == l0, "block %zu: radius 40 differs from radius 0", b);
+        /* the loss alone (g = h = NULL) is the same loss */
+        for (uint32_t R = 0; R < 4; R++) {
+            double la, lb;
+            CHECK(ts->block_stats(ws, theta, b, R, g, h, &la) == CRFP_OK &&
+                      ts->block_stats(ws, theta, b, R, NULL, NULL, &lb) == CRFP_OK,
+                  "loss only");
+            CHECK(la == lb, "block %zu radius %u: loss alone %.17g vs %.17g", b, R, lb, la);
+        }
         for (size_t r = 0; r < sizeof radii / sizeof *radii; r++) {
             CHECK(ts->block_stats(ws, theta, b, radii[r], g, h, &l) == CRFP_OK, "radius");
             double num = 0.0, den = 1e-12;

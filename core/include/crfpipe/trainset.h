@@ -134,7 +134,13 @@ struct crfp_trainset {
      * sequences where b occurs, with forward-backward truncated to `radius`
      * positions on each side of each occurrence (0: the whole sequence,
      * exact).  *loss (may be NULL) receives the loss of those sequences (or
-     * of their windows). */
+     * of their windows).  g and h may both be NULL when only the loss is
+     * wanted (forward passes only, about half the cost).  The engine's
+     * windows: those of occurrences that overlap or touch are merged; at a
+     * window's left edge the previous label is taken uniform (the
+     * transition into the window kept), at its right edge the chain is cut;
+     * the loss is then −log p(gold labels of the window) under that window
+     * model, whose gradient the statistics are. */
     crfp_status (*block_stats)(crfp_tsws *ws, const double *theta, size_t b, uint32_t radius,
                                double *g, double *h, double *loss);
 
@@ -174,10 +180,20 @@ struct crfp_trainset {
      * Costs about one product, and shares the state kept by hessvec_keep.
      * Errors: CRFP_ENOMEM (d then holds garbage). */
     crfp_status (*hessdiag)(void *ud, const double *theta, int with_l2, double *d);
+    /* HESSVEC, optional (CRFP_TS_HAS).  Subsample the products and the
+     * diagonal that follow: each sequence is in the sample with probability
+     * `fraction` (> 0), independently, drawn from a hash of its index and
+     * `seed`, and the loss part is scaled by nseq / (sequences in the
+     * sample), an unbiased estimate of the exact Hessian at a fraction of
+     * its cost (Byrd, Chin, Neveitt & Nocedal 2011).  fraction >= 1 (the
+     * default): every sequence, exact.  The state kept by hessvec_keep is
+     * dropped.  Errors: CRFP_EINVAL (fraction <= 0), CRFP_ENOMEM. */
+    crfp_status (*hessvec_sample)(void *ud, double fraction, uint64_t seed);
 };
 
 /* Whether training set `ts` is large enough to hold `member` and has it
- * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag) are
+ * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag,
+ * hessvec_sample) are
  * only read when this holds. */
 #define CRFP_TS_HAS(ts, member)                                                            \
     ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \

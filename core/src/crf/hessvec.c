@@ -83,6 +83,11 @@ struct crfp_hessvec {
     const double *theta, *v;
     double *hv;
     double rho2;
+    /* subsampled products: sequence i counts when in[i] (NULL: all), the
+     * sum scaled by nseq / nin */
+    unsigned char *in;
+    size_t nin;
+    double scale;
     int use_kept;         /* read ψ̂ from the kept state (else compute, and keep) */
     int diag;             /* the job is the diagonal, not a product */
 };
@@ -453,6 +458,11 @@ static void job_compute(void *arg, int id, int n)
     size_t off = 0;
     for (size_t i = k->s0; i < k->s1; i++) {
         const crfp_seq *s = crfp_dataset_get(h->ds, i);
+        if (h->in && !h->in[i]) {
+            if (i < k->kept_end)
+                off += (size_t)s->T * Y;
+            continue;
+        }
         crfp_status st = reserve(k, s->T);
         const double *psih = k->psih;
         if (st == CRFP_OK) {
@@ -489,6 +499,11 @@ static void job_reduce(void *arg, int id, int n)
         for (size_t j = lo; j < hi; j++)
             hv[j] += p[j];
     }
+    if (h->in) {
+        const double c = h->scale;
+        for (size_t j = lo; j < hi; j++)
+            hv[j] *= c;
+    }
     if (h->rho2 != 0.0 && h->diag) {
         for (size_t j = lo; j < hi; j++)
             hv[j] += h->rho2;
@@ -524,6 +539,7 @@ void crfp_hessvec_free(crfp_hessvec *h)
         free(k->kept);
     }
     free(h->wk);
+    free(h->in);
     free(h);
 }
 
@@ -588,6 +604,34 @@ void crfp_hessvec_keep(crfp_hessvec *h, size_t c)
     }
     h->laid = 0;
     h->valid = 0;
+}
+
+crfp_status crfp_hessvec_sample(crfp_hessvec *h, double fraction, uint64_t seed)
+{
+    const size_t N = crfp_dataset_size(h->ds);
+    free(h->in);
+    h->in = NULL;
+    h->valid = 0; /* sequences newly in the sample have no kept state yet */
+    if (!(fraction < 1.0) || N == 0)
+        return CRFP_OK;
+    if (!(h->in = malloc(N)))
+        return CRFP_ENOMEM;
+    /* Each sequence in with probability `fraction`, from a hash of its index
+     * and the seed (splitmix64), so a sample does not depend on threads. */
+    size_t nin = 0;
+    for (size_t i = 0; i < N; i++) {
+        uint64_t z = seed + (uint64_t)(i + 1) * UINT64_C(0x9e3779b97f4a7c15);
+        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+        z ^= z >> 31;
+        h->in[i] = (double)(z >> 11) * 0x1.0p-53 < fraction;
+        nin += h->in[i];
+    }
+    if (nin == 0) /* a tiny set: keep one sequence rather than none */
+        h->in[seed % N] = 1, nin = 1;
+    h->nin = nin;
+    h->scale = (double)N / (double)nin;
+    return CRFP_OK;
 }
 
 /* Lay out the kept state for c = h->keep: member k keeps the sequences of

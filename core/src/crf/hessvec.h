@@ -34,6 +34,14 @@ void crfp_hessvec_free(crfp_hessvec *h); /* NULL accepted */
  * it per product, decides).  Takes effect at the next product. */
 void crfp_hessvec_keep(crfp_hessvec *h, size_t c);
 
+/* Make the products (and the diagonal) that follow subsampled: each
+ * sequence is in the sample with probability `fraction`, independently,
+ * from a hash of its index and `seed`, and the loss part of the sum is
+ * scaled by nseq / (sequences in the sample), an unbiased estimate of the
+ * full one (Byrd, Chin, Neveitt & Nocedal 2011).  fraction >= 1: every
+ * sequence, exact (the default).  Errors: CRFP_ENOMEM (nseq bytes). */
+crfp_status crfp_hessvec_sample(crfp_hessvec *h, double fraction, uint64_t seed);
+
 /* hv (nparams, overwritten) = (Σ_i ∇² loss_i(θ) + rho2·I) v.  v and hv must
  * not alias.  Errors: CRFP_ENOMEM (buffers or workspaces; hv then holds
  * garbage). */

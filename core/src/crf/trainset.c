@@ -527,7 +527,8 @@ static const double *view_dense(crfp_tsws *ws, const crfp_tview *v)
     return E;
 }
 
-/* Forward-backward on the window [a, z] of s alone, scaled like fwdbwd.c:
+/* Forward-backward (the forward pass alone without `backward`) on the
+ * window [a, z] of s alone, scaled like fwdbwd.c:
  * ws->wal (α), ws->wbe (β) and ws->wps (ψ_t / c_t) hold positions a..z.
  * The boundary approximation:
  *  - left (a > 0): y_{a−1} is taken uniform over the labels, and the
@@ -543,7 +544,7 @@ static const double *view_dense(crfp_tsws *ws, const crfp_tview *v)
  * which is what the statistics accumulate.  The window [0, T − 1] is the
  * exact forward-backward (the caller uses crfp_fb_run for it). */
 static crfp_status window_fb(crfp_tsws *ws, const crfp_seq *s, const double *theta, uint32_t a,
-                             uint32_t z, double *loss)
+                             uint32_t z, int backward, double *loss)
 {
     const crfp_crf *crf = ws->ts->crf;
     const uint32_t Y = crf->Y;
@@ -603,6 +604,9 @@ static crfp_status window_fb(crfp_tsws *ws, const crfp_seq *s, const double *the
         }
         lz += log(sum) + mx;
     }
+    *loss = lz - gold;
+    if (!backward)
+        return CRFP_OK;
     double *bz = ws->wbe + (W - 1) * Y;
     for (uint32_t y = 0; y < Y; y++)
         bz[y] = 1.0;
@@ -623,7 +627,6 @@ static crfp_status window_fb(crfp_tsws *ws, const crfp_seq *s, const double *the
         }
         crfp_view_release(ws->w, s, t);
     }
-    *loss = lz - gold;
     return CRFP_OK;
 }
 
@@ -680,9 +683,13 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
     if (st != CRFP_OK)
         return st;
     size_t len = e->bstart[b + 1] - e->bstart[b];
-    memset(g, 0, len * sizeof *g);
-    memset(h, 0, len * sizeof *h);
-    const int hasb = crf->bblk[b] != CRFP_NO_BLOCK;
+    /* g = h = NULL: the loss alone, from forward passes. */
+    const int stats = g != NULL;
+    if (stats) {
+        memset(g, 0, len * sizeof *g);
+        memset(h, 0, len * sizeof *h);
+    }
+    const int hasb = stats && crf->bblk[b] != CRFP_NO_BLOCK;
     double sum = 0.0;
     crfp_infer_epoch(ws->w);
     if (grow_d(&ws->wtmp, &ws->capwt, 2 * (size_t)Y + YY + Y + 1) ||
@@ -712,11 +719,13 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
                 if (hasb && grow_d(&ws->pair, &ws->cappair, (size_t)s->T * (Y + 1) * Y))
                     return CRFP_ENOMEM;
                 double logz;
-                st = crfp_fb_run(ws->w, s, theta, &logz, 1, NULL, hasb ? ws->pair : NULL, NULL,
-                                 NULL);
+                st = crfp_fb_run(ws->w, s, theta, &logz, stats, NULL, hasb ? ws->pair : NULL,
+                                 NULL, NULL);
                 if (st != CRFP_OK)
                     break;
                 sum += logz - crfp_path_score(crf, s, theta, s->y);
+                if (!stats)
+                    k = k1;
                 for (; k < k1; k++) {
                     uint32_t t = occ[k].pos;
                     const double *al = ws->w->alpha + (size_t)t * Y;
@@ -728,9 +737,11 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
                 }
             } else {
                 double l;
-                if ((st = window_fb(ws, s, theta, a, z, &l)) != CRFP_OK)
+                if ((st = window_fb(ws, s, theta, a, z, stats, &l)) != CRFP_OK)
                     break;
                 sum += l;
+                if (!stats)
+                    k = k1;
                 for (; k < k1 && st == CRFP_OK; k++) {
                     uint32_t t = occ[k].pos;
                     st = window_marg(ws, s, theta, a, t, p, pt);
@@ -784,6 +795,20 @@ static crfp_status ts_hessdiag(void *ud, const double *theta, int with_l2, doubl
     if ((st = crfp_hessvec_diag(e->hv, theta, with_l2 ? e->pub.rho2 : 0.0, d)) != CRFP_OK)
         return crfp_error(e->host, st, "Hessian diagonal: out of memory for %d buffers of %zu "
                           "weights", crfp_team_size(e->pub.team), e->pub.dim);
+    return CRFP_OK;
+}
+
+static crfp_status ts_hessvec_sample(void *ud, double fraction, uint64_t seed)
+{
+    engine_ts *e = ud;
+    crfp_status st;
+    if (!(fraction > 0.0))
+        return crfp_error(e->host, CRFP_EINVAL, "Hessian sample: fraction %g must be > 0",
+                          fraction);
+    if ((st = hv_ready(e)) != CRFP_OK)
+        return st;
+    if ((st = crfp_hessvec_sample(e->hv, fraction, seed)) != CRFP_OK)
+        return crfp_error(e->host, st, "Hessian sample: out of memory");
     return CRFP_OK;
 }
 
@@ -882,6 +907,7 @@ crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_d
     t->hessvec = ts_hessvec;
     t->hessvec_keep = ts_hessvec_keep;
     t->hessdiag = ts_hessdiag;
+    t->hessvec_sample = ts_hessvec_sample;
     *out = t;
     return CRFP_OK;
 }
