@@ -206,8 +206,10 @@ crfp_status crfp_crf_errors(const crfp_crf *crf, const crfp_dataset *ds, const d
 
 /* --- the training set seen by trainers (trainset.h) -------------------------
  * Build the engine's crfp_trainset over a finalized model and a labelled
- * dataset, with every capability but HESSVEC: batch objective on `team`,
- * per-sequence gradients, decoding, block occurrences and statistics.  One
+ * dataset, with every capability: batch objective and exact Hessian-vector
+ * products on `team` (the products' buffers, one weight vector per member
+ * but the first, are allocated on the first product), per-sequence
+ * gradients, decoding, block occurrences and statistics.  One
  * block per observation.  `mask` (may be NULL; nparams bits, bit j of
  * mask[j/64]) freezes the parameters whose bit is 0 at zero: their
  * gradients read as 0 and they appear in no path's features, which is how a

@@ -134,12 +134,20 @@ struct crfp_trainset {
      * sequences where b occurs, with forward-backward truncated to `radius`
      * positions on each side of each occurrence (0: the whole sequence,
      * exact).  *loss (may be NULL) receives the loss of those sequences (or
-     * of their windows). */
+     * of their windows).  g and h may both be NULL when only the loss is
+     * wanted (forward passes only, about half the cost).  The engine's
+     * windows: those of occurrences that overlap or touch are merged; at a
+     * window's left edge the previous label is taken uniform (the
+     * transition into the window kept), at its right edge the chain is cut;
+     * the loss is then −log p(gold labels of the window) under that window
+     * model, whose gradient the statistics are. */
     crfp_status (*block_stats)(crfp_tsws *ws, const double *theta, size_t b, uint32_t radius,
                                double *g, double *h, double *loss);
 
     /* HESSVEC.  hv (dim, overwritten) = ∇²(Σ_i loss_i)(θ) · v (+ rho2·v when
-     * with_l2). */
+     * with_l2), exact.  v and hv must not alias; frozen parameters (a
+     * chained trainer's mask) read as 0 in v and come out 0 in hv.
+     * Errors: CRFP_ENOMEM (hv then holds garbage). */
     crfp_status (*hessvec)(void *ud, const double *theta, const double *v, int with_l2,
                            double *hv);
 
@@ -151,7 +159,45 @@ struct crfp_trainset {
     crfp_status (*seq_grad_sparse)(crfp_tsws *ws, const double *theta, const size_t *idx,
                                    size_t n, const uint32_t **blocks, size_t *nblocks,
                                    const double **gblk, double *loss);
+
+    /* HESSVEC, optional (NULL, or beyond `size`, in older sets: test with
+     * CRFP_TS_HAS).  Keep, between products at the same θ, what `hessvec`
+     * needs from θ for the first c sequences, so that the products after the
+     * first at an unchanged θ skip their pass over θ for them (the `c`
+     * trade-off of Tsuboi et al. 2011: time against memory).  c = 0 (the
+     * default) keeps nothing, SIZE_MAX every sequence.  The engine keeps
+     * nlabels doubles per token and recognises an unchanged θ by a hash of
+     * its bits, so a trainer may change θ in place without telling it.
+     * Takes effect at the next product.  Errors: none from the engine (a
+     * set may refuse with CRFP_EINVAL). */
+    crfp_status (*hessvec_keep)(void *ud, size_t c);
+    /* HESSVEC, optional (CRFP_TS_HAS).  d (dim, overwritten) = an
+     * approximation of the diagonal of ∇²(Σ_i loss_i)(θ) (+ rho2 when
+     * with_l2), for diagonal preconditioning: per weight, the variance
+     * P(1 − P) of its feature at each position where it fires, summed over
+     * positions (the covariances between positions are left out, which is
+     * exact for a feature firing once per sequence); frozen weights get 0.
+     * Costs about one product, and shares the state kept by hessvec_keep.
+     * Errors: CRFP_ENOMEM (d then holds garbage). */
+    crfp_status (*hessdiag)(void *ud, const double *theta, int with_l2, double *d);
+    /* HESSVEC, optional (CRFP_TS_HAS).  Subsample the products and the
+     * diagonal that follow: each sequence is in the sample with probability
+     * `fraction` (> 0), independently, drawn from a hash of its index and
+     * `seed`, and the loss part is scaled by nseq / (sequences in the
+     * sample), an unbiased estimate of the exact Hessian at a fraction of
+     * its cost (Byrd, Chin, Neveitt & Nocedal 2011).  fraction >= 1 (the
+     * default): every sequence, exact.  The state kept by hessvec_keep is
+     * dropped.  Errors: CRFP_EINVAL (fraction <= 0), CRFP_ENOMEM. */
+    crfp_status (*hessvec_sample)(void *ud, double fraction, uint64_t seed);
 };
+
+/* Whether training set `ts` is large enough to hold `member` and has it
+ * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag,
+ * hessvec_sample) are
+ * only read when this holds. */
+#define CRFP_TS_HAS(ts, member)                                                            \
+    ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \
+     (ts)->member != NULL)
 
 /* Fail unless `ts` offers every capability in `needs`: CRFP_EINVAL with a
  * message naming the trainer, what it needs and what the set offers. */

@@ -11,10 +11,12 @@
  * redirected there through crfp_infer.gub/gbb), so a stochastic step costs
  * the size of the sequence, never the size of θ.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hessvec.h"
 #include "infer.h"
 
 typedef struct engine_ts {
@@ -30,6 +32,9 @@ typedef struct engine_ts {
     int occ_ready;
     size_t *occ_off;           /* nobs + 1 */
     crfp_occ *occ;
+    /* Hessian-vector products, built on the first product */
+    crfp_hessvec *hv;
+    size_t hv_keep;
 } engine_ts;
 
 struct crfp_tsws {
@@ -47,6 +52,9 @@ struct crfp_tsws {
     size_t capf;
     double *pair;              /* block statistics: pair marginals */
     size_t cappair;
+    /* windowed block statistics: α, β, ψ/c of a window, scratch, dense E */
+    double *wal, *wbe, *wps, *wtmp, *E;
+    size_t capw, capwb, capwp, capwt, capE;
 };
 
 static inline int masked_out(const engine_ts *e, uint64_t j)
@@ -142,6 +150,11 @@ static void ts_ws_free(crfp_tsws *ws)
     free(ws->fidx);
     free(ws->fval);
     free(ws->pair);
+    free(ws->wal);
+    free(ws->wbe);
+    free(ws->wps);
+    free(ws->wtmp);
+    free(ws->E);
     free(ws);
 }
 
@@ -449,12 +462,214 @@ static int grow_d(double **p, size_t *cap, size_t n)
     return 0;
 }
 
-/* Exact block statistics: for each sequence where b occurs, the block's
- * gradient (expected minus gold counts) and, per weight, the variance of its
- * indicator at each position where it can fire, p(1 − p) summed over
- * positions: the diagonal of the Hessian of log Z without the covariances
- * between positions, which is the curvature blockwise coordinate descent
- * uses (Sokolovska et al. 2010). */
+/* Add one occurrence of block b, at position t of s, to the block's
+ * statistics: p = token marginals at t (Y), pt = pair marginals at t
+ * ((Y+1)·Y, start row last; at t = 0 only the start row is read).  The
+ * gradient gets expected minus gold counts; the curvature, per weight, the
+ * variance of its indicator, p(1 − p): the diagonal of the Hessian of log Z
+ * without the covariances between positions, which is the curvature
+ * blockwise coordinate descent uses (Sokolovska et al. 2010).  An
+ * observation may fire more than once at a position: counts c give c·p and
+ * c²·p(1 − p). */
+static void occ_stats(const engine_ts *e, const crfp_seq *s, uint32_t t, size_t b,
+                      const double *p, const double *pt, double *g, double *h)
+{
+    const crfp_crf *crf = e->crf;
+    const uint32_t Y = crf->Y;
+    const size_t YY = (size_t)Y * Y;
+    const int hasu = crf->ublk[b] != CRFP_NO_BLOCK, hasb = crf->bblk[b] != CRFP_NO_BLOCK;
+    double *gu = g, *hu = h;
+    double *gbk = g + (hasu ? Y : 0), *hbk = h + (hasu ? Y : 0);
+    double cu = 0, cb = 0;
+    for (uint32_t x = s->uoff[t]; x < s->uoff[t + 1]; x++)
+        cu += s->uobs[x] == b;
+    for (uint32_t x = s->boff[t]; x < s->boff[t + 1]; x++)
+        cb += s->bobs[x] == b;
+    if (cu > 0 && hasu) {
+        for (uint32_t y = 0; y < Y; y++) {
+            gu[y] += cu * p[y];
+            hu[y] += cu * cu * p[y] * (1.0 - p[y]);
+        }
+        gu[s->y[t]] -= cu;
+    }
+    if (cb > 0 && hasb) {
+        if (t == 0) {
+            for (uint32_t y = 0; y < Y; y++) {
+                double q = pt[YY + y];
+                gbk[YY + y] += cb * q;
+                hbk[YY + y] += cb * cb * q * (1.0 - q);
+            }
+            gbk[YY + s->y[0]] -= cb;
+        } else {
+            for (size_t j = 0; j < YY; j++) {
+                double q = pt[j];
+                gbk[j] += cb * q;
+                hbk[j] += cb * cb * q * (1.0 - q);
+            }
+            gbk[(size_t)s->y[t - 1] * Y + s->y[t]] -= cb;
+        }
+    }
+}
+
+/* E_t = exp(λ_t) of a view as a dense Y×Y matrix (rows < Y), expanded into
+ * ws->E when the view is sparse. */
+static const double *view_dense(crfp_tsws *ws, const crfp_tview *v)
+{
+    if (v->dense && v->E)
+        return v->E;
+    const uint32_t Y = ws->ts->crf->Y;
+    double *E = ws->E;
+    for (size_t i = 0; i < (size_t)Y * Y; i++)
+        E[i] = 1.0;
+    for (uint32_t c = 0; c < Y; c++)
+        for (uint32_t q = v->colptr[c]; q < v->colptr[c + 1]; q++)
+            E[(size_t)v->row[q] * Y + c] = 1.0 + v->m[q];
+    return E;
+}
+
+/* Forward-backward (the forward pass alone without `backward`) on the
+ * window [a, z] of s alone, scaled like fwdbwd.c:
+ * ws->wal (α), ws->wbe (β) and ws->wps (ψ_t / c_t) hold positions a..z.
+ * The boundary approximation:
+ *  - left (a > 0): y_{a−1} is taken uniform over the labels, and the
+ *    transition into a is kept: α_a(y) ∝ ψ_a(y) Σ_{y'} exp(λ_a(y', y)) / Y,
+ *    the least committed guess when nothing left of the window is looked
+ *    at;
+ *  - right (z < T − 1): the positions after z are left out, β_z = 1.  The
+ *    model has no end-of-sequence potential, so this is exactly the
+ *    distribution of the labels a..z given the observations up to z only.
+ * *loss = −log p_window(gold labels a..z), with y_{a−1} summed out under
+ * the same uniform guess: ≥ 0, and its gradient with respect to the
+ * weights firing inside (a, z] is the window's expected minus gold counts,
+ * which is what the statistics accumulate.  The window [0, T − 1] is the
+ * exact forward-backward (the caller uses crfp_fb_run for it). */
+static crfp_status window_fb(crfp_tsws *ws, const crfp_seq *s, const double *theta, uint32_t a,
+                             uint32_t z, int backward, double *loss)
+{
+    const crfp_crf *crf = ws->ts->crf;
+    const uint32_t Y = crf->Y;
+    const size_t YY = (size_t)Y * Y, W = (size_t)z - a + 1;
+    if (grow_d(&ws->wal, &ws->capw, W * Y) || grow_d(&ws->wbe, &ws->capwb, W * Y) ||
+        grow_d(&ws->wps, &ws->capwp, W * Y))
+        return CRFP_ENOMEM;
+    crfp_tview v;
+    double lz = 0.0, gold = 0.0, *acc = ws->wtmp;
+    for (uint32_t t = a; t <= z; t++) {
+        double *ps = ws->wps + (size_t)(t - a) * Y, *al = ws->wal + (size_t)(t - a) * Y;
+        crfp_unigram(crf, s, t, theta, ps);
+        gold += ps[s->y[t]];
+        double mx = ps[0];
+        for (uint32_t y = 1; y < Y; y++)
+            mx = ps[y] > mx ? ps[y] : mx;
+        for (uint32_t y = 0; y < Y; y++)
+            ps[y] = exp(ps[y] - mx);
+        if (crfp_view_get(ws->w, s, t, theta, CRFP_VIEW_FB, &v) != CRFP_OK)
+            return CRFP_ENOMEM;
+        if (t == 0) {
+            for (uint32_t y = 0; y < Y; y++)
+                acc[y] = v.sE[y];
+            gold += v.L[YY + s->y[0]];
+        } else {
+            const double *E = view_dense(ws, &v);
+            if (t == a) {
+                /* y_{a−1} uniform: the column means of exp(λ_a) */
+                for (uint32_t y = 0; y < Y; y++)
+                    acc[y] = 0.0;
+                for (uint32_t r = 0; r < Y; r++)
+                    for (uint32_t c = 0; c < Y; c++)
+                        acc[c] += E[(size_t)r * Y + c];
+                for (uint32_t y = 0; y < Y; y++)
+                    acc[y] /= Y;
+                gold += log(acc[s->y[t]]);
+            } else {
+                const double *ap = al - Y;
+                for (uint32_t y = 0; y < Y; y++)
+                    acc[y] = 0.0;
+                for (uint32_t r = 0; r < Y; r++) {
+                    const double ar = ap[r], *Er = E + (size_t)r * Y;
+                    for (uint32_t c = 0; c < Y; c++)
+                        acc[c] += ar * Er[c];
+                }
+                gold += v.L[(size_t)s->y[t - 1] * Y + s->y[t]];
+            }
+        }
+        crfp_view_release(ws->w, s, t);
+        double sum = 0.0;
+        for (uint32_t y = 0; y < Y; y++)
+            sum += al[y] = ps[y] * acc[y];
+        const double inv = 1.0 / sum;
+        for (uint32_t y = 0; y < Y; y++) {
+            al[y] *= inv;
+            ps[y] *= inv;
+        }
+        lz += log(sum) + mx;
+    }
+    *loss = lz - gold;
+    if (!backward)
+        return CRFP_OK;
+    double *bz = ws->wbe + (W - 1) * Y;
+    for (uint32_t y = 0; y < Y; y++)
+        bz[y] = 1.0;
+    for (uint32_t t = z; t > a; t--) {
+        const double *bt = ws->wbe + (size_t)(t - a) * Y, *ps = ws->wps + (size_t)(t - a) * Y;
+        double *bp = ws->wbe + (size_t)(t - a - 1) * Y;
+        if (crfp_view_get(ws->w, s, t, theta, CRFP_VIEW_FB, &v) != CRFP_OK)
+            return CRFP_ENOMEM;
+        const double *E = view_dense(ws, &v);
+        for (uint32_t c = 0; c < Y; c++)
+            acc[c] = ps[c] * bt[c];
+        for (uint32_t r = 0; r < Y; r++) {
+            const double *Er = E + (size_t)r * Y;
+            double sum = 0.0;
+            for (uint32_t c = 0; c < Y; c++)
+                sum += Er[c] * acc[c];
+            bp[r] = sum;
+        }
+        crfp_view_release(ws->w, s, t);
+    }
+    return CRFP_OK;
+}
+
+/* Token and pair marginals at position t of the last window [a, ..]:
+ * p (Y) and pt ((Y+1)·Y, the layout occ_stats reads). */
+static crfp_status window_marg(crfp_tsws *ws, const crfp_seq *s, const double *theta,
+                               uint32_t a, uint32_t t, double *p, double *pt)
+{
+    const uint32_t Y = ws->ts->crf->Y;
+    const size_t YY = (size_t)Y * Y;
+    const double *al = ws->wal + (size_t)(t - a) * Y, *be = ws->wbe + (size_t)(t - a) * Y;
+    const double *ps = ws->wps + (size_t)(t - a) * Y;
+    for (uint32_t y = 0; y < Y; y++)
+        p[y] = al[y] * be[y];
+    memset(pt, 0, (YY + Y) * sizeof *pt);
+    if (t == 0) {
+        memcpy(pt + YY, p, Y * sizeof *pt);
+        return CRFP_OK;
+    }
+    crfp_tview v;
+    if (crfp_view_get(ws->w, s, t, theta, CRFP_VIEW_FB, &v) != CRFP_OK)
+        return CRFP_ENOMEM;
+    const double *E = view_dense(ws, &v);
+    double *gam = ws->wtmp;
+    for (uint32_t c = 0; c < Y; c++)
+        gam[c] = ps[c] * be[c];
+    for (uint32_t r = 0; r < Y; r++) {
+        /* P(y_{t−1} = r, y_t = c): α_{t−1}(r) inside the window, the uniform
+         * 1/Y at its left edge */
+        double ar = t > a ? ws->wal[(size_t)(t - 1 - a) * Y + r] : 1.0 / Y;
+        const double *Er = E + (size_t)r * Y;
+        for (uint32_t c = 0; c < Y; c++)
+            pt[(size_t)r * Y + c] = ar * Er[c] * gam[c];
+    }
+    crfp_view_release(ws->w, s, t);
+    return CRFP_OK;
+}
+
+/* Block statistics on the sequences where b occurs (occ_stats), exact
+ * (radius 0, or a window that covers its whole sequence) or on windows of
+ * `radius` positions on each side of each occurrence, windows that overlap
+ * or touch being merged into one (window_fb documents the boundary
+ * approximation).  The loss is that of the sequences, or of the windows. */
 static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
                                   uint32_t radius, double *g, double *h, double *loss)
 {
@@ -462,66 +677,76 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
     const crfp_crf *crf = e->crf;
     const uint32_t Y = crf->Y;
     const size_t YY = (size_t)Y * Y;
-    if (radius != 0)
-        return crfp_error(e->host, CRFP_EINVAL, "block statistics: truncated forward-backward "
-                          "(radius %u) is not available; use radius 0 (exact)", radius);
     const crfp_occ *occ;
     size_t nocc;
     crfp_status st = ts_occurrences(e, b, &occ, &nocc);
     if (st != CRFP_OK)
         return st;
     size_t len = e->bstart[b + 1] - e->bstart[b];
-    memset(g, 0, len * sizeof *g);
-    memset(h, 0, len * sizeof *h);
-    const int hasu = crf->ublk[b] != CRFP_NO_BLOCK, hasb = crf->bblk[b] != CRFP_NO_BLOCK;
-    double *gu = g, *hu = h;
-    double *gbk = g + (hasu ? Y : 0), *hbk = h + (hasu ? Y : 0);
+    /* g = h = NULL: the loss alone, from forward passes. */
+    const int stats = g != NULL;
+    if (stats) {
+        memset(g, 0, len * sizeof *g);
+        memset(h, 0, len * sizeof *h);
+    }
+    const int hasb = stats && crf->bblk[b] != CRFP_NO_BLOCK;
     double sum = 0.0;
     crfp_infer_epoch(ws->w);
+    if (grow_d(&ws->wtmp, &ws->capwt, 2 * (size_t)Y + YY + Y + 1) ||
+        grow_d(&ws->E, &ws->capE, YY + 1))
+        return CRFP_ENOMEM;
+    double *p = ws->wtmp + Y, *pt = p + Y;
     for (size_t k = 0; k < nocc && st == CRFP_OK;) {
-        size_t i = occ[k].seq;
+        size_t i = occ[k].seq, kend = k;
         const crfp_seq *s = crfp_dataset_get(e->ds, i);
-        if (hasb && grow_d(&ws->pair, &ws->cappair, (size_t)s->T * (Y + 1) * Y))
-            return CRFP_ENOMEM;
-        double logz;
-        st = crfp_fb_run(ws->w, s, theta, &logz, 1, NULL, hasb ? ws->pair : NULL, NULL, NULL);
-        if (st != CRFP_OK)
-            break;
-        sum += logz - crfp_path_score(crf, s, theta, s->y);
-        /* token marginals from α·β (scaled so that they are probabilities) */
-        for (; k < nocc && occ[k].seq == i; k++) {
-            uint32_t t = occ[k].pos;
-            const double *a = ws->w->alpha + (size_t)t * Y, *bt = ws->w->beta + (size_t)t * Y;
-            /* an observation may fire more than once at a position */
-            double cu = 0, cb = 0;
-            for (uint32_t x = s->uoff[t]; x < s->uoff[t + 1]; x++)
-                cu += s->uobs[x] == b;
-            for (uint32_t x = s->boff[t]; x < s->boff[t + 1]; x++)
-                cb += s->bobs[x] == b;
-            if (cu > 0 && hasu) {
-                for (uint32_t y = 0; y < Y; y++) {
-                    double p = a[y] * bt[y];
-                    gu[y] += cu * p;
-                    hu[y] += cu * cu * p * (1.0 - p);
+        while (kend < nocc && occ[kend].seq == i)
+            kend++;
+        while (k < kend && st == CRFP_OK) {
+            /* the next window: occurrences whose windows overlap or touch */
+            uint32_t a = 0, z = s->T - 1;
+            size_t k1 = kend;
+            if (radius > 0) {
+                uint32_t t0 = occ[k].pos;
+                a = t0 > radius ? t0 - radius : 0;
+                z = s->T - 1 - t0 > radius ? t0 + radius : s->T - 1;
+                for (k1 = k + 1; k1 < kend && occ[k1].pos <= (uint64_t)z + 1 + radius; k1++) {
+                    uint32_t t1 = occ[k1].pos;
+                    z = s->T - 1 - t1 > radius ? t1 + radius : s->T - 1;
                 }
-                gu[s->y[t]] -= cu;
             }
-            if (cb > 0 && hasb) {
-                const double *pt = ws->pair + (size_t)t * (Y + 1) * Y;
-                if (t == 0) {
-                    for (uint32_t y = 0; y < Y; y++) {
-                        double p = pt[YY + y];
-                        gbk[YY + y] += cb * p;
-                        hbk[YY + y] += cb * cb * p * (1.0 - p);
-                    }
-                    gbk[YY + s->y[0]] -= cb;
-                } else {
-                    for (size_t j = 0; j < YY; j++) {
-                        double p = pt[j];
-                        gbk[j] += cb * p;
-                        hbk[j] += cb * cb * p * (1.0 - p);
-                    }
-                    gbk[(size_t)s->y[t - 1] * Y + s->y[t]] -= cb;
+            if (a == 0 && z == s->T - 1) {
+                /* the whole sequence: exact */
+                if (hasb && grow_d(&ws->pair, &ws->cappair, (size_t)s->T * (Y + 1) * Y))
+                    return CRFP_ENOMEM;
+                double logz;
+                st = crfp_fb_run(ws->w, s, theta, &logz, stats, NULL, hasb ? ws->pair : NULL,
+                                 NULL, NULL);
+                if (st != CRFP_OK)
+                    break;
+                sum += logz - crfp_path_score(crf, s, theta, s->y);
+                if (!stats)
+                    k = k1;
+                for (; k < k1; k++) {
+                    uint32_t t = occ[k].pos;
+                    const double *al = ws->w->alpha + (size_t)t * Y;
+                    const double *be = ws->w->beta + (size_t)t * Y;
+                    for (uint32_t y = 0; y < Y; y++)
+                        p[y] = al[y] * be[y];
+                    occ_stats(e, s, t, b, p, hasb ? ws->pair + (size_t)t * (Y + 1) * Y : NULL, g,
+                              h);
+                }
+            } else {
+                double l;
+                if ((st = window_fb(ws, s, theta, a, z, stats, &l)) != CRFP_OK)
+                    break;
+                sum += l;
+                if (!stats)
+                    k = k1;
+                for (; k < k1 && st == CRFP_OK; k++) {
+                    uint32_t t = occ[k].pos;
+                    st = window_marg(ws, s, theta, a, t, p, pt);
+                    if (st == CRFP_OK)
+                        occ_stats(e, s, t, b, p, pt, g, h);
                 }
             }
         }
@@ -535,6 +760,67 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
     return st;
 }
 
+/* --- Hessian-vector products ------------------------------------------------ */
+
+static crfp_status hv_ready(engine_ts *e)
+{
+    crfp_status st;
+    if (e->hv)
+        return CRFP_OK;
+    if ((st = crfp_hessvec_new(e->crf, e->ds, e->pub.team, e->mask, &e->hv)) != CRFP_OK)
+        return crfp_error(e->host, st, "Hessian-vector product: out of memory");
+    crfp_hessvec_keep(e->hv, e->hv_keep);
+    return CRFP_OK;
+}
+
+static crfp_status ts_hessvec(void *ud, const double *theta, const double *v, int with_l2,
+                              double *hv)
+{
+    engine_ts *e = ud;
+    crfp_status st;
+    if ((st = hv_ready(e)) != CRFP_OK)
+        return st;
+    if ((st = crfp_hessvec_eval(e->hv, theta, v, with_l2 ? e->pub.rho2 : 0.0, hv)) != CRFP_OK)
+        return crfp_error(e->host, st, "Hessian-vector product: out of memory for %d product "
+                          "buffers of %zu weights", crfp_team_size(e->pub.team), e->pub.dim);
+    return CRFP_OK;
+}
+
+static crfp_status ts_hessdiag(void *ud, const double *theta, int with_l2, double *d)
+{
+    engine_ts *e = ud;
+    crfp_status st;
+    if ((st = hv_ready(e)) != CRFP_OK)
+        return st;
+    if ((st = crfp_hessvec_diag(e->hv, theta, with_l2 ? e->pub.rho2 : 0.0, d)) != CRFP_OK)
+        return crfp_error(e->host, st, "Hessian diagonal: out of memory for %d buffers of %zu "
+                          "weights", crfp_team_size(e->pub.team), e->pub.dim);
+    return CRFP_OK;
+}
+
+static crfp_status ts_hessvec_sample(void *ud, double fraction, uint64_t seed)
+{
+    engine_ts *e = ud;
+    crfp_status st;
+    if (!(fraction > 0.0))
+        return crfp_error(e->host, CRFP_EINVAL, "Hessian sample: fraction %g must be > 0",
+                          fraction);
+    if ((st = hv_ready(e)) != CRFP_OK)
+        return st;
+    if ((st = crfp_hessvec_sample(e->hv, fraction, seed)) != CRFP_OK)
+        return crfp_error(e->host, st, "Hessian sample: out of memory");
+    return CRFP_OK;
+}
+
+static crfp_status ts_hessvec_keep(void *ud, size_t c)
+{
+    engine_ts *e = ud;
+    e->hv_keep = c;
+    if (e->hv)
+        crfp_hessvec_keep(e->hv, c);
+    return CRFP_OK;
+}
+
 /* --- construction --------------------------------------------------------- */
 
 void crfp_trainset_free(crfp_trainset *ts)
@@ -543,6 +829,7 @@ void crfp_trainset_free(crfp_trainset *ts)
         return;
     engine_ts *e = (engine_ts *)ts;
     crfp_crfobj_free(e->obj);
+    crfp_hessvec_free(e->hv);
     pthread_mutex_destroy(&e->occ_mu);
     free(e->bstart);
     free(e->occ_off);
@@ -594,7 +881,8 @@ crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_d
     }
     crfp_trainset *t = &e->pub;
     t->size = sizeof *t;
-    t->caps = CRFP_TS_BATCH | CRFP_TS_SEQUENCE | CRFP_TS_DECODE | CRFP_TS_BLOCKS;
+    t->caps = CRFP_TS_BATCH | CRFP_TS_SEQUENCE | CRFP_TS_DECODE | CRFP_TS_BLOCKS |
+              CRFP_TS_HESSVEC;
     t->nseq = crfp_dataset_size(ds);
     t->ntok = crfp_dataset_tokens(ds);
     t->dim = crf->nparams;
@@ -616,6 +904,10 @@ crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_d
     t->path_features = ts_path_features;
     t->occurrences = ts_occurrences;
     t->block_stats = ts_block_stats;
+    t->hessvec = ts_hessvec;
+    t->hessvec_keep = ts_hessvec_keep;
+    t->hessdiag = ts_hessdiag;
+    t->hessvec_sample = ts_hessvec_sample;
     *out = t;
     return CRFP_OK;
 }
