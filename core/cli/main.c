@@ -23,9 +23,9 @@ static void log_stderr(void *ud, crfp_log_level level, const char *msg)
 {
     (void)ud;
     if (level == CRFP_LOG_ERROR)
-        fprintf(stderr, "crfpipe: error: %s\n", msg);
+        fprintf(stderr, "%s: error: %s\n", cli_progname(), msg);
     else if (level == CRFP_LOG_WARN)
-        fprintf(stderr, "crfpipe: warning: %s\n", msg);
+        fprintf(stderr, "%s: warning: %s\n", cli_progname(), msg);
     else
         fprintf(stderr, "%s\n", msg);
 }
@@ -69,6 +69,16 @@ int main(int argc, char **argv)
         return CLI_FAIL;
     }
     crfp_host_set_log(host, log_stderr, NULL);
+    /* Under mpirun every rank runs this program: join the job first.  Only
+     * rank 0 prints progress; the others report warnings and errors, named
+     * by their rank. */
+    if (crfp_dist_init(host, &argc, &argv, NULL) != CRFP_OK) {
+        fprintf(stderr, "crfpipe: error: %s\n", crfp_errmsg(host));
+        crfp_host_free(host);
+        return CLI_FAIL;
+    }
+    if (crfp_dist_rank() != 0)
+        crfp_host_set_verbosity(host, CRFP_LOG_WARN);
     /* Limits: the environment first, so that --limit overrides it. */
     if (crfp_host_set_limits(host, getenv("CRFPIPE_LIMITS")) != CRFP_OK) {
         fprintf(stderr, "crfpipe: error: $CRFPIPE_LIMITS: %s\n", crfp_errmsg(host));
@@ -130,10 +140,21 @@ int main(int argc, char **argv)
         printf("crfpipe %s (plugin ABI %u.%u)\n", PACKAGE_VERSION, CRFP_ABI_MAJOR, CRFP_ABI_MINOR);
         goto out;
     }
+    if (crfp_dist_size() > 1 && strcmp(args[0], "train") != 0 && strcmp(args[0], "run") != 0) {
+        if (crfp_dist_rank() == 0)
+            fprintf(stderr, "crfpipe: error: only 'train' (or 'run' with a training pipeline) "
+                    "runs as an MPI job; '%s' would run %d times\n", args[0], crfp_dist_size());
+        rc = CLI_USAGE;
+        goto out;
+    }
     for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {
         if (strcmp(args[0], commands[c].name) == 0) {
             sigint_host = host;
-            signal(SIGINT, on_sigint);
+            /* In an MPI job the launcher owns the signals: Ctrl-C stops the
+             * whole job (use --checkpoint and --resume), since one rank
+             * stopping alone would leave the others waiting. */
+            if (!crfp_dist_active())
+                signal(SIGINT, on_sigint);
             rc = commands[c].fn(host, n, args);
             signal(SIGINT, SIG_DFL);
             sigint_host = NULL;
@@ -145,6 +166,18 @@ int main(int argc, char **argv)
     rc = CLI_USAGE;
 out:
     free(args);
+    if (crfp_dist_active()) {
+        /* A failure this rank met alone leaves the others inside a
+         * collective call: abort the job.  Agreed failures and usage
+         * errors (every rank sees the same command line) end normally. */
+        int ok = rc == CLI_OK || rc == CLI_USAGE ||
+                 crfp_dist_failure_kind() != CRFP_DIST_FAIL_ALONE;
+        if (!ok)
+            fprintf(stderr, "%s: stopping every rank of the job\n", cli_progname());
+        crfp_host_free(host);
+        crfp_dist_end(ok, rc);
+        return rc;
+    }
     crfp_host_free(host);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "train.h"
+#include "train/dist.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -54,6 +55,13 @@ struct crfp_trainrun {
     int best_iter, last_iter;
     int total_iter;     /* over every stage of a chain */
     double objective;
+    /* distributed runs (train/dist.h): how each input was shared out, the
+     * sentences seen so far (to keep every P-th when not cut), whether the
+     * dictionary is merged, and the job's totals */
+    int cut[2];
+    uint64_t nsent[2];
+    int merged;
+    uint64_t total[4];  /* train sequences, tokens; dev sequences, tokens */
 };
 
 static double seconds_since(const struct timespec *a)
@@ -94,6 +102,7 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
                           n ? "out of memory" : "no trainer stage");
     }
     r->host = host;
+    r->cut[0] = r->cut[1] = 1;
     r->features = features;
     r->ex = ex;
     r->nstages = n;
@@ -168,6 +177,10 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             break;
         if (seq->ntok == 0)
             continue;
+        /* A rank that reads the whole input keeps every P-th sentence. */
+        if (!r->cut[ds == r->dev] && crfp_dist_size() > 1 &&
+            r->nsent[ds == r->dev]++ % (uint64_t)crfp_dist_size() != (uint64_t)crfp_dist_rank())
+            continue;
         if (!r->labelname) {
             if (seq->ncols == 0) {
                 st = crfp_error(r->host, CRFP_EINVAL, "%s: tokens have no features", origin);
@@ -231,6 +244,21 @@ crfp_status crfp_train_set_source(crfp_trainrun *r, const char *name)
     return !name || r->source ? CRFP_OK : crfp_error(r->host, CRFP_ENOMEM, "out of memory");
 }
 
+void crfp_train_set_cut(crfp_trainrun *r, int dev, int cut)
+{
+    r->cut[dev != 0] = cut;
+}
+
+crfp_status crfp_train_inputs_done(crfp_trainrun *r)
+{
+    if (r->merged || !crfp_dist_active())
+        return CRFP_OK;
+    r->merged = 1;
+    return crfp_dist_merge_dict(r->host, &r->crf, r->train, r->cut[0],
+                                r->init ? crfp_crf_nlabels(r->init) : 0,
+                                r->init ? crfp_crf_nobs(r->init) : 0);
+}
+
 crfp_status crfp_train_add(crfp_trainrun *r, crfp_doc *doc)
 {
     return add_doc(r, doc, r->train, 1, r->source ? r->source : "training data");
@@ -260,14 +288,18 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     char dev[64] = "";
     r->last_iter = info->iter;
     r->objective = info->objective;
-    if (crfp_dataset_size(r->dev) > 0) {
+    if (r->total[2] > 0) {
         size_t te = 0, se = 0;
         crfp_status st = crfp_crf_errors(r->crf, r->dev, theta, r->team, &te, &se);
-        if (st != CRFP_OK)
-            return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_status_str(st));
-        double err = 100.0 * (double)te / (double)crfp_dataset_tokens(r->dev);
+        /* In a job each rank scores its share of the dev set. */
+        uint64_t c[2] = {te, se};
+        if ((st = crfp_dist_sum_counts(r->host, st, c, 2)) != CRFP_OK)
+            return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_errmsg(r->host));
+        te = (size_t)c[0];
+        se = (size_t)c[1];
+        double err = 100.0 * (double)te / (double)r->total[3];
         snprintf(dev, sizeof dev, "  dev-err %6.3f%% (seq %5.2f%%)", err,
-                 100.0 * (double)se / (double)crfp_dataset_size(r->dev));
+                 100.0 * (double)se / (double)r->total[2]);
         if (r->best_iter == 0 || te < r->best_dev) {
             r->best_dev = te;
             r->best_iter = info->iter;
@@ -283,10 +315,11 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     if (run_bool(r, "train-error")) {
         size_t te = 0, se = 0;
         crfp_status st = crfp_crf_errors(r->crf, r->train, theta, r->team, &te, &se);
-        if (st != CRFP_OK)
-            return crfp_error(r->host, st, "training-set evaluation: %s", crfp_status_str(st));
+        uint64_t c[1] = {te};
+        if ((st = crfp_dist_sum_counts(r->host, st, c, 1)) != CRFP_OK)
+            return crfp_error(r->host, st, "training-set evaluation: %s", crfp_errmsg(r->host));
         snprintf(train, sizeof train, "  train-err %6.3f%%",
-                 100.0 * (double)te / (double)crfp_dataset_tokens(r->train));
+                 100.0 * (double)c[0] / (double)r->total[1]);
     }
     char who[48] = "";
     if (r->nstages > 1)
@@ -299,7 +332,15 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     int64_t maxit = crfp_params_int(sp, "max-iter");
     if (maxit > 0 && info->iter >= maxit)
         *stop = 1;
-    if (crfp_interrupted(r->host))
+    /* In a job every rank stops at the same iteration: an interrupt seen
+     * by any rank counts for all. */
+    int intr = crfp_interrupted(r->host);
+    if (crfp_dist_active()) {
+        crfp_status st = crfp_dist_any(r->host, intr, &intr);
+        if (st != CRFP_OK)
+            return st;
+    }
+    if (intr)
         return CRFP_EINTR;
     return CRFP_OK;
 }
@@ -350,11 +391,17 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
         return crfp_error(host, CRFP_EINVAL, "fb-mode must be auto, sparse or dense, not '%s'",
                           mode);
     }
+    crfp_trainset *local = ts;
+    if ((st = crfp_dist_trainset(host, local, &ts)) != CRFP_OK) {
+        crfp_trainset_free(local);
+        return st;
+    }
     ts->monitor = monitor;
     ts->monitor_ud = r;
     const crfp_trainer_vtable *tv = d->vtable;
     if ((st = crfp_trainset_require(host, ts, tv->needs, d->name)) != CRFP_OK) {
-        crfp_trainset_free(ts);
+        crfp_dist_trainset_free(ts, local);
+        crfp_trainset_free(local);
         return st;
     }
     r->cur = k;
@@ -367,7 +414,8 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
                  d->name, crfp_crf_nparams(r->crf));
     crfp_error_clear(host);
     st = tv->train(host, sg->params, ts, crfp_crf_weights(r->crf));
-    crfp_trainset_free(ts);
+    crfp_dist_trainset_free(ts, local);
+    crfp_trainset_free(local);
     const char *misuse = crfp_params_misuse(sg->params);
     if (misuse && (st == CRFP_OK || st == CRFP_EINTR))
         return crfp_error(host, CRFP_EPLUGIN, "trainer '%s' %s", d->name, misuse);
@@ -413,6 +461,9 @@ static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
 
 static crfp_status save_model(crfp_trainrun *r, const char *path, const char *trainers)
 {
+    /* Every rank holds the same model; rank 0 writes it. */
+    if (crfp_dist_rank() != 0)
+        return CRFP_OK;
     char buf[64];
     const crfp_params *sp = r->stages[r->cur].params;
     crfp_crf_set_meta(r->crf, "label", r->labelname);
@@ -432,10 +483,21 @@ static crfp_status save_model(crfp_trainrun *r, const char *path, const char *tr
 crfp_status crfp_train_finish(crfp_trainrun *r)
 {
     crfp_host *host = r->host;
-    if (crfp_dataset_size(r->train) == 0)
+    crfp_status st = crfp_train_inputs_done(r);
+    if (st != CRFP_OK)
+        return st;
+    r->total[0] = crfp_dataset_size(r->train);
+    r->total[1] = crfp_dataset_tokens(r->train);
+    r->total[2] = crfp_dataset_size(r->dev);
+    r->total[3] = crfp_dataset_tokens(r->dev);
+    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 4)) != CRFP_OK)
+        return st;
+    if (r->total[0] == 0) {
+        crfp_dist_set_failure_kind(CRFP_DIST_FAIL_SAME);
         return crfp_error(host, CRFP_EINVAL, "%s: no labelled sentences to train on",
                           r->source ? r->source : "training data");
-    crfp_status st = crfp_crf_finalize(r->crf);
+    }
+    st = crfp_crf_finalize(r->crf);
     if (st != CRFP_OK)
         return crfp_error(host, st, "cannot lay out the model's parameters");
     if (r->init)
@@ -461,14 +523,17 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
 #endif
     size_t np = crfp_crf_nparams(r->crf);
     crfp_log(host, CRFP_LOG_INFO,
-             "training: %zu sequences, %zu tokens; %u labels, %u observations, %zu parameters "
+             "training: %llu sequences, %llu tokens; %u labels, %u observations, %zu parameters "
              "(%.1f MB per parameter vector)%s",
-             crfp_dataset_size(r->train), crfp_dataset_tokens(r->train), crfp_crf_nlabels(r->crf),
-             crfp_crf_nobs(r->crf), np, (double)np * sizeof(double) / 1048576.0,
-             r->init ? "; warm start" : "");
-    if (crfp_dataset_size(r->dev))
-        crfp_log(host, CRFP_LOG_INFO, "dev: %zu sequences, %zu tokens",
-                 crfp_dataset_size(r->dev), crfp_dataset_tokens(r->dev));
+             (unsigned long long)r->total[0], (unsigned long long)r->total[1],
+             crfp_crf_nlabels(r->crf), crfp_crf_nobs(r->crf), np,
+             (double)np * sizeof(double) / 1048576.0, r->init ? "; warm start" : "");
+    if (crfp_dist_size() > 1)
+        crfp_log(host, CRFP_LOG_INFO, "mpi: %d ranks, rank 0 holds %zu sequences, %zu tokens",
+                 crfp_dist_size(), crfp_dataset_size(r->train), crfp_dataset_tokens(r->train));
+    if (r->total[2])
+        crfp_log(host, CRFP_LOG_INFO, "dev: %llu sequences, %llu tokens",
+                 (unsigned long long)r->total[2], (unsigned long long)r->total[3]);
 
     char trainers[256] = "";
     size_t tl = 0;
@@ -496,6 +561,7 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     }
     if (st != CRFP_OK)
         return st;
+    crfp_dist_report(host);
     if (tst == CRFP_EINTR)
         crfp_log(host, CRFP_LOG_WARN, "interrupted: saving the model of iteration %d",
                  r->last_iter);

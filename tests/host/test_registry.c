@@ -61,12 +61,12 @@ static void check_broken(int *f, crfp_host *h)
     CHECK(f, crfp_host_load(h, "tp_badabi", &p) == CRFP_EABI);
     CHECK_MSG(f, h, "tp_badabi");
     CHECK_MSG(f, h, "built for ABI 43.0");
-    CHECK_MSG(f, h, "supports 2.0 to 2.1");
+    CHECK_MSG(f, h, "supports 2.0 to 2.2");
 
     /* A newer minor version than the host's is refused; a missing required
      * vtable member is named. */
     CHECK(f, crfp_host_load(h, "tp_future", &p) == CRFP_EABI);
-    CHECK_MSG(f, h, "built for ABI 2.2");
+    CHECK_MSG(f, h, "built for ABI 2.3");
     CHECK(f, crfp_host_load(h, "tp_novt", &p) == CRFP_EABI);
     CHECK_MSG(f, h, "tagger vtable");
     CHECK_MSG(f, h, "lacks the required member 'process'");

@@ -31,7 +31,9 @@
  *
  * History: 2.0 descriptor with major/minor and padding, sized vtables,
  * format declarations, trainers on crfp_trainset (trainset.h); 2.1 adds the
- * reader's content probe.
+ * reader's content probe; 2.2 adds the descriptor's `flags` (readers whose
+ * files may be cut at blank lines, for distributed training) and the
+ * trainer's resumable entry point (`resume`, checkpoints).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -48,7 +50,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 1u
+#define CRFP_ABI_MINOR 2u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif
@@ -96,10 +98,26 @@ typedef struct crfp_plugin_descriptor {
      * plugin by name.  NULL for other kinds. */
     const char *const *formats;
     const char *const *extensions;
+#if CRFP_ABI_TARGET_MINOR >= 2
+    /* 2.2: CRFP_PLUGIN_* properties (below); the slot was reserved, so it
+     * reads 0 in older plugins. */
+    uintptr_t flags;
     /* Reserved for later minor versions; must be zero (left out of
      * designated initialisers). */
+    void *reserved[7];
+#else
     void *reserved[8];
+#endif
 } crfp_plugin_descriptor;
+
+/* Descriptor flags (2.2).
+ * CRFP_PLUGIN_SPLIT_BLANK_LINES (readers): a file in this format may be cut
+ * just after any empty line (a line holding nothing but its terminator,
+ * "\n" or "\r\n"), and reading the pieces one after the other yields the
+ * same sentences in the same order.  Distributed training then hands each
+ * rank one contiguous piece of the file instead of making every rank parse
+ * all of it. */
+#define CRFP_PLUGIN_SPLIT_BLANK_LINES ((uintptr_t)1)
 
 /* The two version fields, for designated initialisers:
  *   CRFP_PLUGIN_DEFINE(x) = { CRFP_PLUGIN_ABI, .name = "x", ... }; */

@@ -151,7 +151,28 @@ struct crfp_trainset {
     crfp_status (*seq_grad_sparse)(crfp_tsws *ws, const double *theta, const size_t *idx,
                                    size_t n, const uint32_t **blocks, size_t *nblocks,
                                    const double **gblk, double *loss);
+
+    /* Distributed runs (dist.h), optional: NULL, or beyond `size`, in one
+     * process (test with CRFP_TS_HAS_MIX).  The training set is then this
+     * rank's shard of the job's: nseq, ntok and every sequence-level member
+     * (gold, seq_*, viterbi, path_features, occurrences, block_stats) see
+     * the local sequences only, while `batch`, `hessvec` and `monitor`
+     * are the whole job's and collective (every rank calls them, in the
+     * same order).  `mix` replaces v[0..n) on every rank by its mean
+     * (CRFP_MIX_MEAN) or its sum (CRFP_MIX_SUM) over the ranks; it is how
+     * online trainers average their weights after each epoch (iterative
+     * parameter mixing) and add up what they report.  Collective.
+     * Errors: CRFP_EIO (communication; the trainer returns it). */
+    crfp_status (*mix)(void *ud, double *v, size_t n, int op);
 };
+
+#define CRFP_MIX_MEAN 0
+#define CRFP_MIX_SUM 1
+
+/* Whether ts offers `mix` (members added after 2.0 are read only when the
+ * builder's struct holds them). */
+#define CRFP_TS_HAS_MIX(ts)                                                                \
+    ((ts)->size >= offsetof(crfp_trainset, mix) + sizeof((ts)->mix) && (ts)->mix != NULL)
 
 /* Fail unless `ts` offers every capability in `needs`: CRFP_EINVAL with a
  * message naming the trainer, what it needs and what the set offers. */

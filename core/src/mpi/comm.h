@@ -1,0 +1,40 @@
+/* crfpipe — the collective operations distributed training needs, over MPI
+ * when built with it and trivially for a job of one process otherwise.
+ * comm.c is the only file that includes <mpi.h>; the rest of the library
+ * calls these.  Internal, not installed.
+ *
+ * Every function here is collective: all ranks must call it, in the same
+ * order and with the same sizes, from their main thread.  A failure
+ * (a rank died, the network broke) is returned as CRFP_EIO with a message
+ * in host; the caller must then stop without another collective call.
+ */
+#ifndef CRFP_MPI_COMM_H
+#define CRFP_MPI_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "crfpipe/crfpipe.h"
+#include "crfpipe/dist.h"
+
+/* v[0..n) := the sum over the ranks, identical on every rank.  `wait`
+ * non-zero books the time as waiting for the slowest rank (used for the
+ * small reductions that precede the big ones). */
+crfp_status crfp_comm_sum_f64(crfp_host *host, double *v, size_t n, int wait);
+crfp_status crfp_comm_sum_u64(crfp_host *host, uint64_t *v, size_t n);
+/* v[0..n) := the maximum over the ranks. */
+crfp_status crfp_comm_max_i64(crfp_host *host, int64_t *v, size_t n);
+/* Rank `root`'s `len` bytes at buf to every rank's buf (len must agree). */
+crfp_status crfp_comm_bcast(crfp_host *host, void *buf, size_t len, int root);
+/* Point to point, for tree reductions of variable-sized data: send `len`
+ * bytes to `dest`; receive one message from `src` into *buf (malloc'd,
+ * caller frees) of *len bytes. */
+crfp_status crfp_comm_send(crfp_host *host, int dest, const void *buf, size_t len);
+crfp_status crfp_comm_recv(crfp_host *host, int src, void **buf, size_t *len);
+
+/* Whether every rank passes `ok` (non-zero): one small collective.  Used
+ * at the points where a rank may have failed on its own, so that all
+ * ranks stop together; when some rank failed, crfp_dist_failed_together()
+ * is set on every rank and *all_ok is 0.  Errors: CRFP_EIO. */
+crfp_status crfp_comm_agree(crfp_host *host, int ok, int *all_ok);
+
+#endif
