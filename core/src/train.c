@@ -9,6 +9,7 @@
 
 #include "train.h"
 #include "train/dist.h"
+#include "train/ckpt.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -29,6 +30,11 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
     {"train-error", CRFP_PARAM_BOOL, "false",
      "also print the training-set error every iteration (one more Viterbi pass each)"},
+    {"checkpoint", CRFP_PARAM_PATH, NULL,
+     "write the training state to this file every checkpoint-every iterations (atomically)"},
+    {"checkpoint-every", CRFP_PARAM_INT, "10", "iterations between two checkpoints"},
+    {"resume", CRFP_PARAM_BOOL, "false",
+     "continue from the checkpoint file instead of starting afresh"},
 };
 const size_t crfp_train_common_nparams =
     sizeof crfp_train_common_params / sizeof crfp_train_common_params[0];
@@ -62,6 +68,7 @@ struct crfp_trainrun {
     uint64_t nsent[2];
     int merged;
     uint64_t total[4];  /* train sequences, tokens; dev sequences, tokens */
+    void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
 };
 
 static double seconds_since(const struct timespec *a)
@@ -283,6 +290,10 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     crfp_trainrun *r = ud;
     const crfp_params *sp = r->stages[r->cur].params;
     size_t n = crfp_crf_nparams(r->crf);
+    /* A resumed trainer has restored its state by its first iteration's
+     * end: give its (possibly large) saved copy back. */
+    free(r->ck_state);
+    r->ck_state = NULL;
     size_t active = count_active(theta, n);
     double dt = seconds_since(&r->tlast);
     char dev[64] = "";
@@ -367,6 +378,78 @@ static crfp_status copy_warm_start(crfp_trainrun *r)
     return CRFP_OK;
 }
 
+/* --- checkpoints ------------------------------------------------------------
+ * The host's side of crfp_train_ckpt: when a checkpoint is due, and writing
+ * it with the driver's own bookkeeping (the dev set's best error and its
+ * iteration, which the stopping rule needs). */
+typedef struct ckrun {
+    crfp_trainrun *r;
+    const char *path;
+    int64_t every;
+    crfp_ckpt_info info;
+    int64_t book[2];
+} ckrun;
+
+static int ck_due(void *ud, int iter)
+{
+    const ckrun *c = ud;
+    return c->path && c->every > 0 && iter % c->every == 0;
+}
+
+static crfp_status ck_save(void *ud, int iter, const double *theta,
+                           const crfp_ckpt_piece *pieces, size_t n)
+{
+    ckrun *c = ud;
+    c->book[0] = (int64_t)c->r->best_dev;
+    c->book[1] = c->r->best_iter;
+    c->info.iter = iter;
+    c->info.book = c->book;
+    return crfp_ckpt_write(c->r->host, c->path, &c->info, theta, pieces, n);
+}
+
+/* Run the trainer of stage k, through its resumable entry when the user
+ * asked for checkpoints or to resume. */
+static crfp_status call_trainer(crfp_trainrun *r, size_t k, const crfp_trainset *ts)
+{
+    crfp_host *host = r->host;
+    const crfp_train_stage *sg = &r->stages[k];
+    const crfp_plugin_descriptor *d = sg->plugin->desc;
+    const crfp_trainer_vtable *tv = d->vtable;
+    double *theta = crfp_crf_weights(r->crf);
+    ckrun c = {r, crfp_train_param(r, "checkpoint"), run_int(r, "checkpoint-every"), {0}, {0}};
+    int resume = run_bool(r, "resume");
+    if (!c.path && !resume)
+        return tv->train(host, sg->params, ts, theta);
+    if (!c.path)
+        return crfp_error(host, CRFP_EINVAL, "--resume needs --checkpoint FILE");
+    if (r->nstages > 1)
+        return crfp_error(host, CRFP_EINVAL, "checkpoints are not available for chained "
+                          "trainers yet (--trainer %s...)", d->name);
+    if (!CRFP_VT_HAS(tv, crfp_trainer_vtable, resume))
+        return crfp_error(host, CRFP_EINVAL, "trainer '%s' cannot write or resume from "
+                          "checkpoints (it has no resume entry, plugin ABI 2.2)", d->name);
+    c.info = (crfp_ckpt_info){crfp_crf_nparams(r->crf), crfp_ckpt_fingerprint(r->crf),
+                              d->name, ts->rho1, ts->rho2, 0, c.book, 2, 0};
+    crfp_train_ckpt ck = {sizeof ck, NULL, 0, 0, ck_due, ck_save, &c};
+    if (resume) {
+        size_t len;
+        crfp_status st = crfp_ckpt_read(host, c.path, &c.info, theta, &ck.iter, &r->ck_state,
+                                        &len, c.book);
+        if (st != CRFP_OK)
+            return st;
+        ck.state = r->ck_state;
+        ck.len = len;
+        r->best_dev = (size_t)c.book[0];
+        r->best_iter = (int)c.book[1];
+        r->last_iter = ck.iter;
+        crfp_log(host, CRFP_LOG_INFO, "resuming from %s after iteration %d", c.path, ck.iter);
+    }
+    crfp_status st = tv->resume(host, sg->params, ts, theta, &ck);
+    free(r->ck_state);
+    r->ck_state = NULL;
+    return st;
+}
+
 /* Run stage k on the current model and data; theta is the model's weights. */
 static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
 {
@@ -413,7 +496,7 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
         crfp_log(host, CRFP_LOG_INFO, "stage %zu/%zu: %s on %zu parameters", k + 1, r->nstages,
                  d->name, crfp_crf_nparams(r->crf));
     crfp_error_clear(host);
-    st = tv->train(host, sg->params, ts, crfp_crf_weights(r->crf));
+    st = call_trainer(r, k, ts);
     crfp_dist_trainset_free(ts, local);
     crfp_trainset_free(local);
     const char *misuse = crfp_params_misuse(sg->params);
@@ -583,6 +666,7 @@ void crfp_train_free(crfp_trainrun *r)
 {
     if (!r)
         return;
+    free(r->ck_state);
     crfp_crf_free(r->crf);
     crfp_crf_free(r->init);
     crfp_dataset_free(r->train);

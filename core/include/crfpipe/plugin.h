@@ -243,6 +243,40 @@ typedef struct crfp_features_vtable {
  * never sees the CRF's internals, so optimizers are interchangeable. */
 typedef struct crfp_trainset crfp_trainset;
 
+/* Checkpoints (2.2): how a trainer with a `resume` entry hands its state
+ * to the host and gets it back.  The state is the trainer's own bytes,
+ * given as a list of pieces so that large vectors are written where they
+ * lie; the host stores them with θ, its own bookkeeping and a checksum,
+ * atomically, and gives them back concatenated.  The host reads the pieces
+ * only during the call. */
+typedef struct crfp_ckpt_piece {
+    const void *data;
+    size_t len;
+} crfp_ckpt_piece;
+
+typedef struct crfp_train_ckpt {
+    size_t size;        /* sizeof(crfp_train_ckpt) of the host: grows at the end */
+    /* Where to resume: the bytes this trainer saved (its pieces, one after
+     * another; owned by the host and valid until the trainer's first call
+     * of the monitor, so restore them before iterating: the host then
+     * frees what may be a gigabyte) and the iteration they end; theta
+     * then holds that iteration's iterate.  NULL, 0 and 0 for a fresh
+     * start. */
+    const void *state;
+    size_t len;
+    int iter;
+    /* Whether a checkpoint is due after iteration `iter` (so the trainer
+     * gathers its state only then), and the call that writes it: theta
+     * and the state after iteration `iter`, called after the monitor
+     * returned for it.  In a distributed run every rank calls both, with
+     * the same state: rank 0 writes.  Errors: CRFP_EIO, CRFP_ENOMEM; the
+     * trainer then returns them. */
+    int (*due)(void *ud, int iter);
+    crfp_status (*save)(void *ud, int iter, const double *theta, const crfp_ckpt_piece *pieces,
+                        size_t npieces);
+    void *ud;
+} crfp_train_ckpt;
+
 typedef struct crfp_trainer_vtable {
     size_t size;      /* CRFP_VTABLE_SIZE(crfp_trainer_vtable) */
     uint64_t needs;   /* CRFP_TS_* capabilities the trainer cannot do without */
@@ -252,6 +286,19 @@ typedef struct crfp_trainer_vtable {
      * the trainer's own parameters and the common ones (rho1, rho2, ...). */
     crfp_status (*train)(crfp_host *host, const crfp_params *params, const crfp_trainset *ts,
                          double *theta);
+#if CRFP_ABI_TARGET_MINOR >= 2
+    /* 2.2, optional: `train` with checkpoints.  Resumes from ck->state when
+     * it is set (what this trainer saved at iteration ck->iter, with the
+     * same parameters and training set: the run must then continue exactly
+     * as the uninterrupted one would have), and offers its state through
+     * ck->save whenever ck->due says so.  The host calls it instead of
+     * `train` when the user asks for checkpoints (--checkpoint) or to
+     * resume, and refuses both for trainers without it.  Errors: as
+     * `train`, and CRFP_EFORMAT for a state it cannot use (message naming
+     * what differs). */
+    crfp_status (*resume)(crfp_host *host, const crfp_params *params, const crfp_trainset *ts,
+                          double *theta, const crfp_train_ckpt *ck);
+#endif
 } crfp_trainer_vtable;
 
 #ifdef __cplusplus
