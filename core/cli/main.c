@@ -48,7 +48,7 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet] [--limit NAME=VALUE]...\n"
+    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet|--verbose] [--limit NAME=VALUE]...\n"
                "               [--force-special] COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %s\n", commands[i].synopsis);
@@ -124,6 +124,12 @@ int main(int argc, char **argv)
             crfp_host_set_verbosity(host, CRFP_LOG_WARN);
             continue;
         }
+        if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+            /* debug lines too, e.g. each iteration's objective in full */
+            if (crfp_dist_rank() == 0)
+                crfp_host_set_verbosity(host, CRFP_LOG_DEBUG);
+            continue;
+        }
         args[n++] = argv[i];
     }
     if (n == 0) {
@@ -137,7 +143,8 @@ int main(int argc, char **argv)
         goto out;
     }
     if (strcmp(args[0], "--version") == 0) {
-        printf("crfpipe %s (plugin ABI %u.%u)\n", PACKAGE_VERSION, CRFP_ABI_MAJOR, CRFP_ABI_MINOR);
+        printf("crfpipe %s (plugin ABI %u.%u%s)\n", PACKAGE_VERSION, CRFP_ABI_MAJOR, CRFP_ABI_MINOR,
+               crfp_dist_compiled() ? ", MPI" : "");
         goto out;
     }
     if (crfp_dist_size() > 1 && strcmp(args[0], "train") != 0 && strcmp(args[0], "run") != 0) {

@@ -339,6 +339,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
              "%siter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", who, info->iter,
              info->objective, active, train, dev, info->step, info->nevals, dt,
              seconds_since(&r->t0));
+    /* In full, for comparing runs (--verbose). */
+    crfp_log(r->host, CRFP_LOG_DEBUG, "iter %d objective %.17g", info->iter, info->objective);
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(sp, "max-iter");
     if (maxit > 0 && info->iter >= maxit)

@@ -85,7 +85,7 @@ crfp_status crfp_dist_merge_dict(crfp_host *host, crfp_crf **crf, crfp_dataset *
 /* Wrap `local` (the engine's training set over this rank's sequences) for a
  * job: `batch` and `hessvec` sum over the ranks (the ℓ2 term added once),
  * `mix` averages or sums vectors over the ranks, everything sequence-level
- * stays local.  Outside a job *out = local.  `local` is borrowed and must
+ * stays local.  Outside a job of several ranks *out = local.  `local` is borrowed and must
  * outlive the wrapper.  Errors: CRFP_ENOMEM. */
 crfp_status crfp_dist_trainset(crfp_host *host, crfp_trainset *local, crfp_trainset **out);
 /* Free a wrapper made by crfp_dist_trainset (not `local`); `ts` equal to

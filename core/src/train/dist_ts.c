@@ -170,7 +170,9 @@ static crfp_status d_occurrences(void *ud, size_t b, const crfp_occ **occ, size_
 crfp_status crfp_dist_trainset(crfp_host *host, crfp_trainset *local, crfp_trainset **out)
 {
     *out = local;
-    if (!crfp_dist_active())
+    /* A job of one rank is one process: no wrapper, so that it trains
+     * exactly the model a plain run does. */
+    if (!crfp_dist_active() || crfp_dist_size() == 1)
         return CRFP_OK;
     dist_ts *d = calloc(1, sizeof *d);
     if (!d)
