@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "train.h"
 #include "train/dist.h"
@@ -339,8 +340,18 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
              "%siter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", who, info->iter,
              info->objective, active, train, dev, info->step, info->nevals, dt,
              seconds_since(&r->t0));
-    /* In full, for comparing runs (--verbose). */
-    crfp_log(r->host, CRFP_LOG_DEBUG, "iter %d objective %.17g", info->iter, info->objective);
+    /* In full, for comparing runs (--verbose), with this rank's cumulative
+     * seconds of objective computation and of communication (waiting,
+     * transfer) in a job, for bench/mpi.sh. */
+    double cw = 0, cx = 0, cpu = 0;
+    crfp_dist_comm_seconds(&cw, &cx);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+              ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+    crfp_log(r->host, CRFP_LOG_DEBUG,
+             "iter %d objective %.17g compute %.4f wait %.4f xfer %.4f cpu %.4f", info->iter,
+             info->objective, crfp_dist_compute_seconds(), cw, cx, cpu);
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(sp, "max-iter");
     if (maxit > 0 && info->iter >= maxit)
@@ -646,7 +657,7 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     }
     if (st != CRFP_OK)
         return st;
-    crfp_dist_report(host);
+    crfp_dist_report(host, r->train, r->crf);
     if (tst == CRFP_EINTR)
         crfp_log(host, CRFP_LOG_WARN, "interrupted: saving the model of iteration %d",
                  r->last_iter);

@@ -36,7 +36,7 @@ mpi() {
 DATA=$top_srcdir/tests/data/ewt-sample.conllu
 TPL=$top_srcdir/samples/pos/pos.tpl
 # objectives FILE: the per-iteration objectives of a --verbose run's log.
-objectives() { sed -n 's/^iter \([0-9]*\) objective \(.*\)$/\1 \2/p' "$1"; }
+objectives() { sed -n 's/^iter \([0-9]*\) objective \([^ ]*\).*$/\1 \2/p' "$1"; }
 # same_trajectory A B TOL N: the first N objectives agree to TOL, relative.
 same_trajectory() {
     objectives "$1" >"$tmp/oa"

@@ -288,6 +288,179 @@ crfp_status crfp_comm_recv(crfp_host *host, int src, void **buf, size_t *len)
 #endif
 }
 
+/* --- node-local shared sums ------------------------------------------------ */
+
+#ifdef CRFP_HAVE_MPI
+static struct {
+    MPI_Comm node, leaders;   /* ranks of this machine; node leaders (or NULL) */
+    MPI_Win segwin, reswin;
+    double **seg;             /* every node rank's segment, mapped here */
+    double *res;              /* the node's sum (shared) */
+    int nrank, nsize;
+    size_t n;
+    int locked;               /* the windows are in a passive-target epoch */
+} shm = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_WIN_NULL, MPI_WIN_NULL, NULL, NULL, 0, 0, 0, 0};
+
+/* A barrier of the node's ranks that also orders their memory accesses to
+ * the shared windows (the "separate" memory model's sync, a no-op on
+ * machines with coherent caches but required by the standard). */
+static int node_sync(void)
+{
+    MPI_Win_sync(shm.segwin);
+    MPI_Win_sync(shm.reswin);
+    int rc = MPI_Barrier(shm.node);
+    MPI_Win_sync(shm.segwin);
+    MPI_Win_sync(shm.reswin);
+    return rc;
+}
+#endif
+
+crfp_status crfp_comm_shared_new(crfp_host *host, size_t n, double **seg)
+{
+    *seg = NULL;
+#ifdef CRFP_HAVE_MPI
+    if (!job.active || job.size < 2 || n == 0 || n > (size_t)INT_MAX * 8)
+        return CRFP_OK;
+    crfp_comm_shared_free();
+    int rc = MPI_Comm_split_type(job.comm, MPI_COMM_TYPE_SHARED, job.rank, MPI_INFO_NULL,
+                                 &shm.node);
+    if (rc != MPI_SUCCESS)
+        return mpi_failed(host, rc, "MPI_Comm_split_type");
+    MPI_Comm_rank(shm.node, &shm.nrank);
+    MPI_Comm_size(shm.node, &shm.nsize);
+    /* The leaders' communicator: one rank per machine, only when the job
+     * spans several. */
+    int nodes = shm.nrank == 0;
+    if ((rc = MPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, job.comm)) != MPI_SUCCESS)
+        return mpi_failed(host, rc, "MPI_Allreduce");
+    if (nodes > 1 &&
+        (rc = MPI_Comm_split(job.comm, shm.nrank == 0 ? 0 : MPI_UNDEFINED, job.rank,
+                             &shm.leaders)) != MPI_SUCCESS)
+        return mpi_failed(host, rc, "MPI_Comm_split");
+    double *mine = NULL, *res = NULL;
+    if ((rc = MPI_Win_allocate_shared((MPI_Aint)(n * sizeof(double)), sizeof(double),
+                                      MPI_INFO_NULL, shm.node, &mine, &shm.segwin)) !=
+            MPI_SUCCESS ||
+        (rc = MPI_Win_allocate_shared((MPI_Aint)(shm.nrank == 0 ? n * sizeof(double) : 0),
+                                      sizeof(double), MPI_INFO_NULL, shm.node, &res,
+                                      &shm.reswin)) != MPI_SUCCESS) {
+        /* Not fatal: the sums go through MPI_Allreduce instead. */
+        crfp_log(host, CRFP_LOG_DEBUG, "mpi: no shared memory for the sums; using MPI_Allreduce");
+        crfp_comm_shared_free();
+        return CRFP_OK;
+    }
+    if (!(shm.seg = calloc((size_t)shm.nsize, sizeof *shm.seg))) {
+        crfp_comm_shared_free();
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < shm.nsize; i++) {
+        MPI_Aint size;
+        int disp;
+        MPI_Win_shared_query(shm.segwin, i, &size, &disp, &shm.seg[i]);
+    }
+    MPI_Aint size;
+    int disp;
+    MPI_Win_shared_query(shm.reswin, 0, &size, &disp, &shm.res);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, shm.segwin);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, shm.reswin);
+    shm.locked = 1;
+    shm.n = n;
+    *seg = shm.seg[shm.nrank];
+#else
+    (void)host, (void)n;
+#endif
+    return CRFP_OK;
+}
+
+#ifdef CRFP_HAVE_MPI
+/* One team member's part of a node's sum: its share of this rank's slice,
+ * each element added up over the node's segments in rank order. */
+typedef struct sumjob {
+    size_t lo, hi;      /* this rank's slice */
+    double *out;        /* the copy-out target, or NULL in the adding phase */
+} sumjob;
+
+static void sum_member(void *arg, int id, int parts)
+{
+    sumjob *j = arg;
+    size_t a, b;
+    crfp_team_slice(j->hi - j->lo, id, parts, &a, &b);
+    a += j->lo;
+    b += j->lo;
+    if (j->out) {
+        memcpy(j->out + a, shm.res + a, (b - a) * sizeof(double));
+        return;
+    }
+    double *res = shm.res;
+    memcpy(res + a, shm.seg[0] + a, (b - a) * sizeof(double));
+    for (int r = 1; r < shm.nsize; r++) {
+        const double *s = shm.seg[r];
+        for (size_t i = a; i < b; i++)
+            res[i] += s[i];
+    }
+}
+#endif
+
+crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team)
+{
+#ifdef CRFP_HAVE_MPI
+    if (!shm.seg || n != shm.n)
+        return crfp_error(host, CRFP_EINVAL, "shared sum of %zu values without segments", n);
+    double t0 = now();
+    int rc = node_sync(); /* every segment written */
+    double t1 = now();
+    if (rc == MPI_SUCCESS) {
+        sumjob j;
+        crfp_team_slice(n, shm.nrank, shm.nsize, &j.lo, &j.hi);
+        j.out = NULL;
+        crfp_team_run(team, sum_member, &j);
+        rc = node_sync(); /* the node's sum complete */
+    }
+    if (rc == MPI_SUCCESS && shm.leaders != MPI_COMM_NULL) {
+        for (size_t at = 0; rc == MPI_SUCCESS && at < n; at += PIECE) {
+            size_t k = n - at < PIECE ? n - at : PIECE;
+            rc = MPI_Allreduce(MPI_IN_PLACE, shm.res + at, (int)k, MPI_DOUBLE, MPI_SUM,
+                               shm.leaders);
+        }
+    }
+    if (rc == MPI_SUCCESS && shm.leaders != MPI_COMM_NULL)
+        rc = node_sync(); /* the machines' sum in every node's result */
+    if (rc == MPI_SUCCESS) {
+        sumjob j = {0, n, out};
+        crfp_team_run(team, sum_member, &j);
+    }
+    job.wait += t1 - t0;
+    job.xfer += now() - t1;
+    return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "the shared-memory sum");
+#else
+    (void)out, (void)n, (void)team;
+    return crfp_error(host, CRFP_EINVAL, "no shared sums without MPI");
+#endif
+}
+
+void crfp_comm_shared_free(void)
+{
+#ifdef CRFP_HAVE_MPI
+    if (shm.locked) {
+        MPI_Win_unlock_all(shm.segwin);
+        MPI_Win_unlock_all(shm.reswin);
+        shm.locked = 0;
+    }
+    if (shm.segwin != MPI_WIN_NULL)
+        MPI_Win_free(&shm.segwin);
+    if (shm.reswin != MPI_WIN_NULL)
+        MPI_Win_free(&shm.reswin);
+    if (shm.leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&shm.leaders);
+    if (shm.node != MPI_COMM_NULL)
+        MPI_Comm_free(&shm.node);
+    free(shm.seg);
+    shm.seg = NULL;
+    shm.res = NULL;
+    shm.n = 0;
+#endif
+}
+
 crfp_status crfp_comm_agree(crfp_host *host, int ok, int *all_ok)
 {
     int64_t bad = !ok;

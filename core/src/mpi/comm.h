@@ -31,6 +31,28 @@ crfp_status crfp_comm_bcast(crfp_host *host, void *buf, size_t len, int root);
 crfp_status crfp_comm_send(crfp_host *host, int dest, const void *buf, size_t len);
 crfp_status crfp_comm_recv(crfp_host *host, int src, void **buf, size_t *len);
 
+/* Sums of large vectors through node-local shared memory (MPI-3 shared
+ * windows), for the gradient of every evaluation: each rank computes into
+ * its own segment, the ranks of a node add the segments up slice by slice
+ * (each rank one slice, reading the others' segments directly, in rank
+ * order), node leaders combine their nodes' sums with MPI_Allreduce when
+ * the job spans several machines, and every rank copies the result out.
+ * On one machine nothing goes through MPI's message layer: the sum costs
+ * about two passes over the vector per rank, and every rank gets the same
+ * bits.
+ *
+ * crfp_comm_shared_new: allocate the segments for vectors of n doubles
+ * (collective); *seg receives this rank's (owned by the job, valid until
+ * crfp_comm_shared_free).  *seg is NULL, and CRFP_OK returned, when shared
+ * memory is not available (no MPI, one rank, or the MPI library refuses):
+ * callers then use crfp_comm_sum_f64.  Errors: CRFP_EIO.
+ * crfp_comm_shared_sum: out[0..n) = Σ over ranks of their segments; `team`
+ * (may be NULL) splits the node's adding and the copy.  Errors: CRFP_EIO.
+ * crfp_comm_shared_free: collective; NULL-safe. */
+crfp_status crfp_comm_shared_new(crfp_host *host, size_t n, double **seg);
+crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team);
+void crfp_comm_shared_free(void);
+
 /* Whether every rank passes `ok` (non-zero): one small collective.  Used
  * at the points where a rank may have failed on its own, so that all
  * ranks stop together; when some rank failed, crfp_dist_failed_together()

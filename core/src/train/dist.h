@@ -104,9 +104,11 @@ crfp_status crfp_dist_sum_counts(crfp_host *host, crfp_status st, uint64_t *v, s
  * failure *any = 1 and the error is returned. */
 crfp_status crfp_dist_any(crfp_host *host, int flag, int *any);
 
-/* Log, on rank 0, one line with the job's communication figures and every
- * rank's peak resident memory (collective). */
-void crfp_dist_report(crfp_host *host);
+/* Log, on rank 0, one line with the job's communication figures and, for
+ * every rank, its peak resident memory, the size of its training data and
+ * of the dictionary (collective in a job; in one process the memory
+ * figures alone). */
+void crfp_dist_report(crfp_host *host, const crfp_dataset *train, const crfp_crf *crf);
 
 /* Seconds this rank spent in the wrapped batch and Hessian-vector
  * computations (not communicating), for the run's summary. */

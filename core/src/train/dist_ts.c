@@ -22,12 +22,14 @@
 #include <sys/resource.h>
 
 #include "dist.h"
+#include "../crf/crf_impl.h"
 #include "../mpi/comm.h"
 
 typedef struct dist_ts {
     crfp_trainset pub;
     crfp_host *host;
     crfp_trainset *local;
+    double *seg;  /* this rank's shared-memory segment (comm.h), or NULL */
 } dist_ts;
 
 static double compute_seconds;
@@ -101,6 +103,9 @@ static crfp_status reduce(dist_ts *d, crfp_status st, double *scalar, double *v,
     }
     if (scalar)
         *scalar = head[0];
+    /* The vector was computed into the shared segment when there is one. */
+    if (d->seg)
+        return crfp_comm_shared_sum(d->host, v, n, d->pub.team);
     return crfp_comm_sum_f64(d->host, v, n, 0);
 }
 
@@ -108,7 +113,7 @@ static crfp_status d_batch(void *ud, const double *theta, int with_l2, double *f
 {
     dist_ts *d = ud;
     double t0 = now();
-    crfp_status st = d->local->batch(d->local->ud, theta, 0, f, g);
+    crfp_status st = d->local->batch(d->local->ud, theta, 0, f, d->seg ? d->seg : g);
     compute_seconds += now() - t0;
     if ((st = reduce(d, st, f, g, d->pub.dim)) != CRFP_OK)
         return st;
@@ -122,7 +127,7 @@ static crfp_status d_hessvec(void *ud, const double *theta, const double *v, int
 {
     dist_ts *d = ud;
     double t0 = now();
-    crfp_status st = d->local->hessvec(d->local->ud, theta, v, 0, hv);
+    crfp_status st = d->local->hessvec(d->local->ud, theta, v, 0, d->seg ? d->seg : hv);
     compute_seconds += now() - t0;
     if ((st = reduce(d, st, NULL, hv, d->pub.dim)) != CRFP_OK)
         return st;
@@ -212,14 +217,23 @@ crfp_status crfp_dist_trainset(crfp_host *host, crfp_trainset *local, crfp_train
     t->gold = local->gold ? d_gold : NULL;
     t->occurrences = local->occurrences ? d_occurrences : NULL;
     t->mix = d_mix;
+    /* Gradients are summed through shared memory where the ranks share a
+     * machine (comm.h): one more vector per rank, far less time. */
+    crfp_status st = crfp_comm_shared_new(host, t->dim, &d->seg);
+    if (st != CRFP_OK) {
+        free(d);
+        return st;
+    }
     *out = t;
     return CRFP_OK;
 }
 
 void crfp_dist_trainset_free(crfp_trainset *ts, const crfp_trainset *local)
 {
-    if (ts && ts != local)
+    if (ts && ts != local) {
+        crfp_comm_shared_free();
         free(ts->ud);
+    }
 }
 
 crfp_status crfp_dist_sum_counts(crfp_host *host, crfp_status st, uint64_t *v, size_t n)
@@ -253,28 +267,55 @@ crfp_status crfp_dist_any(crfp_host *host, int flag, int *any)
     return st;
 }
 
-void crfp_dist_report(crfp_host *host)
+/* Bytes of a dataset's sequences: labels, both offset arrays and the
+ * observation ids (what the engine keeps per token), capacity slack left
+ * out. */
+static double data_bytes(const crfp_dataset *ds)
 {
-    if (!crfp_dist_active())
-        return;
-    int P = crfp_dist_size(), r = crfp_dist_rank();
-    /* per rank: peak RSS (MB), compute, wait and transfer seconds */
-    double *v = calloc((size_t)P * 4, sizeof *v);
+    double b = 0;
+    for (size_t i = 0; i < crfp_dataset_size(ds); i++) {
+        const crfp_seq *s = crfp_dataset_get(ds, i);
+        uint32_t T = s->T;
+        b += 4.0 * (3.0 * T + 2 + (T ? s->uoff[T] + s->boff[T] : 0)) + sizeof *s;
+    }
+    return b;
+}
+
+static double dict_bytes(const crfp_dict *d)
+{
+    return (double)d->arena_cap + (double)d->cap * (8 + 4 + 4) +
+           (d->slots ? (double)(d->mask + 1) * sizeof *d->slots : 0);
+}
+
+void crfp_dist_report(crfp_host *host, const crfp_dataset *train, const crfp_crf *crf)
+{
+    int P = crfp_dist_active() ? crfp_dist_size() : 1, r = crfp_dist_rank();
+    /* per rank: peak RSS, training data, dictionary (MB); compute, wait
+     * and transfer seconds */
+    enum { K = 6 };
+    double *v = calloc((size_t)P * K, sizeof *v);
     if (!v)
         return;
+    double *me = v + (size_t)K * (size_t)r;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
-        v[4 * r] = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
-    v[4 * r + 1] = compute_seconds;
-    crfp_dist_comm_seconds(&v[4 * r + 2], &v[4 * r + 3]);
-    if (crfp_comm_sum_f64(host, v, (size_t)P * 4, 1) == CRFP_OK && r == 0) {
+        me[0] = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
+    me[1] = data_bytes(train) / 1048576.0;
+    me[2] = (dict_bytes(&crf->labels) + dict_bytes(&crf->obs) + crf->oflags_cap) / 1048576.0;
+    me[3] = compute_seconds;
+    crfp_dist_comm_seconds(&me[4], &me[5]);
+    if (P == 1) {
+        crfp_log(host, CRFP_LOG_INFO, "memory: training data %.1f MB, dictionary %.1f MB, "
+                 "peak RSS %.0f MB", me[1], me[2], me[0]);
+    } else if (crfp_comm_sum_f64(host, v, (size_t)P * K, 1) == CRFP_OK && r == 0) {
         char line[4096];
         size_t k = 0;
         for (int i = 0; i < P && k < sizeof line; i++)
-            k += (size_t)snprintf(line + k, sizeof line - k, "%s%.0f", i ? ", " : "", v[4 * i]);
+            k += (size_t)snprintf(line + k, sizeof line - k, "%s%.0f/%.1f/%.1f", i ? ", " : "",
+                                  v[K * i], v[K * i + 1], v[K * i + 2]);
         crfp_log(host, CRFP_LOG_INFO, "mpi: %d ranks; rank 0: objective computation %.2f s, "
-                 "waiting for other ranks %.2f s, transfer %.2f s; peak RSS per rank (MB): %s",
-                 P, v[1], v[2], v[3], line);
+                 "waiting for other ranks %.2f s, transfer %.2f s; per rank, peak RSS / "
+                 "training data / dictionary (MB): %s", P, v[3], v[4], v[5], line);
     }
     free(v);
 }
