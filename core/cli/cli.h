@@ -19,8 +19,12 @@ int cmd_tag(crfp_host *host, int argc, char **argv);
 int cmd_eval(crfp_host *host, int argc, char **argv);
 int cmd_model(crfp_host *host, int argc, char **argv);
 
-/* Print "crfpipe: <message of the host's last error>" to stderr and return
- * CLI_FAIL. */
+/* "crfpipe", or "crfpipe[rank R]" in an MPI job of several ranks (static
+ * storage). */
+const char *cli_progname(void);
+/* Print "crfpipe: error: <message of the host's last error>" to stderr and
+ * return CLI_FAIL (in an MPI job: only the ranks that should, see
+ * crfp_dist_failure). */
 int cli_fail(crfp_host *host);
 /* Print "crfpipe CMD: fmt..." and a usage hint, return CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

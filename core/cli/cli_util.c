@@ -12,11 +12,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *cli_progname(void)
+{
+    static char name[48];
+    if (crfp_dist_size() <= 1)
+        return "crfpipe";
+    snprintf(name, sizeof name, "crfpipe[rank %d]", crfp_dist_rank());
+    return name;
+}
+
 int cli_fail(crfp_host *host)
 {
+    /* In an MPI job a failure every rank agreed on is reported once, by
+     * rank 0, unless it is this rank's own. */
+    crfp_dist_failure kind = crfp_dist_failure_kind();
+    if (crfp_dist_rank() != 0 && (kind == CRFP_DIST_FAIL_SAME || kind == CRFP_DIST_FAIL_ELSEWHERE))
+        return CLI_FAIL;
     const char *msg = crfp_errmsg(host);
-    fprintf(stderr, "crfpipe: error: %s%s\n", *msg ? msg : crfp_status_str(crfp_errcode(host)),
-            cli_sniff_note(msg));
+    fprintf(stderr, "%s: error: %s%s\n", cli_progname(),
+            *msg ? msg : crfp_status_str(crfp_errcode(host)), cli_sniff_note(msg));
     return CLI_FAIL;
 }
 

@@ -38,6 +38,9 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             format = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
             columns = v;
+        else if (strcmp(argv[i], "--resume") == 0)
+            /* a flag: continue from the --checkpoint file */
+            r = kv_add(&tp, "resume", "true") ? 1 : -1;
         else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */

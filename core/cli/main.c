@@ -59,9 +59,9 @@ static void log_stderr(void *ud, crfp_log_level level, const char *msg)
 {
     (void)ud;
     if (level == CRFP_LOG_ERROR)
-        fprintf(stderr, "crfpipe: error: %s\n", msg);
+        fprintf(stderr, "%s: error: %s\n", cli_progname(), msg);
     else if (level == CRFP_LOG_WARN)
-        fprintf(stderr, "crfpipe: warning: %s\n", msg);
+        fprintf(stderr, "%s: warning: %s\n", cli_progname(), msg);
     else
         fprintf(stderr, "%s\n", msg);
 }
@@ -84,7 +84,7 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet] [--limit NAME=VALUE]...\n"
+    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet|--verbose] [--limit NAME=VALUE]...\n"
                "               [--force-special] COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %s\n", commands[i].synopsis);
@@ -105,6 +105,16 @@ int main(int argc, char **argv)
         return CLI_FAIL;
     }
     crfp_host_set_log(host, log_stderr, NULL);
+    /* Under mpirun every rank runs this program: join the job first.  Only
+     * rank 0 prints progress; the others report warnings and errors, named
+     * by their rank. */
+    if (crfp_dist_init(host, &argc, &argv, NULL) != CRFP_OK) {
+        fprintf(stderr, "crfpipe: error: %s\n", crfp_errmsg(host));
+        crfp_host_free(host);
+        return CLI_FAIL;
+    }
+    if (crfp_dist_rank() != 0)
+        crfp_host_set_verbosity(host, CRFP_LOG_WARN);
     /* Limits: the environment first, so that --limit overrides it. */
     if (crfp_host_set_limits(host, getenv("CRFPIPE_LIMITS")) != CRFP_OK) {
         fprintf(stderr, "crfpipe: error: $CRFPIPE_LIMITS: %s\n", crfp_errmsg(host));
@@ -151,6 +161,12 @@ int main(int argc, char **argv)
             crfp_host_set_verbosity(host, CRFP_LOG_WARN);
             continue;
         }
+        if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+            /* debug lines too, e.g. each iteration's objective in full */
+            if (crfp_dist_rank() == 0)
+                crfp_host_set_verbosity(host, CRFP_LOG_DEBUG);
+            continue;
+        }
         args[n++] = argv[i];
     }
     if (n == 0) {
@@ -164,16 +180,30 @@ int main(int argc, char **argv)
         goto out;
     }
     if (strcmp(args[0], "--version") == 0) {
-        printf("crfpipe %s (plugin ABI %u.%u)\n", PACKAGE_VERSION, CRFP_ABI_MAJOR, CRFP_ABI_MINOR);
+        printf("crfpipe %s (plugin ABI %u.%u%s)\n", PACKAGE_VERSION, CRFP_ABI_MAJOR, CRFP_ABI_MINOR,
+               crfp_dist_compiled() ? ", MPI" : "");
+        goto out;
+    }
+    if (crfp_dist_size() > 1 && strcmp(args[0], "train") != 0 && strcmp(args[0], "run") != 0) {
+        if (crfp_dist_rank() == 0)
+            fprintf(stderr, "crfpipe: error: only 'train' (or 'run' with a training pipeline) "
+                    "runs as an MPI job; '%s' would run %d times\n", args[0], crfp_dist_size());
+        rc = CLI_USAGE;
         goto out;
     }
     for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {
         if (strcmp(args[0], commands[c].name) == 0) {
             struct sigaction saved[NSTOP];
             sigint_host = host;
-            catch_stop_signals(saved);
+            /* In an MPI job the launcher owns the signals: Ctrl-C stops the
+             * whole job (use --checkpoint and --resume), since one rank
+             * stopping alone would leave the others waiting. */
+            int caught = !crfp_dist_active();
+            if (caught)
+                catch_stop_signals(saved);
             rc = commands[c].fn(host, n, args);
-            release_stop_signals(saved);
+            if (caught)
+                release_stop_signals(saved);
             sigint_host = NULL;
             goto out;
         }
@@ -183,6 +213,18 @@ int main(int argc, char **argv)
     rc = CLI_USAGE;
 out:
     free(args);
+    if (crfp_dist_active()) {
+        /* A failure this rank met alone leaves the others inside a
+         * collective call: abort the job.  Agreed failures and usage
+         * errors (every rank sees the same command line) end normally. */
+        int ok = rc == CLI_OK || rc == CLI_USAGE ||
+                 crfp_dist_failure_kind() != CRFP_DIST_FAIL_ALONE;
+        if (!ok)
+            fprintf(stderr, "%s: stopping every rank of the job\n", cli_progname());
+        crfp_host_free(host);
+        crfp_dist_end(ok, rc);
+        return rc;
+    }
     crfp_host_free(host);
     return rc;
 }

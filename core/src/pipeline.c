@@ -15,6 +15,7 @@
 #include "host_priv.h"
 #include "train.h"
 #include "xmlcommon.h"
+#include "train/dist.h"
 
 /* The order a pipeline's stages must follow; equal phases may repeat only
  * where `repeat` says so. */
@@ -519,7 +520,12 @@ static crfp_status feed_dev(crfp_pipeline *p, stage *reader, crfp_trainrun *run)
         return crfp_error(host, errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "%s: %s", path,
                           errno == ENOMEM ? "out of memory opening it" : strerror(errno));
     void *state = NULL;
-    crfp_status st = rv->open(host, reader->params, &in, &state);
+    /* In a distributed run each rank reads its share of the dev set. */
+    crfp_shard shard;
+    crfp_status st = crfp_shard_open(host, reader->plugin, &in, &shard);
+    crfp_train_set_cut(run, 1, shard.cut);
+    if (st == CRFP_OK)
+        st = rv->open(host, reader->params, &shard.stream, &state);
     if (st != CRFP_OK)
         crfp_error_prefix(host, "%s", path);
     while (st == CRFP_OK) {
@@ -533,6 +539,7 @@ static crfp_status feed_dev(crfp_pipeline *p, stage *reader, crfp_trainrun *run)
     }
     if (state)
         rv->close(state);
+    crfp_shard_close(&shard);
     fclose(in.fp);
     return st;
 }
@@ -551,6 +558,7 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
     crfp_status st = CRFP_OK;
     size_t opened = 0;
     const crfp_reader_vtable *rv = NULL;
+    crfp_shard shard = {{NULL, NULL}, NULL, 1, 0, 0};
 
     if (trainer) {
         for (size_t i = 0; i < p->n; i++) {
@@ -590,6 +598,11 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
         writer = &wr;
     }
     rv = reader->plugin->desc->vtable;
+    /* A distributed training run reads its share of the input. */
+    if (trainer && (st = crfp_shard_open(host, reader->plugin, in, &shard)) != CRFP_OK)
+        goto out;
+    if (trainer)
+        in = &shard.stream;
     if ((st = rv->open(host, reader->params, in, &reader->state)) != CRFP_OK) {
         reader->state = NULL;
         crfp_error_prefix(host, "%s", in->name);
@@ -628,6 +641,7 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
             st = crfp_train_set_source(run, in->name);
         if (st != CRFP_OK)
             goto out;
+        crfp_train_set_cut(run, 0, shard.cut);
     }
 
     crfp_team *team = !run && writer && all_concurrent(p) ? crfp_host_team(host) : NULL;
@@ -667,6 +681,8 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
         st = wv->finish(writer->state);
     }
     if (st == CRFP_OK && run)
+        st = crfp_train_inputs_done(run);
+    if (st == CRFP_OK && run)
         st = feed_dev(p, reader, run);
     if (st == CRFP_OK && run)
         st = crfp_train_finish(run);
@@ -696,6 +712,7 @@ out:
         rv->close(reader->state);
         reader->state = NULL;
     }
+    crfp_shard_close(&shard);
     crfp_params_free(rd.params);
     crfp_params_free(wr.params);
     return st;

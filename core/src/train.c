@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "train.h"
+#include "train/dist.h"
+#include "train/ckpt.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -28,6 +31,11 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
     {"train-error", CRFP_PARAM_BOOL, "false",
      "also print the training-set error every iteration (one more Viterbi pass each)"},
+    {"checkpoint", CRFP_PARAM_PATH, NULL,
+     "write the training state to this file every checkpoint-every iterations (atomically)"},
+    {"checkpoint-every", CRFP_PARAM_INT, "10", "iterations between two checkpoints"},
+    {"resume", CRFP_PARAM_BOOL, "false",
+     "continue from the checkpoint file instead of starting afresh"},
 };
 const size_t crfp_train_common_nparams =
     sizeof crfp_train_common_params / sizeof crfp_train_common_params[0];
@@ -54,6 +62,14 @@ struct crfp_trainrun {
     int best_iter, last_iter;
     int total_iter;     /* over every stage of a chain */
     double objective;
+    /* distributed runs (train/dist.h): how each input was shared out, the
+     * sentences seen so far (to keep every P-th when not cut), whether the
+     * dictionary is merged, and the job's totals */
+    int cut[2];
+    uint64_t nsent[2];
+    int merged;
+    uint64_t total[4];  /* train sequences, tokens; dev sequences, tokens */
+    void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
 };
 
 static double seconds_since(const struct timespec *a)
@@ -110,6 +126,7 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
                           n ? "out of memory" : "no trainer stage");
     }
     r->host = host;
+    r->cut[0] = r->cut[1] = 1;
     r->features = features;
     r->ex = ex;
     r->nstages = n;
@@ -184,6 +201,10 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             break;
         if (seq->ntok == 0)
             continue;
+        /* A rank that reads the whole input keeps every P-th sentence. */
+        if (!r->cut[ds == r->dev] && crfp_dist_size() > 1 &&
+            r->nsent[ds == r->dev]++ % (uint64_t)crfp_dist_size() != (uint64_t)crfp_dist_rank())
+            continue;
         if (!r->labelname) {
             if (seq->ncols == 0) {
                 st = crfp_error(r->host, CRFP_EINVAL, "%s: tokens have no features", origin);
@@ -247,6 +268,21 @@ crfp_status crfp_train_set_source(crfp_trainrun *r, const char *name)
     return !name || r->source ? CRFP_OK : crfp_error(r->host, CRFP_ENOMEM, "out of memory");
 }
 
+void crfp_train_set_cut(crfp_trainrun *r, int dev, int cut)
+{
+    r->cut[dev != 0] = cut;
+}
+
+crfp_status crfp_train_inputs_done(crfp_trainrun *r)
+{
+    if (r->merged || !crfp_dist_active())
+        return CRFP_OK;
+    r->merged = 1;
+    return crfp_dist_merge_dict(r->host, &r->crf, r->train, r->cut[0],
+                                r->init ? crfp_crf_nlabels(r->init) : 0,
+                                r->init ? crfp_crf_nobs(r->init) : 0);
+}
+
 crfp_status crfp_train_add(crfp_trainrun *r, crfp_doc *doc)
 {
     return add_doc(r, doc, r->train, 1, r->source ? r->source : "training data");
@@ -271,19 +307,27 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     crfp_trainrun *r = ud;
     const crfp_params *sp = r->stages[r->cur].params;
     size_t n = crfp_crf_nparams(r->crf);
+    /* A resumed trainer has restored its state by its first iteration's
+     * end: give its (possibly large) saved copy back. */
+    free(r->ck_state);
+    r->ck_state = NULL;
     size_t active = count_active(theta, n);
     double dt = seconds_since(&r->tlast);
     char dev[64] = "";
     r->last_iter = info->iter;
     r->objective = info->objective;
-    if (crfp_dataset_size(r->dev) > 0) {
+    if (r->total[2] > 0) {
         size_t te = 0, se = 0;
         crfp_status st = crfp_crf_errors(r->crf, r->dev, theta, r->team, &te, &se);
-        if (st != CRFP_OK)
-            return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_status_str(st));
-        double err = 100.0 * (double)te / (double)crfp_dataset_tokens(r->dev);
+        /* In a job each rank scores its share of the dev set. */
+        uint64_t c[2] = {te, se};
+        if ((st = crfp_dist_sum_counts(r->host, st, c, 2)) != CRFP_OK)
+            return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_errmsg(r->host));
+        te = (size_t)c[0];
+        se = (size_t)c[1];
+        double err = 100.0 * (double)te / (double)r->total[3];
         snprintf(dev, sizeof dev, "  dev-err %6.3f%% (seq %5.2f%%)", err,
-                 100.0 * (double)se / (double)crfp_dataset_size(r->dev));
+                 100.0 * (double)se / (double)r->total[2]);
         if (r->best_iter == 0 || te < r->best_dev) {
             r->best_dev = te;
             r->best_iter = info->iter;
@@ -299,10 +343,11 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     if (run_bool(r, "train-error")) {
         size_t te = 0, se = 0;
         crfp_status st = crfp_crf_errors(r->crf, r->train, theta, r->team, &te, &se);
-        if (st != CRFP_OK)
-            return crfp_error(r->host, st, "training-set evaluation: %s", crfp_status_str(st));
+        uint64_t c[1] = {te};
+        if ((st = crfp_dist_sum_counts(r->host, st, c, 1)) != CRFP_OK)
+            return crfp_error(r->host, st, "training-set evaluation: %s", crfp_errmsg(r->host));
         snprintf(train, sizeof train, "  train-err %6.3f%%",
-                 100.0 * (double)te / (double)crfp_dataset_tokens(r->train));
+                 100.0 * (double)c[0] / (double)r->total[1]);
     }
     char who[48] = "";
     if (r->nstages > 1)
@@ -311,11 +356,31 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
              "%siter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", who, info->iter,
              info->objective, active, train, dev, info->step, info->nevals, dt,
              seconds_since(&r->t0));
+    /* In full, for comparing runs (--verbose), with this rank's cumulative
+     * seconds of objective computation and of communication (waiting,
+     * transfer) in a job, for bench/mpi.sh. */
+    double cw = 0, cx = 0, cpu = 0;
+    crfp_dist_comm_seconds(&cw, &cx);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+              ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+    crfp_log(r->host, CRFP_LOG_DEBUG,
+             "iter %d objective %.17g compute %.4f wait %.4f xfer %.4f cpu %.4f", info->iter,
+             info->objective, crfp_dist_compute_seconds(), cw, cx, cpu);
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(sp, "max-iter");
     if (maxit > 0 && info->iter >= maxit)
         *stop = 1;
-    if (crfp_interrupted(r->host))
+    /* In a job every rank stops at the same iteration: an interrupt seen
+     * by any rank counts for all. */
+    int intr = crfp_interrupted(r->host);
+    if (crfp_dist_active()) {
+        crfp_status st = crfp_dist_any(r->host, intr, &intr);
+        if (st != CRFP_OK)
+            return st;
+    }
+    if (intr)
         return CRFP_EINTR;
     return CRFP_OK;
 }
@@ -342,6 +407,78 @@ static crfp_status copy_warm_start(crfp_trainrun *r)
     return CRFP_OK;
 }
 
+/* --- checkpoints ------------------------------------------------------------
+ * The host's side of crfp_train_ckpt: when a checkpoint is due, and writing
+ * it with the driver's own bookkeeping (the dev set's best error and its
+ * iteration, which the stopping rule needs). */
+typedef struct ckrun {
+    crfp_trainrun *r;
+    const char *path;
+    int64_t every;
+    crfp_ckpt_info info;
+    int64_t book[2];
+} ckrun;
+
+static int ck_due(void *ud, int iter)
+{
+    const ckrun *c = ud;
+    return c->path && c->every > 0 && iter % c->every == 0;
+}
+
+static crfp_status ck_save(void *ud, int iter, const double *theta,
+                           const crfp_ckpt_piece *pieces, size_t n)
+{
+    ckrun *c = ud;
+    c->book[0] = (int64_t)c->r->best_dev;
+    c->book[1] = c->r->best_iter;
+    c->info.iter = iter;
+    c->info.book = c->book;
+    return crfp_ckpt_write(c->r->host, c->path, &c->info, theta, pieces, n);
+}
+
+/* Run the trainer of stage k, through its resumable entry when the user
+ * asked for checkpoints or to resume. */
+static crfp_status call_trainer(crfp_trainrun *r, size_t k, const crfp_trainset *ts)
+{
+    crfp_host *host = r->host;
+    const crfp_train_stage *sg = &r->stages[k];
+    const crfp_plugin_descriptor *d = sg->plugin->desc;
+    const crfp_trainer_vtable *tv = d->vtable;
+    double *theta = crfp_crf_weights(r->crf);
+    ckrun c = {r, crfp_train_param(r, "checkpoint"), run_int(r, "checkpoint-every"), {0}, {0}};
+    int resume = run_bool(r, "resume");
+    if (!c.path && !resume)
+        return tv->train(host, sg->params, ts, theta);
+    if (!c.path)
+        return crfp_error(host, CRFP_EINVAL, "--resume needs --checkpoint FILE");
+    if (r->nstages > 1)
+        return crfp_error(host, CRFP_EINVAL, "checkpoints are not available for chained "
+                          "trainers yet (--trainer %s...)", d->name);
+    if (!CRFP_VT_HAS(tv, crfp_trainer_vtable, resume))
+        return crfp_error(host, CRFP_EINVAL, "trainer '%s' cannot write or resume from "
+                          "checkpoints (it has no resume entry, plugin ABI 2.2)", d->name);
+    c.info = (crfp_ckpt_info){crfp_crf_nparams(r->crf), crfp_ckpt_fingerprint(r->crf),
+                              d->name, ts->rho1, ts->rho2, 0, c.book, 2, 0};
+    crfp_train_ckpt ck = {sizeof ck, NULL, 0, 0, ck_due, ck_save, &c};
+    if (resume) {
+        size_t len;
+        crfp_status st = crfp_ckpt_read(host, c.path, &c.info, theta, &ck.iter, &r->ck_state,
+                                        &len, c.book);
+        if (st != CRFP_OK)
+            return st;
+        ck.state = r->ck_state;
+        ck.len = len;
+        r->best_dev = (size_t)c.book[0];
+        r->best_iter = (int)c.book[1];
+        r->last_iter = ck.iter;
+        crfp_log(host, CRFP_LOG_INFO, "resuming from %s after iteration %d", c.path, ck.iter);
+    }
+    crfp_status st = tv->resume(host, sg->params, ts, theta, &ck);
+    free(r->ck_state);
+    r->ck_state = NULL;
+    return st;
+}
+
 /* Run stage k on the current model and data; theta is the model's weights. */
 static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
 {
@@ -366,11 +503,17 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
         return crfp_error(host, CRFP_EINVAL, "fb-mode must be auto, sparse or dense, not '%s'",
                           mode);
     }
+    crfp_trainset *local = ts;
+    if ((st = crfp_dist_trainset(host, local, &ts)) != CRFP_OK) {
+        crfp_trainset_free(local);
+        return st;
+    }
     ts->monitor = monitor;
     ts->monitor_ud = r;
     const crfp_trainer_vtable *tv = d->vtable;
     if ((st = crfp_trainset_require(host, ts, tv->needs, d->name)) != CRFP_OK) {
-        crfp_trainset_free(ts);
+        crfp_dist_trainset_free(ts, local);
+        crfp_trainset_free(local);
         return st;
     }
     r->cur = k;
@@ -382,8 +525,9 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
         crfp_log(host, CRFP_LOG_INFO, "stage %zu/%zu: %s on %zu parameters", k + 1, r->nstages,
                  d->name, crfp_crf_nparams(r->crf));
     crfp_error_clear(host);
-    st = tv->train(host, sg->params, ts, crfp_crf_weights(r->crf));
-    crfp_trainset_free(ts);
+    st = call_trainer(r, k, ts);
+    crfp_dist_trainset_free(ts, local);
+    crfp_trainset_free(local);
     const char *misuse = crfp_params_misuse(sg->params);
     if (misuse && (st == CRFP_OK || st == CRFP_EINTR))
         return crfp_error(host, CRFP_EPLUGIN, "trainer '%s' %s", d->name, misuse);
@@ -429,6 +573,9 @@ static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
 
 static crfp_status save_model(crfp_trainrun *r, const char *path, const char *trainers)
 {
+    /* Every rank holds the same model; rank 0 writes it. */
+    if (crfp_dist_rank() != 0)
+        return CRFP_OK;
     char buf[64];
     const crfp_params *sp = r->stages[r->cur].params;
     crfp_crf_set_meta(r->crf, "label", r->labelname);
@@ -448,10 +595,21 @@ static crfp_status save_model(crfp_trainrun *r, const char *path, const char *tr
 crfp_status crfp_train_finish(crfp_trainrun *r)
 {
     crfp_host *host = r->host;
-    if (crfp_dataset_size(r->train) == 0)
+    crfp_status st = crfp_train_inputs_done(r);
+    if (st != CRFP_OK)
+        return st;
+    r->total[0] = crfp_dataset_size(r->train);
+    r->total[1] = crfp_dataset_tokens(r->train);
+    r->total[2] = crfp_dataset_size(r->dev);
+    r->total[3] = crfp_dataset_tokens(r->dev);
+    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 4)) != CRFP_OK)
+        return st;
+    if (r->total[0] == 0) {
+        crfp_dist_set_failure_kind(CRFP_DIST_FAIL_SAME);
         return crfp_error(host, CRFP_EINVAL, "%s: no labelled sentences to train on",
                           r->source ? r->source : "training data");
-    crfp_status st = crfp_crf_finalize(r->crf);
+    }
+    st = crfp_crf_finalize(r->crf);
     if (st != CRFP_OK)
         return crfp_error(host, st, "cannot lay out the model's parameters");
     if (r->init)
@@ -481,14 +639,17 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
 #endif
     size_t np = crfp_crf_nparams(r->crf);
     crfp_log(host, CRFP_LOG_INFO,
-             "training: %zu sequences, %zu tokens; %u labels, %u observations, %zu parameters "
+             "training: %llu sequences, %llu tokens; %u labels, %u observations, %zu parameters "
              "(%.1f MB per parameter vector)%s",
-             crfp_dataset_size(r->train), crfp_dataset_tokens(r->train), crfp_crf_nlabels(r->crf),
-             crfp_crf_nobs(r->crf), np, (double)np * sizeof(double) / 1048576.0,
-             r->init ? "; warm start" : "");
-    if (crfp_dataset_size(r->dev))
-        crfp_log(host, CRFP_LOG_INFO, "dev: %zu sequences, %zu tokens",
-                 crfp_dataset_size(r->dev), crfp_dataset_tokens(r->dev));
+             (unsigned long long)r->total[0], (unsigned long long)r->total[1],
+             crfp_crf_nlabels(r->crf), crfp_crf_nobs(r->crf), np,
+             (double)np * sizeof(double) / 1048576.0, r->init ? "; warm start" : "");
+    if (crfp_dist_size() > 1)
+        crfp_log(host, CRFP_LOG_INFO, "mpi: %d ranks, rank 0 holds %zu sequences, %zu tokens",
+                 crfp_dist_size(), crfp_dataset_size(r->train), crfp_dataset_tokens(r->train));
+    if (r->total[2])
+        crfp_log(host, CRFP_LOG_INFO, "dev: %llu sequences, %llu tokens",
+                 (unsigned long long)r->total[2], (unsigned long long)r->total[3]);
 
     char trainers[256] = "";
     size_t tl = 0;
@@ -516,6 +677,7 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     }
     if (st != CRFP_OK)
         return st;
+    crfp_dist_report(host, r->train, r->crf);
     if (tst == CRFP_EINTR)
         crfp_log(host, CRFP_LOG_WARN, "interrupted: saving the model of iteration %d",
                  r->last_iter);
@@ -537,6 +699,7 @@ void crfp_train_free(crfp_trainrun *r)
 {
     if (!r)
         return;
+    free(r->ck_state);
     crfp_crf_free(r->crf);
     crfp_crf_free(r->init);
     crfp_dataset_free(r->train);

@@ -38,6 +38,15 @@ crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *sta
 const char *crfp_train_param(const crfp_trainrun *run, const char *name);
 /* Name of the training input, for messages (copied). */
 crfp_status crfp_train_set_source(crfp_trainrun *run, const char *name);
+/* Distributed runs: whether the training (dev = 0) or dev (dev = 1) input
+ * this rank reads is its own piece (cut = 1, crfp_shard_open) or the whole
+ * input, of which it then keeps every P-th sentence.  Default: cut. */
+void crfp_train_set_cut(crfp_trainrun *run, int dev, int cut);
+/* The training documents are all in: in a distributed run, build the
+ * dictionary every rank shares (collective; crfp_train_finish does it when
+ * not done, but dev documents need it first).  Errors: those of
+ * crfp_dist_merge_dict. */
+crfp_status crfp_train_inputs_done(crfp_trainrun *run);
 /* Add the labelled sentences of a training document (not kept). */
 crfp_status crfp_train_add(crfp_trainrun *run, crfp_doc *doc);
 /* Add the labelled sentences of a dev document (not kept); `origin` names

@@ -718,4 +718,7 @@ CRFP_PLUGIN_DEFINE(conll_reader) = {
     .vtable = &vtable,
     .formats = formats,
     .extensions = extensions,
+    /* blank lines end sentences and nothing spans them: a file may be
+     * cut after any empty line (distributed training) */
+    .flags = CRFP_PLUGIN_SPLIT_BLANK_LINES,
 };

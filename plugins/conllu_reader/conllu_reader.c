@@ -676,4 +676,7 @@ CRFP_PLUGIN_DEFINE(conllu_reader) = {
     .vtable = &vtable,
     .formats = formats,
     .extensions = extensions,
+    /* blank lines end sentences and nothing spans them: a file may be
+     * cut after any empty line (distributed training) */
+    .flags = CRFP_PLUGIN_SPLIT_BLANK_LINES,
 };

@@ -82,8 +82,9 @@ static crfp_status ts_iteration(void *ud, const crfp_iter_info *info, const doub
     return ts->monitor ? ts->monitor(ts->monitor_ud, info, theta, stop) : CRFP_OK;
 }
 
-static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
-                               const crfp_trainset *ts, double *theta)
+static crfp_status lbfgs_resume(crfp_host *host, const crfp_params *params,
+                                const crfp_trainset *ts, double *theta,
+                                const crfp_train_ckpt *ck)
 {
     lbfgs_objective objective = {ts->dim, ts->rho1, ts->rho2, (void *)ts, ts_eval, ts_iteration};
     const lbfgs_objective *obj = &objective;
@@ -100,13 +101,20 @@ static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
         o.max_iter = crfp_params_int(params, "max-iter");
     }
     o.team = ts->team;
-    return lbfgs_minimize(host, &o, obj, theta);
+    return lbfgs_minimize_ckpt(host, &o, obj, theta, ck);
+}
+
+static crfp_status lbfgs_train(crfp_host *host, const crfp_params *params,
+                               const crfp_trainset *ts, double *theta)
+{
+    return lbfgs_resume(host, params, ts, theta, NULL);
 }
 
 static const crfp_trainer_vtable lbfgs_vtable = {
     .size = CRFP_VTABLE_SIZE(crfp_trainer_vtable),
     .needs = CRFP_TS_BATCH,
     .train = lbfgs_train,
+    .resume = lbfgs_resume,
 };
 
 CRFP_PLUGIN_DEFINE(lbfgs) = {

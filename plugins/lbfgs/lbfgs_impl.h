@@ -53,6 +53,15 @@ crfp_status lbfgs_opts_check(crfp_host *host, const lbfgs_opts *o);
  * obj->iteration (theta = last accepted iterate). */
 crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const lbfgs_objective *obj,
                            double *theta);
+/* The same with checkpoints (ck may be NULL: lbfgs_minimize): resumes from
+ * ck->state when set (theta then holds the saved iterate; the state must
+ * come from a run with the same dimension, history, window and rho1, else
+ * CRFP_EFORMAT naming them) and offers the state to ck->save after each
+ * iteration ck->due accepts.  Errors: those of lbfgs_minimize and of
+ * ck->save; CRFP_ENOMEM. */
+crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
+                                const lbfgs_objective *obj, double *theta,
+                                const crfp_train_ckpt *ck);
 
 /* --- correction-pair memory (twoloop.c) ---------------------------------
  * A ring of m pairs (s, y).  The slot after the newest pair doubles as the

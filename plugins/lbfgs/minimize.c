@@ -4,12 +4,20 @@
  * θ (the caller's), ∇f, the direction d and the m (s, y) pairs, whose
  * scratch slot holds θ_prev and ∇f_prev during the line search (the
  * pseudo-gradient is recomputed on the fly, never stored).  Everything is
- * allocated once, before the first evaluation. */
+ * allocated once, before the first evaluation.
+ *
+ * Checkpoints: after an iteration the whole state is θ, ∇f, the stored
+ * pairs with their ρ, γ and the cached s'd, F and the window of past F, and
+ * the iteration and evaluation counts; the direction is -pg(θ, ∇f) again,
+ * recomputed.  Saved bit for bit and restored, the run goes on exactly as
+ * if it had never stopped (the pairs are put back oldest first in slots
+ * 0.., which changes where they lie, not what the recursion computes). */
 #include "config.h"
 #include "lbfgs_impl.h"
 #include "vecops.h"
 #include "crfpipe/alloc.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +66,105 @@ typedef struct run {
     vpool *pool;
     double f, F;
     double *Fwin; /* F of the last `window` iterates, ring indexed by iter */
+    const crfp_train_ckpt *ck; /* may be NULL */
 } run;
+
+/* The fixed part of a saved state; Fwin[window] and rho[count] (oldest
+ * pair first) follow it in the same piece, then ∇f, then s and y of each
+ * pair, oldest first. */
+typedef struct saved {
+    uint64_t magic;
+    uint64_t n;
+    int64_t m, window, count, iter, evals, sd_valid;
+    double f, F, gamma, sd, pg2, x2, rho1;
+} saved;
+#define SAVED_MAGIC UINT64_C(0x3176534746424c) /* "LBFGSv1" */
+
+/* Index of the i-th stored pair, 0 = oldest (as in twoloop.c). */
+static int pair_slot(const lbfgs_mem *mem, int i)
+{
+    return (mem->head - mem->count + i + 2 * mem->m) % mem->m;
+}
+
+static crfp_status save_state(run *r, int iter, int evals, double pg2, double x2)
+{
+    const lbfgs_mem *mem = &r->mem;
+    int w = r->opts->window, c = mem->count;
+    size_t hlen = sizeof(saved) + ((size_t)w + (size_t)c) * sizeof(double);
+    unsigned char *h = malloc(hlen);
+    crfp_ckpt_piece *pc = malloc((2 + 2 * (size_t)c) * sizeof *pc);
+    if (!h || !pc) {
+        free(h);
+        free(pc);
+        return crfp_error(r->host, CRFP_ENOMEM, "lbfgs: out of memory saving a checkpoint");
+    }
+    saved sv = {SAVED_MAGIC, r->n, mem->m, w, c, iter, evals, mem->sd_valid,
+                r->f, r->F, mem->gamma, mem->sd, pg2, x2, r->obj->rho1};
+    memcpy(h, &sv, sizeof sv);
+    memcpy(h + sizeof sv, r->Fwin, (size_t)w * sizeof(double));
+    for (int i = 0; i < c; i++)
+        memcpy(h + sizeof sv + ((size_t)w + (size_t)i) * sizeof(double),
+               &mem->rho[pair_slot(mem, i)], sizeof(double));
+    size_t np = 0, vb = r->n * sizeof(double);
+    pc[np++] = (crfp_ckpt_piece){h, hlen};
+    pc[np++] = (crfp_ckpt_piece){r->g, vb};
+    for (int i = 0; i < c; i++) {
+        pc[np++] = (crfp_ckpt_piece){mem->s[pair_slot(mem, i)], vb};
+        pc[np++] = (crfp_ckpt_piece){mem->y[pair_slot(mem, i)], vb};
+    }
+    crfp_status st = r->ck->save(r->ck->ud, iter, r->x, pc, np);
+    free(h);
+    free(pc);
+    return st;
+}
+
+/* Put a saved state back; *iter, *evals, *pg2, *x2 receive its counters. */
+static crfp_status restore_state(run *r, int *iter, int *evals, double *pg2, double *x2)
+{
+    const crfp_train_ckpt *ck = r->ck;
+    const unsigned char *b = ck->state;
+    saved sv;
+    if (ck->len < sizeof sv)
+        return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: checkpoint state truncated");
+    memcpy(&sv, b, sizeof sv);
+    lbfgs_mem *mem = &r->mem;
+    if (sv.magic != SAVED_MAGIC)
+        return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: the checkpoint holds no L-BFGS state");
+    if (sv.n != r->n || sv.m != mem->m || sv.window != r->opts->window || sv.rho1 != r->obj->rho1)
+        return crfp_error(r->host, CRFP_EFORMAT,
+                          "lbfgs: the checkpoint was made with %llu weights, history %lld, "
+                          "window %lld, rho1 %g; this run has %zu, %d, %d, %g",
+                          (unsigned long long)sv.n, (long long)sv.m, (long long)sv.window,
+                          sv.rho1, r->n, mem->m, r->opts->window, r->obj->rho1);
+    size_t w = (size_t)sv.window, c = (size_t)sv.count, vb = r->n * sizeof(double);
+    if (sv.count < 0 || sv.count > sv.m || sv.iter < 0 || sv.iter > INT_MAX ||
+        ck->len != sizeof sv + (w + c) * sizeof(double) + (1 + 2 * c) * vb)
+        return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: checkpoint state of the wrong size");
+    const unsigned char *p = b + sizeof sv;
+    memcpy(r->Fwin, p, w * sizeof(double));
+    p += w * sizeof(double);
+    for (size_t i = 0; i < c; i++, p += sizeof(double))
+        memcpy(&mem->rho[i], p, sizeof(double));
+    memcpy(r->g, p, vb);
+    p += vb;
+    for (size_t i = 0; i < c; i++) {
+        memcpy(mem->s[i], p, vb);
+        memcpy(mem->y[i], p + vb, vb);
+        p += 2 * vb;
+    }
+    mem->count = (int)c;
+    mem->head = (int)(c % (size_t)mem->m);
+    mem->gamma = sv.gamma;
+    mem->sd = sv.sd;
+    mem->sd_valid = (int)sv.sd_valid;
+    r->f = sv.f;
+    r->F = sv.F;
+    *iter = (int)sv.iter;
+    *evals = (int)sv.evals;
+    *pg2 = sv.pg2;
+    *x2 = sv.x2;
+    return CRFP_OK;
+}
 
 /* Put back the accepted point kept in the scratch slot. */
 static void restore(run *r, int k)
@@ -88,17 +194,27 @@ typedef enum {
     END_CONVERGED, END_DECREASE, END_MAXITER, END_CALLBACK, END_STUCK, END_FLAT
 } end_reason;
 
-static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
+/* *iters and *evals hold where the run starts (0 and 1, or a restored
+ * state's counts with `resumed`, pg2 and x2 then its norms). */
+static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int resumed,
+                           double pg2, double x2)
 {
     const lbfgs_objective *obj = r->obj;
     const lbfgs_opts *o = r->opts;
     double rho1 = obj->rho1;
-    int iter = 0;
-    r->Fwin[0] = r->F;
+    int iter = *iters;
+    if (!resumed)
+        r->Fwin[0] = r->F;
     /* d = -pg at the current point, with ‖pg‖² and ‖x‖²: computed here for
-     * the first iteration, then by the pass that stores each new pair. */
-    double pg2, x2;
-    owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
+     * the first iteration, then by the pass that stores each new pair.  A
+     * resumed run keeps the norms it saved, as the pass would have left
+     * them. */
+    double pg2r, x2r;
+    owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2r, &x2r);
+    if (!resumed) {
+        pg2 = pg2r;
+        x2 = x2r;
+    }
     for (;;) {
         *iters = iter;
         if (o->max_iter > 0 && iter >= o->max_iter) {
@@ -175,7 +291,11 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
         int w = o->window;
         double old = r->Fwin[iter % w];
         r->Fwin[iter % w] = r->F;
-        if (iter >= w && old - r->F <= o->epsilon * fabs(r->F)) {
+        int converged = iter >= w && old - r->F <= o->epsilon * fabs(r->F);
+        if (!converged && r->ck && r->ck->due && r->ck->save && r->ck->due(r->ck->ud, iter) &&
+            (st = save_state(r, iter, *evals, pg2, x2)) != CRFP_OK)
+            return st;
+        if (converged) {
             *why = END_DECREASE;
             return CRFP_OK;
         }
@@ -184,6 +304,13 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why)
 
 crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const lbfgs_objective *obj,
                            double *theta)
+{
+    return lbfgs_minimize_ckpt(host, opts, obj, theta, NULL);
+}
+
+crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
+                                const lbfgs_objective *obj, double *theta,
+                                const crfp_train_ckpt *ck)
 {
     crfp_status st = lbfgs_opts_check(host, opts);
     if (st != CRFP_OK)
@@ -202,6 +329,7 @@ crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const lbfgs_
     r.obj = obj;
     r.n = obj->dim;
     r.x = theta;
+    r.ck = ck;
     r.g = crfp_big_alloc(r.n * sizeof(double));
     r.d = crfp_big_alloc(r.n * sizeof(double));
     r.Fwin = malloc((size_t)opts->window * sizeof(double));
@@ -217,18 +345,28 @@ crfp_status lbfgs_minimize(crfp_host *host, const lbfgs_opts *opts, const lbfgs_
     crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s, %zu weights, history %d, optimizer memory %.1f MB",
              obj->rho1 > 0 ? "OWL-QN" : "L-BFGS", r.n, opts->m,
              (double)(2 * opts->m + 2) * (double)r.n * sizeof(double) / 1e6);
-    st = obj->eval(obj->ud, theta, &r.f, r.g);
-    if (st != CRFP_OK)
-        goto out;
-    r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * vec_l1(r.pool, r.n, theta) : 0.0);
-    if (!isfinite(r.F)) {
-        st = crfp_error(host, CRFP_EINVAL, "lbfgs: the objective is not finite (%g) at the "
-                        "starting point", r.F);
-        goto out;
+    int iters = 0, evals = 1, resumed = ck && ck->state;
+    double pg2 = 0, x2 = 0;
+    if (resumed) {
+        /* The saved point comes with its objective and gradient: no
+         * evaluation, so the run continues exactly where it stopped. */
+        if ((st = restore_state(&r, &iters, &evals, &pg2, &x2)) != CRFP_OK)
+            goto out;
+        crfp_log(host, CRFP_LOG_INFO, "lbfgs: resuming after iteration %d (F = %.10g)", iters,
+                 r.F);
+    } else {
+        st = obj->eval(obj->ud, theta, &r.f, r.g);
+        if (st != CRFP_OK)
+            goto out;
+        r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * vec_l1(r.pool, r.n, theta) : 0.0);
+        if (!isfinite(r.F)) {
+            st = crfp_error(host, CRFP_EINVAL, "lbfgs: the objective is not finite (%g) at the "
+                            "starting point", r.F);
+            goto out;
+        }
     }
-    int iters = 0, evals = 1;
     end_reason why = END_CONVERGED;
-    st = iterate(&r, &iters, &evals, &why);
+    st = iterate(&r, &iters, &evals, &why, resumed, pg2, x2);
     if (st == CRFP_OK) {
         static const char *const reasons[] = {
             "gradient below gtol", "relative decrease below epsilon", "max-iter reached",

@@ -19,6 +19,16 @@
  * never perturbed by a round trip through θ − u/N + u/N, and theta always
  * holds the last completed epoch's average, which is exactly what an
  * interrupt must leave behind.
+ *
+ * Distributed runs (the training set offers `mix`): iterative parameter
+ * mixing (McDonald, Hall & Mann 2010).  Each rank runs the epoch on its own
+ * sequences; then the current weights w, which the next epoch decodes
+ * with, are averaged over the ranks (the paper's uniform mixture), and so
+ * is the output: θ becomes the mean of the ranks' running averages.  Each
+ * rank then rewrites its accumulator as u = k·(w − θ) (k its examples so
+ * far), so that its running average w − u/k is exactly the mixed θ and the
+ * next epoch's updates average in from there.  The reported error counts
+ * are summed over the ranks.
  */
 #include "config.h"
 #include "perc_impl.h"
@@ -286,6 +296,32 @@ static void avg_slice(void *arg, int id, int parts)
         j->theta[i] = j->w[i] - j->u[i] / j->n;
 }
 
+/* After mixing: u = k·(w − θ), so that w − u/k = θ. */
+static void reset_slice(void *arg, int id, int parts)
+{
+    avg_job *j = arg;
+    size_t lo, hi;
+    crfp_team_slice(j->dim, id, parts, &lo, &hi);
+    double *u = (double *)j->u;
+    for (size_t i = lo; i < hi; i++)
+        u[i] = j->n * (j->w[i] - j->theta[i]);
+}
+
+/* Iterative parameter mixing at the end of an epoch (see the top). */
+static crfp_status mix_epoch(perc_run *r, double *theta, double *counts, size_t ncounts)
+{
+    const crfp_trainset *ts = r->ts;
+    size_t dim = ts->dim;
+    crfp_status st;
+    if ((st = ts->mix(ts->ud, theta, dim, CRFP_MIX_MEAN)) != CRFP_OK ||
+        (st = ts->mix(ts->ud, r->w, dim, CRFP_MIX_MEAN)) != CRFP_OK ||
+        (st = ts->mix(ts->ud, counts, ncounts, CRFP_MIX_SUM)) != CRFP_OK)
+        return st;
+    avg_job job = {theta, r->w, r->u, (double)r->count, dim};
+    crfp_team_run(ts->team, reset_slice, &job);
+    return CRFP_OK;
+}
+
 crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset *ts,
                        double *theta)
 {
@@ -357,19 +393,26 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
         }
         avg_job job = {theta, r.w, r.u, (double)r.count, dim};
         crfp_team_run(ts->team, avg_slice, &job);
+        /* errors, mistaken sequences, updates, Σ step, tokens, sequences */
+        double counts[6] = {(double)tok_err, (double)seq_err, (double)updates, tau_sum,
+                            (double)ts->ntok, (double)ts->nseq};
+        if (CRFP_TS_HAS_MIX(ts) && (st = mix_epoch(&r, theta, counts, 6)) != CRFP_OK) {
+            run_free(&r);
+            return st;
+        }
 
         crfp_log(host, CRFP_LOG_DEBUG,
-                 "perceptron: epoch %d: %zu of %zu sequences mistaken, %zu tokens, %zu updates",
-                 epoch, seq_err, ts->nseq, tok_err, updates);
+                 "perceptron: epoch %d: %.0f of %.0f sequences mistaken, %.0f tokens, %.0f "
+                 "updates", epoch, counts[1], counts[5], counts[0], counts[2]);
         if (ts->monitor) {
             /* The objective is the training error the epoch made on the fly
              * (the fraction of tokens mislabelled, before each update): the
              * perceptron minimises no likelihood to report. */
             crfp_iter_info info = {
                 .iter = epoch,
-                .objective = ts->ntok ? (double)tok_err / (double)ts->ntok : 0.0,
-                .step = updates ? tau_sum / (double)updates : 0.0,
-                .nevals = (int)(ts->nseq > (size_t)INT32_MAX ? INT32_MAX : ts->nseq),
+                .objective = counts[4] > 0 ? counts[0] / counts[4] : 0.0,
+                .step = counts[2] > 0 ? counts[3] / counts[2] : 0.0,
+                .nevals = (int)(counts[5] > (double)INT32_MAX ? INT32_MAX : counts[5]),
             };
             int stop = 0;
             st = ts->monitor(ts->monitor_ud, &info, theta, &stop);

@@ -19,6 +19,17 @@
  * and not at all for a pure ℓ1 penalty.  alpha = 1 (the 1/t decay of
  * SGD theory) was kept untuned; eta0's factor and the epoch count were
  * chosen on a CoNLL-2000 dev split (README.md).
+ *
+ * Distributed runs (the training set offers `mix`, trainset.h): iterative
+ * parameter mixing.  Each rank runs the epoch on its own sequences, then
+ * the ranks average the weights and the lazy ℓ1 state (q and U: the
+ * penalty each weight received and could have received), which the fold
+ * has just brought up to date, and add up their losses.  Each rank's
+ * objective is its sequences' loss plus its share N_r/N of the penalties,
+ * so that the shares add up to the whole objective (Zinkevich et al. 2010):
+ * the penalty per step uses the job's N, while the schedule counts epochs
+ * of the rank's own N_r sequences, as one process counts its epochs.  The
+ * calibrated eta0 is averaged too, so that every rank steps alike.
  */
 #include "config.h"
 #include "sgd_impl.h"
@@ -74,6 +85,9 @@ crfp_status sgd_run_init(sgd_run *r, crfp_host *host, const crfp_trainset *ts, d
     r->rho1 = ts->rho1;
     r->rho2 = ts->rho2;
     r->N = (double)ts->nseq;
+    /* A rank's share of the penalties is N_r / N (see the top). */
+    if (CRFP_TS_HAS_MIX(ts) && (st = ts->mix(ts->ud, &r->N, 1, CRFP_MIX_SUM)) != CRFP_OK)
+        return st;
     if ((st = ts->ws_new(ts->ud, &r->ws)) != CRFP_OK)
         return crfp_error(host, st, "sgd_l1: cannot allocate a training workspace");
     if ((st = sgd_lazy_init(&r->lz, ts->dim, ts->nblocks, ts->block_start, theta,
@@ -278,7 +292,7 @@ static crfp_status calib_trial(sgd_run *r, const sgd_opts *o, const calib *c, do
     *f = INFINITY;
     for (size_t i = 0, t = 0; i < c->nseq; i += o->batch) {
         size_t n = c->nseq - i < o->batch ? c->nseq - i : o->batch;
-        double e = eta / pow(1.0 + (double)t / r->N, o->decay);
+        double e = eta / pow(1.0 + (double)t / (double)r->ts->nseq, o->decay);
         /* Rates so large that the decay would flip signs, or drive the
          * frame towards underflow, lose outright rather than fail. */
         if (!(e * r->rho2 * (double)n / r->N < 0.5) || r->lz.P < 1e-30 || !isfinite(loss))
@@ -376,6 +390,33 @@ out:
 
 /* --- the run ------------------------------------------------------------------ */
 
+/* Iterative parameter mixing at the end of an epoch (folded state): the
+ * mean of θ, q and U over the ranks, the sum of the losses, and the norms
+ * of the mixed θ. */
+static crfp_status mix_epoch(sgd_run *r, double *loss, double *l1, double *l2, size_t *nnz)
+{
+    const crfp_trainset *ts = r->ts;
+    sgd_lazy *lz = &r->lz;
+    crfp_status st;
+    if ((st = ts->mix(ts->ud, lz->theta, lz->dim, CRFP_MIX_MEAN)) != CRFP_OK ||
+        (lz->q && (st = ts->mix(ts->ud, lz->q, lz->dim, CRFP_MIX_MEAN)) != CRFP_OK) ||
+        (st = ts->mix(ts->ud, &lz->U, 1, CRFP_MIX_MEAN)) != CRFP_OK ||
+        (st = ts->mix(ts->ud, loss, 1, CRFP_MIX_SUM)) != CRFP_OK)
+        return st;
+    double s1 = 0, s2 = 0;
+    size_t nz = 0;
+    for (size_t k = 0; k < lz->dim; k++) {
+        double v = lz->theta[k];
+        s1 += v < 0 ? -v : v;
+        s2 += v * v;
+        nz += v != 0;
+    }
+    *l1 = s1;
+    *l2 = s2;
+    *nnz = nz;
+    return CRFP_OK;
+}
+
 crfp_status sgd_train(crfp_host *host, const sgd_opts *o, const crfp_trainset *ts,
                       double *theta)
 {
@@ -389,6 +430,8 @@ crfp_status sgd_train(crfp_host *host, const sgd_opts *o, const crfp_trainset *t
     double eta0 = o->eta0;
     if (!(eta0 > 0)) {
         if ((st = sgd_calibrate(&r, o, &eta0)) != CRFP_OK)
+            goto out;
+        if (CRFP_TS_HAS_MIX(ts) && (st = ts->mix(ts->ud, &eta0, 1, CRFP_MIX_MEAN)) != CRFP_OK)
             goto out;
     } else {
         crfp_log(host, CRFP_LOG_INFO, "sgd_l1: eta0 = %g (given)", eta0);
@@ -412,7 +455,7 @@ crfp_status sgd_train(crfp_host *host, const sgd_opts *o, const crfp_trainset *t
         double loss = 0, eta = eta0;
         for (size_t i = 0; i < N; i += o->batch) {
             size_t n = N - i < o->batch ? N - i : o->batch;
-            eta = eta0 / pow(1.0 + (double)t / r.N, o->decay);
+            eta = eta0 / pow(1.0 + (double)t / (double)N, o->decay);
             if ((st = sgd_step(&r, order + i, n, eta, &loss)) != CRFP_OK)
                 goto out;
             dirty = 1;
@@ -426,6 +469,8 @@ crfp_status sgd_train(crfp_host *host, const sgd_opts *o, const crfp_trainset *t
         size_t nnz;
         sgd_lazy_fold(&r.lz, &l1, &l2, &nnz);
         dirty = 0;
+        if (CRFP_TS_HAS_MIX(ts) && (st = mix_epoch(&r, &loss, &l1, &l2, &nnz)) != CRFP_OK)
+            goto out;
         /* The loss is summed over the epoch at moving weights: an estimate of
          * Σ loss_i, the one crfsgd reports too; the penalties are exact. */
         double F = loss + r.rho1 * l1 + 0.5 * r.rho2 * l2;

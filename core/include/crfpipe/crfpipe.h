@@ -15,4 +15,5 @@
 #include "crfpipe/crf.h"
 #include "crfpipe/team.h"
 #include "crfpipe/trainset.h"
+#include "crfpipe/dist.h"
 #endif

@@ -32,7 +32,9 @@
  * History: 2.0 descriptor with major/minor and padding, sized vtables,
  * format declarations, trainers on crfp_trainset (trainset.h); 2.1 adds the
  * reader's content probe; 2.2 adds the document stages' concurrent
- * process.
+ * process; 2.3 adds the descriptor's `flags` (readers whose files may be
+ * cut at blank lines, for distributed training) and the trainer's
+ * resumable entry point (`resume`, checkpoints).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -49,7 +51,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 2u
+#define CRFP_ABI_MINOR 3u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif
@@ -97,10 +99,26 @@ typedef struct crfp_plugin_descriptor {
      * plugin by name.  NULL for other kinds. */
     const char *const *formats;
     const char *const *extensions;
+#if CRFP_ABI_TARGET_MINOR >= 3
+    /* 2.3: CRFP_PLUGIN_* properties (below); the slot was reserved, so it
+     * reads 0 in older plugins. */
+    uintptr_t flags;
     /* Reserved for later minor versions; must be zero (left out of
      * designated initialisers). */
+    void *reserved[7];
+#else
     void *reserved[8];
+#endif
 } crfp_plugin_descriptor;
+
+/* Descriptor flags (2.3).
+ * CRFP_PLUGIN_SPLIT_BLANK_LINES (readers): a file in this format may be cut
+ * just after any empty line (a line holding nothing but its terminator,
+ * "\n" or "\r\n"), and reading the pieces one after the other yields the
+ * same sentences in the same order.  Distributed training then hands each
+ * rank one contiguous piece of the file instead of making every rank parse
+ * all of it. */
+#define CRFP_PLUGIN_SPLIT_BLANK_LINES ((uintptr_t)1)
 
 /* The two version fields, for designated initialisers:
  *   CRFP_PLUGIN_DEFINE(x) = { CRFP_PLUGIN_ABI, .name = "x", ... }; */
@@ -240,6 +258,40 @@ typedef struct crfp_features_vtable {
  * never sees the CRF's internals, so optimizers are interchangeable. */
 typedef struct crfp_trainset crfp_trainset;
 
+/* Checkpoints (2.3): how a trainer with a `resume` entry hands its state
+ * to the host and gets it back.  The state is the trainer's own bytes,
+ * given as a list of pieces so that large vectors are written where they
+ * lie; the host stores them with θ, its own bookkeeping and a checksum,
+ * atomically, and gives them back concatenated.  The host reads the pieces
+ * only during the call. */
+typedef struct crfp_ckpt_piece {
+    const void *data;
+    size_t len;
+} crfp_ckpt_piece;
+
+typedef struct crfp_train_ckpt {
+    size_t size;        /* sizeof(crfp_train_ckpt) of the host: grows at the end */
+    /* Where to resume: the bytes this trainer saved (its pieces, one after
+     * another; owned by the host and valid until the trainer's first call
+     * of the monitor, so restore them before iterating: the host then
+     * frees what may be a gigabyte) and the iteration they end; theta
+     * then holds that iteration's iterate.  NULL, 0 and 0 for a fresh
+     * start. */
+    const void *state;
+    size_t len;
+    int iter;
+    /* Whether a checkpoint is due after iteration `iter` (so the trainer
+     * gathers its state only then), and the call that writes it: theta
+     * and the state after iteration `iter`, called after the monitor
+     * returned for it.  In a distributed run every rank calls both, with
+     * the same state: rank 0 writes.  Errors: CRFP_EIO, CRFP_ENOMEM; the
+     * trainer then returns them. */
+    int (*due)(void *ud, int iter);
+    crfp_status (*save)(void *ud, int iter, const double *theta, const crfp_ckpt_piece *pieces,
+                        size_t npieces);
+    void *ud;
+} crfp_train_ckpt;
+
 typedef struct crfp_trainer_vtable {
     size_t size;      /* CRFP_VTABLE_SIZE(crfp_trainer_vtable) */
     uint64_t needs;   /* CRFP_TS_* capabilities the trainer cannot do without */
@@ -249,6 +301,19 @@ typedef struct crfp_trainer_vtable {
      * the trainer's own parameters and the common ones (rho1, rho2, ...). */
     crfp_status (*train)(crfp_host *host, const crfp_params *params, const crfp_trainset *ts,
                          double *theta);
+#if CRFP_ABI_TARGET_MINOR >= 3
+    /* 2.3, optional: `train` with checkpoints.  Resumes from ck->state when
+     * it is set (what this trainer saved at iteration ck->iter, with the
+     * same parameters and training set: the run must then continue exactly
+     * as the uninterrupted one would have), and offers its state through
+     * ck->save whenever ck->due says so.  The host calls it instead of
+     * `train` when the user asks for checkpoints (--checkpoint) or to
+     * resume, and refuses both for trainers without it.  Errors: as
+     * `train`, and CRFP_EFORMAT for a state it cannot use (message naming
+     * what differs). */
+    crfp_status (*resume)(crfp_host *host, const crfp_params *params, const crfp_trainset *ts,
+                          double *theta, const crfp_train_ckpt *ck);
+#endif
 } crfp_trainer_vtable;
 
 #ifdef __cplusplus

@@ -189,15 +189,32 @@ struct crfp_trainset {
      * default): every sequence, exact.  The state kept by hessvec_keep is
      * dropped.  Errors: CRFP_EINVAL (fraction <= 0), CRFP_ENOMEM. */
     crfp_status (*hessvec_sample)(void *ud, double fraction, uint64_t seed);
+    /* Distributed runs (dist.h), optional: NULL, or beyond `size`, in one
+     * process (test with CRFP_TS_HAS_MIX).  The training set is then this
+     * rank's shard of the job's: nseq, ntok and every sequence-level member
+     * (gold, seq_*, viterbi, path_features, occurrences, block_stats) see
+     * the local sequences only, while `batch`, `hessvec` and `monitor`
+     * are the whole job's and collective (every rank calls them, in the
+     * same order).  `mix` replaces v[0..n) on every rank by its mean
+     * (CRFP_MIX_MEAN) or its sum (CRFP_MIX_SUM) over the ranks; it is how
+     * online trainers average their weights after each epoch (iterative
+     * parameter mixing) and add up what they report.  Collective.
+     * Errors: CRFP_EIO (communication; the trainer returns it). */
+    crfp_status (*mix)(void *ud, double *v, size_t n, int op);
 };
 
 /* Whether training set `ts` is large enough to hold `member` and has it
  * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag,
- * hessvec_sample) are
- * only read when this holds. */
+ * hessvec_sample, mix) are only read when this holds. */
 #define CRFP_TS_HAS(ts, member)                                                            \
     ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \
      (ts)->member != NULL)
+
+#define CRFP_MIX_MEAN 0
+#define CRFP_MIX_SUM 1
+
+/* Whether ts offers `mix`. */
+#define CRFP_TS_HAS_MIX(ts) CRFP_TS_HAS(ts, mix)
 
 /* Fail unless `ts` offers every capability in `needs`: CRFP_EINVAL with a
  * message naming the trainer, what it needs and what the set offers. */
