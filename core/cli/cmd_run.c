@@ -1,6 +1,8 @@
 /* crfpipe run PIPELINE.xml [-i IN] [-o OUT] */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
+#include "progress.h"
 
 #include <string.h>
 
@@ -17,7 +19,10 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
         cli_input_close(&in);
         return cli_fail(host);
     }
+    /* Training prints a line per iteration instead of a bar. */
+    cli_progress *bar = training ? NULL : cli_progress_start(host, in.fp, "crfpipe");
     crfp_status st = crfp_pipeline_run(p, &in, training ? NULL : &out.stream);
+    cli_progress_end(bar);
     cli_input_close(&in);
     if (training)
         return st == CRFP_OK ? CLI_OK : cli_fail(host);
@@ -33,6 +38,8 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
 int cmd_run(crfp_host *host, int argc, char **argv)
 {
     const char *pipe = NULL, *in = NULL, *out = NULL, *v;
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
         int r;
         if (strcmp(argv[i], "-i") == 0 || strcmp(argv[i], "-o") == 0) {
@@ -49,7 +56,7 @@ int cmd_run(crfp_host *host, int argc, char **argv)
                 return CLI_USAGE;
             out = v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage(argv[0], "unknown option '%s'", argv[i]);
+            return cli_unknown_option(host, argc, argv, argv[i]);
         } else if (!pipe) {
             pipe = argv[i];
         } else {

@@ -258,6 +258,9 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     size_t active = count_active(theta, n);
     double dt = seconds_since(&r->tlast);
     char dev[64] = "";
+    /* what the observer (observe.h) gets besides the progress line */
+    crfp_train_iter obs = {.size = sizeof obs, .dev_error = NAN, .dev_seq_error = NAN,
+                           .train_error = NAN};
     r->last_iter = info->iter;
     r->objective = info->objective;
     if (crfp_dataset_size(r->dev) > 0) {
@@ -266,6 +269,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
         if (st != CRFP_OK)
             return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_status_str(st));
         double err = 100.0 * (double)te / (double)crfp_dataset_tokens(r->dev);
+        obs.dev_error = err / 100.0;
+        obs.dev_seq_error = (double)se / (double)crfp_dataset_size(r->dev);
         snprintf(dev, sizeof dev, "  dev-err %6.3f%% (seq %5.2f%%)", err,
                  100.0 * (double)se / (double)crfp_dataset_size(r->dev));
         if (r->best_iter == 0 || te < r->best_dev) {
@@ -285,8 +290,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
         crfp_status st = crfp_crf_errors(r->crf, r->train, theta, r->team, &te, &se);
         if (st != CRFP_OK)
             return crfp_error(r->host, st, "training-set evaluation: %s", crfp_status_str(st));
-        snprintf(train, sizeof train, "  train-err %6.3f%%",
-                 100.0 * (double)te / (double)crfp_dataset_tokens(r->train));
+        obs.train_error = (double)te / (double)crfp_dataset_tokens(r->train);
+        snprintf(train, sizeof train, "  train-err %6.3f%%", 100.0 * obs.train_error);
     }
     char who[48] = "";
     if (r->nstages > 1)
@@ -295,6 +300,17 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
              "%siter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", who, info->iter,
              info->objective, active, train, dev, info->step, info->nevals, dt,
              seconds_since(&r->t0));
+    obs.trainer = r->stages[r->cur].plugin->desc->name;
+    obs.stage = r->cur;
+    obs.nstages = r->nstages;
+    obs.iter = info->iter;
+    obs.objective = info->objective;
+    obs.step = info->step;
+    obs.nevals = info->nevals;
+    obs.active = active;
+    obs.nparams = n;
+    obs.seconds = seconds_since(&r->t0);
+    crfp_host_observe_iter(r->host, &obs);
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(sp, "max-iter");
     if (maxit > 0 && info->iter >= maxit)

@@ -14,4 +14,5 @@
 #include "crfpipe/crf.h"
 #include "crfpipe/team.h"
 #include "crfpipe/trainset.h"
+#include "crfpipe/observe.h"
 #endif
