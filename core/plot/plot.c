@@ -548,11 +548,20 @@ void cplot_heatmap_cell(const cplot_heatmap *m, size_t r, size_t c, double *cx, 
         *side = L.cell;
 }
 
-unsigned cplot_heat_color(double v)
+/* Where share v falls on the colour scale: 0 stays white, and any other
+ * share starts a step above it, so that a single confusion among thousands
+ * still shows; the square root spreads the small shares, where the errors
+ * are. */
+static double heat_t(double v)
 {
-    /* white -> mid blue -> dark blue on sqrt(v) */
+    return v <= 0 ? 0 : v >= 1 ? 1 : 0.08 + 0.92 * sqrt(v);
+}
+
+/* white -> mid blue -> dark blue */
+static unsigned heat_rgb(double t)
+{
     static const double stops[3][3] = {{255, 255, 255}, {107, 174, 214}, {8, 48, 107}};
-    double t = v <= 0 ? 0 : v >= 1 ? 1 : sqrt(v);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
     int k = t < 0.5 ? 0 : 1;
     double u = t < 0.5 ? t / 0.5 : (t - 0.5) / 0.5;
     unsigned out = 0;
@@ -561,6 +570,11 @@ unsigned cplot_heat_color(double v)
         out = (out << 8) | (unsigned)lround(x);
     }
     return out;
+}
+
+unsigned cplot_heat_color(double v)
+{
+    return heat_rgb(heat_t(v));
 }
 
 void cplot_heatmap_draw(cairo_t *cr, const cplot_heatmap *m)
@@ -597,7 +611,7 @@ void cplot_heatmap_draw(cairo_t *cr, const cplot_heatmap *m)
             double fs = fmin(L.cell * 0.36, 12);
             if (fs < 6.5 || text_width(cr, buf, fs) > L.cell - 3)
                 continue;
-            cplot_rgb(cr, (v > 0 && sqrt(v) > 0.55) ? 0xffffff : INK);
+            cplot_rgb(cr, heat_t(v) > 0.55 ? 0xffffff : INK);
             cplot_text(cr, L.mx + ((double)c + 0.5) * L.cell, L.my + ((double)r + 0.5) * L.cell,
                        buf, fs, 0.5, 0.5, 0, 0);
         }
@@ -628,9 +642,8 @@ void cplot_heatmap_draw(cairo_t *cr, const cplot_heatmap *m)
     /* colour bar: share of the gold row */
     double bx = L.barx, bw = 14, bh = fmax(side, 120);
     for (int k = 0; k < 100; k++) {
-        double v0 = 1 - (k + 1) / 100.0;
-        /* the bar is linear in sqrt(v), like the colours */
-        cplot_rgb(cr, cplot_heat_color(v0 * v0));
+        /* the bar is linear in the colour scale, its ticks placed by it */
+        cplot_rgb(cr, heat_rgb(1 - (k + 0.5) / 100.0));
         cairo_rectangle(cr, bx, L.my + bh * k / 100.0, bw, bh / 100.0 + 0.6);
         cairo_fill(cr);
     }
@@ -641,7 +654,7 @@ void cplot_heatmap_draw(cairo_t *cr, const cplot_heatmap *m)
     static const char *const tl[] = {"0", "1%", "5%", "20%", "50%", "100%"};
     cplot_rgb(cr, INK);
     for (size_t k = 0; k < sizeof ticks / sizeof *ticks; k++) {
-        double py = L.my + bh * (1 - sqrt(ticks[k]));
+        double py = L.my + bh * (1 - heat_t(ticks[k]));
         cairo_move_to(cr, bx + bw, floor(py) + 0.5);
         cairo_line_to(cr, bx + bw + 4, floor(py) + 0.5);
         cairo_stroke(cr);

@@ -78,9 +78,9 @@ typedef struct cplot_heatmap {
 } cplot_heatmap;
 
 /* Rows are gold labels, columns predictions; a cell's colour is its share
- * of its row (white 0 to dark blue 1, on a square-root scale so that small
- * confusions show), with the count written inside when the cell is large
- * enough; a colour bar explains the scale. */
+ * of its row (white for none, then from light to dark blue on a square-root
+ * scale so that small confusions show), with the count written inside when
+ * the cell is large enough; a colour bar explains the scale. */
 void cplot_heatmap_draw(cairo_t *cr, const cplot_heatmap *m);
 
 /* The centre and side of cell (r, c) as cplot_heatmap_draw lays it out
