@@ -41,7 +41,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see 'crfpipe help')\n");
+    /* the command's own help lists what it accepts */
+    if (*cmd)
+        fprintf(stderr, "\n(see 'crfpipe %s --help')\n", cmd);
+    else
+        fprintf(stderr, "\n(see 'crfpipe help')\n");
     return CLI_USAGE;
 }
 

@@ -2,6 +2,8 @@
  * another format's writer plugin. */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
+#include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,7 @@ static int run(crfp_host *host, const char *rname, const char *wname, const sett
     crfp_status st = cli_input_open(host, &in, inpath);
     if (st == CRFP_OK && (st = cli_output_open(host, &out, outpath)) == CRFP_OK)
         out_open = 1;
+    cli_progress *bar = st == CRFP_OK ? cli_progress_start(host, in.fp, "converting") : NULL;
     if (st == CRFP_OK)
         st = rv->open(host, rpar, &in, &rstate);
     if (st == CRFP_OK && (st = wv->open(host, wpar, &out.stream, &wstate)) != CRFP_OK)
@@ -94,6 +97,8 @@ static int run(crfp_host *host, const char *rname, const char *wname, const sett
         if ((st = rv->next(rstate, &doc)) != CRFP_OK || !doc)
             break;
         st = wv->write(wstate, doc);
+        if (st == CRFP_OK)
+            cli_progress_doc(bar, doc);
         crfp_doc_free(doc);
         if (st == CRFP_OK && crfp_interrupted(host))
             st = crfp_error(host, CRFP_EINTR, "convert: interrupted");
@@ -104,6 +109,7 @@ static int run(crfp_host *host, const char *rname, const char *wname, const sett
         wv->close(wstate);
     if (rstate)
         rv->close(rstate);
+    cli_progress_end(bar);
     if (st == CRFP_OK && out_open) {
         out_open = 0;
         st = cli_output_commit(host, &out);
@@ -123,6 +129,8 @@ int cmd_convert(crfp_host *host, int argc, char **argv)
     size_t npos = 0;
     settings rs = {0}, ws = {0};
     int rc = CLI_USAGE;
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
@@ -163,7 +171,7 @@ int cmd_convert(crfp_host *host, int argc, char **argv)
             continue;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            rc = cli_usage(cmd, "unknown option '%s'", argv[i]);
+            rc = cli_unknown_option(host, argc, argv, argv[i]);
             goto out;
         }
         if (npos == 2) {

@@ -8,6 +8,7 @@
  * two columns otherwise) or says there is no prediction to score. */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,19 +17,11 @@
 int cmd_eval(crfp_host *host, int argc, char **argv)
 {
     const char *format = NULL, *columns = NULL, *input = NULL, *model = NULL, *threads = NULL;
-    const char *gold = NULL, *guess = NULL, *output = NULL, *v;
+    const char *gold = NULL, *guess = NULL, *output = NULL, *plot = NULL, *v;
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
         int r = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: crfpipe eval [--model M] [--label GOLD] [--guess FEATURE] [--format F]\n"
-                   "                    [--columns a,b,c] [--threads N] [-o REPORT] FILE\n"
-                   "  --model M   tag FILE first; the gold is the label M was trained on\n"
-                   "  without it, FILE is what crfpipe tag wrote: CoNLL-U with GoldUPOS= or\n"
-                   "  PredictedUPOS= in MISC, XML recording the tagging run, or columns whose\n"
-                   "  last two are gold and prediction.  A file with no prediction is an error.\n"
-                   "  The format comes from the name (.conll .conllu .xml), else the content.\n");
-            return CLI_OK;
-        }
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
             continue;
@@ -45,8 +38,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             gold = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "guess", &v)) != 0)
             guess = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "report", &v)) != 0)
+            plot = v;
         else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage(argv[0], "unknown option '%s'", argv[i]);
+            return cli_unknown_option(host, argc, argv, argv[i]);
         else if (!input) {
             input = argv[i];
             r = 1;
@@ -77,7 +72,7 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         return CLI_FAIL;
     }
     const char *rn[] = {"columns"}, *rv[] = {columns};
-    const char *tn[3], *tv[3], *en[4], *ev[4];
+    const char *tn[3], *tv[3], *en[5], *ev[5];
     size_t nt = 0, ne = 0;
     tn[nt] = "model", tv[nt++] = model;
     tn[nt] = "output", tv[nt++] = "predicted";
@@ -93,6 +88,8 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         en[ne] = "model-label", ev[ne++] = label;
     if (strcmp(input, "-") != 0)
         en[ne] = "source", ev[ne++] = input;
+    if (plot)
+        en[ne] = "plot", ev[ne++] = plot;
     int rc;
     if (crfp_pipeline_add(p, reader, "input", rn, rv, columns ? 1 : 0, NULL) == CRFP_OK &&
         (!model || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&

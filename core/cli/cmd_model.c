@@ -1,11 +1,14 @@
 /* crfpipe model dump MODEL — labels, features configuration and weights. */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
 
 #include <string.h>
 
 int cmd_model(crfp_host *host, int argc, char **argv)
 {
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     if (argc != 3 || strcmp(argv[1], "dump") != 0)
         return cli_usage(argv[0], "usage: crfpipe model dump MODEL");
     crfp_crf *crf;

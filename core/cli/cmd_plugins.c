@@ -1,6 +1,7 @@
 /* crfpipe plugins — list the plugins on the search path, or describe one. */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ static size_t maxw(size_t w, const char *s)
     return n > w ? n : w;
 }
 
-static int list_all(crfp_host *host)
+static int list_all(crfp_host *host, int kind)
 {
     const crfp_plugin **list;
     size_t n;
@@ -67,7 +68,11 @@ static int list_all(crfp_host *host)
         crfp_error(host, CRFP_ENOMEM, "plugins: out of memory");
         return cli_fail(host);
     }
-    memcpy(sorted, list, n * sizeof *sorted);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kind < 0 || (int)list[i]->desc->kind == kind)
+            sorted[k++] = list[i];
+    n = k;
     qsort(sorted, n, sizeof *sorted, by_name);
     size_t wn = strlen("NAME"), wk = strlen("KIND"), wv = strlen("VERSION"),
            wf = strlen("FILE");
@@ -97,8 +102,13 @@ static int list_all(crfp_host *host)
 static int describe(crfp_host *host, const char *name)
 {
     const crfp_plugin *p;
-    if (crfp_host_load(host, name, &p) != CRFP_OK)
-        return cli_fail(host);
+    if (crfp_host_load(host, name, &p) != CRFP_OK) {
+        if (crfp_errcode(host) != CRFP_ENOTFOUND)
+            return cli_fail(host);
+        fprintf(stderr, "crfpipe: error: %s%s\n", crfp_errmsg(host),
+                cli_suggest_plugin(host, 0, name));
+        return CLI_FAIL;
+    }
     const crfp_plugin_descriptor *d = p->desc;
     printf("name:        %s\n", d->name);
     printf("kind:        %s\n", crfp_kind_name(d->kind));
@@ -141,21 +151,80 @@ static int show_path(crfp_host *host)
     return CLI_OK;
 }
 
+/* --names and --formats: one item per line, for scripts and the bash
+ * completion; kind < 0 means every kind. */
+static int list_names(crfp_host *host, int formats, int kind)
+{
+    const crfp_plugin **list;
+    size_t n;
+    if (crfp_host_scan(host, &list, &n, NULL, NULL) != CRFP_OK)
+        return cli_fail(host);
+    for (size_t i = 0; i < n; i++) {
+        const crfp_plugin_descriptor *d = list[i]->desc;
+        if (kind >= 0 && (int)d->kind != kind)
+            continue;
+        if (!formats)
+            printf("%s\n", d->name);
+        else if (d->formats && (d->kind == CRFP_KIND_READER || d->kind == CRFP_KIND_WRITER))
+            for (const char *const *f = d->formats; *f; f++) {
+                /* a format both read and written is printed once */
+                int dup = 0;
+                for (size_t j = 0; j < i && !dup; j++) {
+                    const crfp_plugin_descriptor *e = list[j]->desc;
+                    if ((kind >= 0 && (int)e->kind != kind) || !e->formats ||
+                        (e->kind != CRFP_KIND_READER && e->kind != CRFP_KIND_WRITER))
+                        continue;
+                    for (const char *const *g = e->formats; *g && !dup; g++)
+                        dup = strcmp(*f, *g) == 0;
+                }
+                if (!dup)
+                    printf("%s\n", *f);
+            }
+    }
+    if (fflush(stdout) != 0) {
+        crfp_error(host, CRFP_EIO, "<stdout>: write error");
+        return cli_fail(host);
+    }
+    return CLI_OK;
+}
+
 int cmd_plugins(crfp_host *host, int argc, char **argv)
 {
-    const char *name = NULL;
-    int path = 0;
+    const char *name = NULL, *kindname = NULL;
+    int path = 0, names = 0, formats = 0;
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
+        int r;
         if (strcmp(argv[i], "--path") == 0)
             path = 1;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage(argv[0], "unknown option '%s'", argv[i]);
+        else if (strcmp(argv[i], "--names") == 0)
+            names = 1;
+        else if (strcmp(argv[i], "--formats") == 0)
+            formats = 1;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "kind", &kindname)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return cli_unknown_option(host, argc, argv, argv[i]);
         else if (name)
             return cli_usage(argv[0], "expects at most one plugin name");
         else
             name = argv[i];
     }
+    int kind = -1;
+    if (kindname && (kind = crfp_kind_parse(kindname)) < 0)
+        return cli_usage(argv[0], "--kind: unknown kind '%s' (reader, writer, tokenizer, "
+                         "features, trainer, tagger)", kindname);
+    if (path + names + formats > 1)
+        return cli_usage(argv[0], "--path, --names and --formats exclude each other");
+    if ((path || names || formats) && name)
+        return cli_usage(argv[0], "--path, --names and --formats take no plugin name");
     if (path)
-        return name ? cli_usage(argv[0], "--path takes no plugin name") : show_path(host);
-    return name ? describe(host, name) : list_all(host);
+        return show_path(host);
+    if (names || formats)
+        return list_names(host, formats, kind);
+    if (name)
+        return describe(host, name);
+    return list_all(host, kind);
 }

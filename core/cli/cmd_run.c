@@ -1,6 +1,8 @@
 /* crfpipe run PIPELINE.xml [-i IN] [-o OUT] [--threads N] */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
+#include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,10 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
         cli_input_close(&in);
         return cli_fail(host);
     }
+    /* Training prints a line per iteration instead of a bar. */
+    cli_progress *bar = training ? NULL : cli_progress_start(host, in.fp, "crfpipe");
     crfp_status st = crfp_pipeline_run(p, &in, training ? NULL : &out.stream);
+    cli_progress_end(bar);
     cli_input_close(&in);
     /* A stage that failed without recording why (a writer out of memory)
      * must not be reported as "ok". */
@@ -38,6 +43,8 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
 int cmd_run(crfp_host *host, int argc, char **argv)
 {
     const char *pipe = NULL, *in = NULL, *out = NULL, *v;
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
         int r;
         if (strcmp(argv[i], "-i") == 0 || strcmp(argv[i], "-o") == 0) {
@@ -64,7 +71,7 @@ int cmd_run(crfp_host *host, int argc, char **argv)
                 return cli_usage(argv[0], "--threads expects a number from 0 (all cores) to 1024");
             crfp_host_set_threads(host, (int)n);
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage(argv[0], "unknown option '%s'", argv[i]);
+            return cli_unknown_option(host, argc, argv, argv[i]);
         } else if (!pipe) {
             pipe = argv[i];
         } else {

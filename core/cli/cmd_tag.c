@@ -14,6 +14,7 @@
  */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,41 +37,14 @@ crfp_status cli_model_label(crfp_host *host, const char *model, char **label)
     return st;
 }
 
-static void tag_help(void)
-{
-    printf("usage: crfpipe tag --model M [OPTIONS] [IN]   (IN: file or - for stdin; output on stdout)\n"
-           "  --model M             model file (required)\n"
-           "  --format F, --to F    input / output format: conll, conllu, xml (default: from the\n"
-           "                        file name, else from the content; output = input format)\n"
-           "  --columns a,b,c       column names of a CoNLL input\n"
-           "  -o OUT                write OUT (only when the run succeeds)\n"
-           "  --threads N --nbest K --posteriors --spans TYPE --output FEATURE   tagger options\n"
-           "Where the prediction goes:\n"
-           "  CoNLL columns         an added last column; XML: a Token feature 'predicted'\n"
-           "  CoNLL-U               --prediction-to column|misc|extra|none (default column):\n"
-           "      column  in the column of the model's label (e.g. UPOS), the value it replaces\n"
-           "              (the gold) kept in MISC as GoldUPOS=... (--keep-gold false: dropped)\n"
-           "      misc    in MISC as PredictedUPOS=..., every column unchanged\n"
-           "      extra   as an 11th column (not valid CoNLL-U)\n"
-           "  --map COLUMN:FEATURE  fill a CoNLL-U column from a feature (e.g. upos:predicted)\n"
-           "  --unrepresentable escape|drop|error   a value a column cannot hold (spaces in a\n"
-           "                        space-separated file, tabs, line breaks, empty): escaped as\n"
-           "                        \\s \\t \\n \\r \\p \\\\ (default), column left out, or an error;\n"
-           "                        decided before anything is written\n"
-           "  --separator space|tab, --strict, --writer-param NAME=VALUE   other writer options\n"
-           "`crfpipe eval OUT` then scores the output with no other option.\n");
-}
-
-/* Options that belong to the writer (the column writers declare them). */
-static const char *const writer_opts[] = {"map",       "prediction-to", "keep-gold",
-                                          "unrepresentable", "separator", "strict"};
-
 int cmd_tag(crfp_host *host, int argc, char **argv)
 {
     const char *format = NULL, *to = NULL, *columns = NULL, *input = NULL, *output = NULL;
     const char *tagger = "viterbi", *v, *model = NULL;
     const char *names[32], *values[32], *wn[32], *wv[32];
     size_t n = 0, nw = 0;
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
         int r = 0;
         if (strcmp(argv[i], "-o") == 0) {
@@ -79,19 +53,16 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             output = argv[++i];
             continue;
         }
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            tag_help();
-            return CLI_OK;
-        }
         if (strcmp(argv[i], "--posteriors") == 0) {
             names[n] = "posteriors";
             values[n++] = "true";
             continue;
         }
         int is_writer = 0;
-        for (size_t k = 0; k < sizeof writer_opts / sizeof *writer_opts; k++) {
-            size_t len = strlen(writer_opts[k]);
-            if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, writer_opts[k], len) == 0 &&
+        for (size_t k = 0; k < cli_tag_writer_nopts; k++) {
+            size_t len = strlen(cli_tag_writer_opts[k]);
+            if (strncmp(argv[i], "--", 2) == 0 &&
+                strncmp(argv[i] + 2, cli_tag_writer_opts[k], len) == 0 &&
                 (argv[i][2 + len] == '\0' || argv[i][2 + len] == '='))
                 is_writer = 1;
         }
@@ -138,6 +109,21 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
         if (r < 0)
             return CLI_USAGE;
     }
+    /* Tagger options are checked against its declaration here, so that a
+     * typo gets the nearest valid option. */
+    const crfp_plugin *tpl = NULL;
+    if (crfp_host_load_kind(host, tagger, CRFP_KIND_TAGGER, &tpl) != CRFP_OK) {
+        crfp_status st = crfp_errcode(host);
+        fprintf(stderr, "crfpipe: error: --tagger %s: %s%s\n", tagger, crfp_errmsg(host),
+                st == CRFP_ENOTFOUND ? cli_suggest_plugin(host, CRFP_KIND_TAGGER, tagger) : "");
+        return CLI_FAIL;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!crfp_pipeline_stage_accepts(host, tagger, names[k])) {
+            char opt[160];
+            snprintf(opt, sizeof opt, "--%s", names[k]);
+            return cli_unknown_option(host, argc, argv, opt);
+        }
     const char *reader, *writer;
     if (cli_reader_for(host, format, input, &reader) != CRFP_OK)
         return cli_lookup_fail(host, argv[0]);

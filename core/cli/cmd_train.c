@@ -1,6 +1,8 @@
 /* crfpipe train — builds reader → features → trainer and runs it. */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +23,70 @@ static int kv_add(kv *k, const char *name, const char *value)
     return 1;
 }
 
+/* Every --PARAM must be declared by a trainer of the chain (--NAME.PARAM
+ * or --N.PARAM by that trainer): checked here, before any data is read,
+ * so that a typo gets the nearest valid option rather than a stage error.
+ * Prints the message and returns CLI_USAGE, or CLI_FAIL when a trainer
+ * cannot be loaded. */
+static int check_trainer_opts(crfp_host *host, int argc, char **argv, const kv *tp,
+                              const char *trainer)
+{
+    char list[256], *names[16];
+    size_t nt = 0;
+    snprintf(list, sizeof list, "%s", trainer);
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && nt < 16;
+         tok = strtok_r(NULL, ",", &save))
+        names[nt++] = tok;
+    for (size_t k = 0; k < nt; k++) {
+        const crfp_plugin *pl;
+        if (crfp_host_load_kind(host, names[k], CRFP_KIND_TRAINER, &pl) != CRFP_OK) {
+            crfp_status st = crfp_errcode(host);
+            const char *hint = st == CRFP_ENOTFOUND
+                                   ? cli_suggest_plugin(host, CRFP_KIND_TRAINER, names[k]) : "";
+            fprintf(stderr, "crfpipe: error: --trainer %s: %s%s\n", names[k], crfp_errmsg(host),
+                    hint);
+            return CLI_FAIL;
+        }
+    }
+    for (size_t i = 0; i < tp->n; i++) {
+        const char *nm = tp->names[i], *dot = strchr(nm, '.');
+        int ok = 0;
+        for (size_t k = 0; k < nt && !ok; k++) {
+            if (dot) {
+                size_t pl = (size_t)(dot - nm);
+                char *end;
+                unsigned long pos = strtoul(nm, &end, 10);
+                int named = (strlen(names[k]) == pl && strncmp(nm, names[k], pl) == 0) ||
+                            (end == dot && pl > 0 && pos == k + 1);
+                /* trainer names compare with '-' and '_' alike */
+                for (size_t j = 0; !named && j < pl && strlen(names[k]) == pl; j++) {
+                    if (nm[j] != names[k][j] &&
+                        !(strchr("-_", nm[j]) && strchr("-_", names[k][j])))
+                        break;
+                    named = j + 1 == pl;
+                }
+                ok = named && crfp_pipeline_stage_accepts(host, names[k], dot + 1);
+            } else {
+                ok = crfp_pipeline_stage_accepts(host, names[k], nm);
+            }
+        }
+        if (!ok) {
+            char opt[160];
+            snprintf(opt, sizeof opt, "--%s", nm);
+            return cli_unknown_option(host, argc, argv, opt);
+        }
+    }
+    return CLI_OK;
+}
+
 int cmd_train(crfp_host *host, int argc, char **argv)
 {
     const char *trainer = "lbfgs", *features = "templates", *tpl = NULL, *format = NULL;
     const char *columns = NULL, *input = NULL, *v;
+    const char *report = NULL;
     kv tp = {{0}, {0}, 0};
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
         int r;
         if ((r = cli_opt(argv[0], argc, argv, &i, "trainer", &v)) != 0)
@@ -41,6 +102,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         else if (strcmp(argv[i], "--resume") == 0)
             /* a flag: continue from the --checkpoint file */
             r = kv_add(&tp, "resume", "true") ? 1 : -1;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "report", &v)) != 0)
+            report = v;
         else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */
@@ -54,6 +117,9 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         if (r < 0)
             return CLI_USAGE;
     }
+    int bad = check_trainer_opts(host, argc, argv, &tp, trainer);
+    if (bad != CLI_OK)
+        return bad;
     if (!input)
         return cli_usage(argv[0], "no training file given");
     if (!tpl && strcmp(features, "templates") == 0)
@@ -146,7 +212,16 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         if (crfp_pipeline_add(p, names[k], where, sk.names, sk.values, sk.n, NULL) != CRFP_OK)
             ok = 0;
     }
+    cli_train_report *rep = NULL;
+    if (ok && report && !(rep = cli_train_report_start(host, report))) {
+        crfp_pipeline_free(p);
+        return cli_fail(host);
+    }
     rc = ok ? cli_run_pipeline(host, p, input, NULL) : cli_fail(host);
+    /* The curves are drawn also when training stopped early or was
+     * interrupted: they show why. */
+    if (rep && cli_train_report_finish(rep, rc != CLI_OK) != CRFP_OK && rc == CLI_OK)
+        rc = cli_fail(host);
     crfp_pipeline_free(p);
     return rc;
 }

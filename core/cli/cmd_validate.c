@@ -2,12 +2,15 @@
  * schema, reporting every error as file:line. */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
 
 #include <string.h>
 
 int cmd_validate(crfp_host *host, int argc, char **argv)
 {
     const char *schema = NULL; /* chosen per file by its root element */
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
     int i = 1;
     for (; i < argc; i++) {
         const char *v;
@@ -25,7 +28,7 @@ int cmd_validate(crfp_host *host, int argc, char **argv)
             break;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage(argv[0], "unknown option '%s'", argv[i]);
+            return cli_unknown_option(host, argc, argv, argv[i]);
         break;
     }
     if (i >= argc)

@@ -1,6 +1,7 @@
 /* crfpipe — command-line entry point: global options and dispatch. */
 #include "config.h"
 #include "cli.h"
+#include "help.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -66,35 +67,19 @@ static void log_stderr(void *ud, crfp_log_level level, const char *msg)
         fprintf(stderr, "%s\n", msg);
 }
 
+/* Their help and option lists are in help.c. */
 static const struct command {
     const char *name;
     int (*fn)(crfp_host *, int, char **);
-    const char *synopsis;
 } commands[] = {
-    {"plugins", cmd_plugins, "plugins [NAME]            list plugins, or one plugin's parameters"},
-    {"validate", cmd_validate, "validate [--schema document|pipeline] FILE...  check XML against the schema"},
-    {"convert", cmd_convert, "convert --from F --to F [--columns a,b,c] [IN [OUT]]  conll|conllu|xml"},
-    {"run", cmd_run, "run PIPELINE.xml [-i IN] [-o OUT]  stream documents through a pipeline"},
-    {"train", cmd_train, "train [--trainer lbfgs] --template T [--rho1 X] [--rho2 Y] [--threads N]\n"
-                         "        [--max-iter N] [--dev DEV] --model OUT TRAIN"},
-    {"tag", cmd_tag, "tag --model M [--threads N] [--nbest K] [--posteriors] [-o OUT] IN"},
-    {"eval", cmd_eval, "eval [--model M] [--label L] [--format F] FILE  accuracy, P/R/F1, chunk F1"},
-    {"model", cmd_model, "model dump MODEL          print labels, features and weights"},
+    {"plugins", cmd_plugins}, {"validate", cmd_validate}, {"convert", cmd_convert},
+    {"run", cmd_run},         {"train", cmd_train},       {"tag", cmd_tag},
+    {"eval", cmd_eval},       {"model", cmd_model},
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: crfpipe [--plugin-path DIR]... [--quiet|--verbose] [--limit NAME=VALUE]...\n"
-               "               [--force-special] COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(f, "  %s\n", commands[i].synopsis);
-    fprintf(f, "\nPlugins are searched in --plugin-path, $CRFPIPE_PLUGIN_PATH, the build tree\n"
-               "(when run uninstalled) and the installed plugin directory.\n"
-               "--limit (and $CRFPIPE_LIMITS, e.g. \"line=4M,regex-time=5000\") sets resource\n"
-               "limits: xml-node, line, sentence-tokens, regex-time, regex-stack,\n"
-               "model-labels, model-params (see README, Limits).  -o writes only regular\n"
-               "files or new paths; --force-special lets it write to a FIFO, device or\n"
-               "through a symbolic link.\n");
+    cli_help_general(f);
 }
 
 int main(int argc, char **argv)
@@ -176,7 +161,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(args[0], "help") == 0 || strcmp(args[0], "--help") == 0 ||
         strcmp(args[0], "-h") == 0) {
-        usage(stdout);
+        rc = cli_help_main(host, n, args);
         goto out;
     }
     if (strcmp(args[0], "--version") == 0) {
@@ -208,7 +193,7 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    fprintf(stderr, "crfpipe: unknown command '%s'\n", args[0]);
+    fprintf(stderr, "crfpipe: unknown command '%s'%s\n", args[0], cli_suggest_command(args[0]));
     usage(stderr);
     rc = CLI_USAGE;
 out:

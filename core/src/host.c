@@ -141,6 +141,17 @@ void crfp_host_set_verbosity(crfp_host *host, crfp_log_level max_level)
         host->max_level = max_level;
 }
 
+void crfp_host_get_log(const crfp_host *host, crfp_log_fn *fn, void **userdata)
+{
+    *fn = host ? host->log_fn : NULL;
+    *userdata = host ? host->log_ud : NULL;
+}
+
+crfp_log_level crfp_host_verbosity(const crfp_host *host)
+{
+    return host ? host->max_level : CRFP_LOG_PROGRESS;
+}
+
 void crfp_host_set_threads(crfp_host *host, int nthreads)
 {
     if (!host)

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <ltdl.h>
 #include "crfpipe/host.h"
+#include "crfpipe/observe.h"
 
 /* The smallest error buffer: room for any status string and a note. */
 #define CRFP_ERRBUF_MIN 96
@@ -28,6 +29,11 @@ struct crfp_host {
     crfp_log_fn log_fn;
     void *log_ud;
     crfp_log_level max_level;
+    /* Observers (observe.h): training iterations, finished documents. */
+    crfp_train_observer train_obs;
+    void *train_obs_ud;
+    crfp_doc_observer doc_obs;
+    void *doc_obs_ud;
 
     crfp_status errcode;
     char *errmsg;     /* heap, at least CRFP_ERRBUF_MIN bytes from crfp_host_new

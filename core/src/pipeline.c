@@ -116,6 +116,25 @@ int crfp_pipeline_stage_accepts(crfp_host *host, const char *plugin, const char 
     return 0;
 }
 
+crfp_status crfp_pipeline_stage_params(crfp_host *host, const char *plugin,
+                                       crfp_param_spec **specs, size_t *n)
+{
+    const crfp_plugin *pl;
+    crfp_status st = crfp_host_load(host, plugin, &pl);
+    if (st != CRFP_OK)
+        return st;
+    const crfp_plugin_descriptor *d = pl->desc;
+    if (d->kind == CRFP_KIND_TRAINER) {
+        *specs = merge_specs(d, n);
+    } else {
+        *n = d->nparams;
+        *specs = malloc((d->nparams ? d->nparams : 1) * sizeof **specs);
+        if (*specs && d->nparams)
+            memcpy(*specs, d->params, d->nparams * sizeof **specs);
+    }
+    return *specs ? CRFP_OK : crfp_error(host, CRFP_ENOMEM, "out of memory");
+}
+
 crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *where,
                               const char *const *names, const char *const *values, size_t n,
                               const char *basedir)
@@ -408,6 +427,10 @@ static void pjob_member(void *arg, int id, int n)
             j->writing = 1;
             pthread_mutex_unlock(&j->mu);
             crfp_status st = j->wv->write(j->wstate, doc);
+            /* one writer at a time: the progress display sees documents in
+             * order, from whichever member writes them */
+            if (st == CRFP_OK)
+                crfp_host_observe_doc(host, doc);
             crfp_doc_free(doc);
             pthread_mutex_lock(&j->mu);
             w->doc = NULL;
@@ -659,6 +682,8 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
             }
             if (st == CRFP_OK && run)
                 st = crfp_train_add(run, doc);
+            if (st == CRFP_OK)
+                crfp_host_observe_doc(host, doc);
             crfp_doc_free(doc);
             if (st == CRFP_OK && crfp_interrupted(host) && !run)
                 st = crfp_error(host, CRFP_EINTR, "interrupted");

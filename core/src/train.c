@@ -314,6 +314,9 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     size_t active = count_active(theta, n);
     double dt = seconds_since(&r->tlast);
     char dev[64] = "";
+    /* what the observer (observe.h) gets besides the progress line */
+    crfp_train_iter obs = {.size = sizeof obs, .dev_error = NAN, .dev_seq_error = NAN,
+                           .train_error = NAN};
     r->last_iter = info->iter;
     r->objective = info->objective;
     if (r->total[2] > 0) {
@@ -326,6 +329,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
         te = (size_t)c[0];
         se = (size_t)c[1];
         double err = 100.0 * (double)te / (double)r->total[3];
+        obs.dev_error = err / 100.0;
+        obs.dev_seq_error = (double)se / (double)r->total[2];
         snprintf(dev, sizeof dev, "  dev-err %6.3f%% (seq %5.2f%%)", err,
                  100.0 * (double)se / (double)r->total[2]);
         if (r->best_iter == 0 || te < r->best_dev) {
@@ -346,8 +351,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
         uint64_t c[1] = {te};
         if ((st = crfp_dist_sum_counts(r->host, st, c, 1)) != CRFP_OK)
             return crfp_error(r->host, st, "training-set evaluation: %s", crfp_errmsg(r->host));
-        snprintf(train, sizeof train, "  train-err %6.3f%%",
-                 100.0 * (double)c[0] / (double)r->total[1]);
+        obs.train_error = (double)c[0] / (double)r->total[1];
+        snprintf(train, sizeof train, "  train-err %6.3f%%", 100.0 * obs.train_error);
     }
     char who[48] = "";
     if (r->nstages > 1)
@@ -368,6 +373,17 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     crfp_log(r->host, CRFP_LOG_DEBUG,
              "iter %d objective %.17g compute %.4f wait %.4f xfer %.4f cpu %.4f", info->iter,
              info->objective, crfp_dist_compute_seconds(), cw, cx, cpu);
+    obs.trainer = r->stages[r->cur].plugin->desc->name;
+    obs.stage = r->cur;
+    obs.nstages = r->nstages;
+    obs.iter = info->iter;
+    obs.objective = info->objective;
+    obs.step = info->step;
+    obs.nevals = info->nevals;
+    obs.active = active;
+    obs.nparams = n;
+    obs.seconds = seconds_since(&r->t0);
+    crfp_host_observe_iter(r->host, &obs);
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(sp, "max-iter");
     if (maxit > 0 && info->iter >= maxit)

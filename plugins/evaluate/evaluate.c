@@ -25,6 +25,7 @@
 
 #include "crfpipe/crfpipe.h"
 #include "g2p.h"
+#include "plot.h"
 
 static const crfp_param_spec params[] = {
     {"gold", CRFP_PARAM_STRING, "",
@@ -38,6 +39,9 @@ static const crfp_param_spec params[] = {
      "and gold is not set (crfpipe eval --model sets it)"},
     {"errors", CRFP_PARAM_BOOL, "false",
      "G2P: list every mispronounced word with its prediction and closest reference"},
+    {"plot", CRFP_PARAM_PATH, NULL,
+     "also draw the confusion matrix as a heat map and per-label precision, recall and F1 into "
+     "this file: SVG, or PNG when the name ends in .png (crfpipe eval --report sets it)"},
 };
 
 typedef struct label_stats {
@@ -56,6 +60,11 @@ typedef struct evaluator {
     size_t tokens, correct, sents, sents_correct;
     label_stats *labels;
     size_t nlabels, caplabels;
+    /* confusion counts, conf[gold * capconf + guess], in arrival order of
+     * the labels; grown with them */
+    size_t *conf;
+    size_t capconf;
+    char *plot;
     crfp_chunkeval chunks;
     g2p_eval *g2p;   /* lexicon entries: PER/WER instead of label scores (g2p.c) */
 } evaluator;
@@ -74,6 +83,11 @@ static crfp_status ev_open(crfp_host *host, const crfp_params *p, crfp_stream *o
     e->set = strdup(crfp_params_str(p, "set"));
     e->source = strdup(crfp_params_str(p, "source"));
     e->mlabel = strdup(crfp_params_str(p, "model-label"));
+    const char *plot = crfp_params_str(p, "plot");
+    if (plot && *plot && !(e->plot = strdup(plot))) {
+        ev_close(e);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
     e->sb = crfp_sentbuf_new();
     crfp_chunkeval_init(&e->chunks);
     e->g2p = g2p_eval_new(crfp_params_bool(p, "errors"));
@@ -104,6 +118,29 @@ static label_stats *stats_of(evaluator *e, const char *label)
         return NULL;
     e->nlabels++;
     return s;
+}
+
+/* Count gold g predicted as p in the confusion matrix (both labels are
+ * already known to stats_of); returns g's stats (stats_of may have moved
+ * them), NULL when out of memory. */
+static label_stats *count_pair(evaluator *e, const char *g, const char *p)
+{
+    if (e->nlabels > e->capconf) {
+        size_t nc = e->capconf ? e->capconf : 16;
+        while (nc < e->nlabels)
+            nc *= 2;
+        size_t *m = calloc(nc * nc, sizeof *m);
+        if (!m)
+            return NULL;
+        for (size_t r = 0; r < e->capconf; r++)
+            memcpy(m + r * nc, e->conf + r * e->capconf, e->capconf * sizeof *m);
+        free(e->conf);
+        e->conf = m;
+        e->capconf = nc;
+    }
+    label_stats *gs = stats_of(e, g), *ps = stats_of(e, p);
+    e->conf[(size_t)(gs - e->labels) * e->capconf + (size_t)(ps - e->labels)]++;
+    return gs;
 }
 
 /* Where one label comes from: a column, or an attribute of a MISC cell. */
@@ -348,7 +385,7 @@ static crfp_status ev_write(void *state, const crfp_doc *cdoc)
             }
             e->tokens++;
             label_stats *gs = stats_of(e, g), *ps = stats_of(e, p);
-            if (!gs || !ps) {
+            if (!gs || !ps || (gs = count_pair(e, g, p)) == NULL) {
                 st = crfp_error(e->host, CRFP_ENOMEM, "out of memory");
                 break;
             }
@@ -382,9 +419,83 @@ static double f1(double p, double r)
     return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
 }
 
+/* qsort cannot pass a context: the labels being sorted by index */
+static const label_stats *sort_labels;
+
 static int cmp_label(const void *a, const void *b)
 {
-    return strcmp(((const label_stats *)a)->label, ((const label_stats *)b)->label);
+    return strcmp(sort_labels[*(const size_t *)a].label, sort_labels[*(const size_t *)b].label);
+}
+
+/* The confusion matrix and per-label P/R/F1 as a picture (core/plot). */
+static crfp_status draw_plot(evaluator *e, const size_t *ord, double acc, double chunk_f1)
+{
+    size_t n = e->nlabels;
+    const char **labels = malloc((n + 1) * sizeof *labels);
+    const char **notes = malloc((n + 1) * sizeof *notes);
+    char *notebuf = malloc((n + 1) * 24);
+    double *counts = malloc((n * n + 1) * sizeof *counts);
+    double *prf = malloc((3 * n + 1) * sizeof *prf);
+    crfp_status st = CRFP_OK;
+    if (!labels || !notes || !notebuf || !counts || !prf) {
+        st = crfp_error(e->host, CRFP_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const label_stats *s = &e->labels[ord[i]];
+        labels[i] = s->label;
+        for (size_t j = 0; j < n; j++)
+            counts[i * n + j] = (double)e->conf[ord[i] * e->capconf + ord[j]];
+        double p = pct(s->tp, s->tp + s->fp), r = pct(s->tp, s->tp + s->fn);
+        prf[3 * i] = p;
+        prf[3 * i + 1] = r;
+        prf[3 * i + 2] = f1(p, r);
+        snprintf(notebuf + 24 * i, 24, "%zu", s->tp + s->fn);
+        notes[i] = notebuf + 24 * i;
+    }
+    /* the matrix gets about 26 px a label (12 to 44), the bars 20 */
+    double cell = n ? 640.0 / (double)n : 40;
+    cell = cell > 44 ? 44 : cell < 12 ? 12 : cell;
+    double side = cell * (double)n;
+    double hmw = side + 260, hmh = side + 190;
+    double barh = 20.0 * (double)n + 110;
+    double W = hmw + 460, H = (hmh > barh ? hmh : barh) + 70;
+    if (H < 420)
+        H = 420;
+    char err[512], title[256];
+    cplot *pl;
+    if (cplot_open(e->plot, W, H, &pl, err, sizeof err) != 0) {
+        st = crfp_error(e->host, CRFP_EIO, "%s", err);
+        goto out;
+    }
+    cairo_t *cr = cplot_cr(pl);
+    cplot_rgb(cr, 0x222222);
+    snprintf(title, sizeof title, "crfpipe eval: %s", *e->source ? e->source : "evaluation");
+    cplot_text(cr, 14, 10, title, 17, 0, 0, 0, 1);
+    int k = snprintf(title, sizeof title, "%zu tokens, %zu sentences; token accuracy %.2f%%",
+                     e->tokens, e->sents, acc);
+    /* chunk F1 only means something for BIO-style labels */
+    if (e->chunks.found_gold > 0 && k > 0 && (size_t)k < sizeof title)
+        snprintf(title + k, sizeof title - (size_t)k, "; chunk F1 %.2f (conlleval)", chunk_f1);
+    cplot_text(cr, 14, 36, title, 12, 0, 0, 0, 0);
+    cplot_heatmap hm = {10, 64, hmw, H - 74, "Confusion matrix (rows: gold, share of the row)",
+                        labels, n, counts};
+    cplot_heatmap_draw(cr, &hm);
+    static const char *const groups[] = {"precision", "recall", "F1"};
+    static const unsigned colors[] = {0x4c78a8, 0xf58518, 0x54a24b};
+    cplot_bars bars = {hmw + 20, 64, W - hmw - 30, barh,
+                       "Per label (%), support on the right", labels, n, prf, 3, groups, colors,
+                       100, notes};
+    cplot_bars_draw(cr, &bars);
+    if (cplot_close(pl, err, sizeof err) != 0)
+        st = crfp_error(e->host, CRFP_EIO, "%s", err);
+out:
+    free(labels);
+    free(notes);
+    free(notebuf);
+    free(counts);
+    free(prf);
+    return st;
 }
 
 static crfp_status ev_finish(void *state)
@@ -399,8 +510,14 @@ static crfp_status ev_finish(void *state)
     }
     if (crfp_chunkeval_finish(&e->chunks) != CRFP_OK)
         return crfp_error(e->host, CRFP_ENOMEM, "out of memory");
+    size_t *ord = malloc((e->nlabels + 1) * sizeof *ord);
+    if (!ord)
+        return crfp_error(e->host, CRFP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < e->nlabels; i++)
+        ord[i] = i;
+    sort_labels = e->labels;
     if (e->nlabels > 1)
-        qsort(e->labels, e->nlabels, sizeof *e->labels, cmp_label);
+        qsort(ord, e->nlabels, sizeof *ord, cmp_label);
     fprintf(f, "tokens %zu, sentences %zu\n", e->tokens, e->sents);
     fprintf(f, "token accuracy:    %6.2f%%  (%zu/%zu)\n", pct(e->correct, e->tokens), e->correct,
             e->tokens);
@@ -408,7 +525,7 @@ static crfp_status ev_finish(void *state)
             e->sents_correct, e->sents);
     fprintf(f, "%-16s %9s %9s %9s %9s\n", "label", "precision", "recall", "F1", "support");
     for (size_t i = 0; i < e->nlabels; i++) {
-        const label_stats *s = &e->labels[i];
+        const label_stats *s = &e->labels[ord[i]];
         double p = pct(s->tp, s->tp + s->fp), r = pct(s->tp, s->tp + s->fn);
         fprintf(f, "%-16s %9.2f %9.2f %9.2f %9zu\n", s->label, p, r, f1(p, r), s->tp + s->fn);
     }
@@ -425,9 +542,13 @@ static crfp_status ev_finish(void *state)
                 tr, f1(tp, tr), t->found_guess);
     }
     fprintf(f, "chunk F1: %.2f\n", f1(p, r));
+    crfp_status st = CRFP_OK;
     if (fflush(f) != 0 || ferror(f))
-        return crfp_error(e->host, CRFP_EIO, "%s: write error", e->out->name);
-    return CRFP_OK;
+        st = crfp_error(e->host, CRFP_EIO, "%s: write error", e->out->name);
+    else if (e->plot)
+        st = draw_plot(e, ord, pct(e->correct, e->tokens), f1(p, r));
+    free(ord);
+    return st;
 }
 
 static void ev_close(void *state)
@@ -438,6 +559,8 @@ static void ev_close(void *state)
     for (size_t i = 0; i < e->nlabels; i++)
         free(e->labels[i].label);
     free(e->labels);
+    free(e->conf);
+    free(e->plot);
     crfp_chunkeval_free(&e->chunks);
     g2p_eval_free(e->g2p);
     crfp_sentbuf_free(e->sb);

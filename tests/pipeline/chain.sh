@@ -43,6 +43,6 @@ XML
     fail "pipeline chain: model does not record the chain"
 grep -q "stage 2/2" "$tmp/log2" || fail "pipeline: no second stage"
 # Only the last trainer needs a model; an unknown trainer option is refused.
-expect_fail "unknown parameter 'nonesuch'" "$CRFPIPE" train --trainer lbfgs,lbfgs --template "$tpl" \
+expect_fail "unknown option '--nonesuch'" "$CRFPIPE" train --trainer lbfgs,lbfgs --template "$tpl" \
     --label upos --nonesuch 1 --model "$tmp/x.model" "$data"
 finish

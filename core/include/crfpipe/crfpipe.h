@@ -16,4 +16,5 @@
 #include "crfpipe/team.h"
 #include "crfpipe/trainset.h"
 #include "crfpipe/dist.h"
+#include "crfpipe/observe.h"
 #endif

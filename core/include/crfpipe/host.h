@@ -40,9 +40,15 @@ void crfp_host_free(crfp_host *host);
 /* Replace the log sink (default: stderr, level <= INFO, PROGRESS shown). */
 void crfp_host_set_log(crfp_host *host, crfp_log_fn fn, void *userdata);
 
+/* The current sink and its userdata (the default sink when none was set),
+ * so that a caller can wrap it for a while and put it back. */
+void crfp_host_get_log(const crfp_host *host, crfp_log_fn *fn, void **userdata);
+
 /* Messages above `max_level` are dropped (e.g. CRFP_LOG_INFO hides PROGRESS
  * lines, which is what --quiet does). */
 void crfp_host_set_verbosity(crfp_host *host, crfp_log_level max_level);
+/* The level set by crfp_host_set_verbosity (default CRFP_LOG_PROGRESS). */
+crfp_log_level crfp_host_verbosity(const crfp_host *host);
 
 /* Append a directory to the search path, ahead of the environment and
  * installed locations.  The string is copied. */

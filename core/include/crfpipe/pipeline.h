@@ -48,6 +48,16 @@ int crfp_pipeline_is_training(const crfp_pipeline *p);
  * plugin cannot be loaded (the message is then in host). */
 int crfp_pipeline_stage_accepts(crfp_host *host, const char *plugin, const char *param);
 
+/* The parameters a stage of plugin `plugin` accepts, as crfp_pipeline_add
+ * checks them: the plugin's declaration, and for a trainer also the
+ * parameters every trainer stage takes (model, rho1, dev, ...), where the
+ * trainer's own declaration of one of those wins (its default, its help).
+ * *specs is a malloc'd array of *n entries (the caller frees it; its
+ * strings belong to the loaded plugin and the library).  Errors: those of
+ * crfp_host_load, CRFP_ENOMEM. */
+crfp_status crfp_pipeline_stage_params(crfp_host *host, const char *plugin,
+                                       crfp_param_spec **specs, size_t *n);
+
 #ifdef __cplusplus
 }
 #endif

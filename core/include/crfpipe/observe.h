@@ -1,0 +1,74 @@
+/* crfpipe — observers: how an application follows a long run.
+ *
+ * An application registers callbacks on its host to draw progress bars,
+ * collect training curves for a report, or forward iterations to another
+ * language; the library calls them at fixed points and otherwise ignores
+ * them.  An observer only reads what it is given, may not keep the
+ * pointers past the call, and must not call back into the run (no
+ * crfp_error, no pipeline calls).  It runs on the thread that reached the
+ * point, so it must be quick: training waits for it.
+ */
+#ifndef CRFPIPE_OBSERVE_H
+#define CRFPIPE_OBSERVE_H
+
+#include <stddef.h>
+#include "crfpipe/status.h"
+#include "crfpipe/document.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One training iteration (an epoch for online trainers), as the host's
+ * training monitor saw it.  `size` is sizeof the struct the library was
+ * built with: members are only added at the end, so an observer compiled
+ * against an older header reads a prefix. */
+typedef struct crfp_train_iter {
+    size_t size;
+    const char *trainer;   /* plugin name of the stage running */
+    size_t stage, nstages; /* 0-based stage of the chain, and its length */
+    int iter;              /* 1-based, within the stage */
+    double objective;      /* as the trainer reported it (ℓ1 included) */
+    double step;           /* step length or learning rate */
+    int nevals;            /* objective evaluations in the iteration */
+    size_t active;         /* non-zero weights after the iteration */
+    size_t nparams;        /* weights of the model being trained (a chain
+                            * shrinks it between stages) */
+    double dev_error;      /* token error rate on the dev set, 0..1; NaN
+                            * when there is no dev set */
+    double dev_seq_error;  /* sentence error rate on the dev set; NaN */
+    double train_error;    /* token error rate on the training set, NaN
+                            * unless the train-error parameter is on */
+    double seconds;        /* since this stage started training */
+} crfp_train_iter;
+
+typedef void (*crfp_train_observer)(void *ud, const crfp_train_iter *it);
+
+/* Call fn(ud, it) at the end of every training iteration, after the
+ * progress line (whatever the verbosity).  fn NULL removes it.  One
+ * observer per host; ud is the caller's. */
+void crfp_host_set_train_observer(crfp_host *host, crfp_train_observer fn, void *ud);
+
+/* Called once per document that has been through every stage of a
+ * pipeline run (after the writer wrote it, or the trainer took it), one
+ * call at a time and in input order.  `doc` is only valid during the call. */
+typedef void (*crfp_doc_observer)(void *ud, const crfp_doc *doc);
+
+/* Register (fn NULL: remove) the document observer of `host`. */
+void crfp_host_set_doc_observer(crfp_host *host, crfp_doc_observer fn, void *ud);
+
+/* For pipeline runners (the library's own and an application's): report
+ * that `doc` is done.  Does nothing when no observer is registered. */
+void crfp_host_observe_doc(crfp_host *host, const crfp_doc *doc);
+
+/* For training drivers: report an iteration (it->size must be set). */
+void crfp_host_observe_iter(crfp_host *host, const crfp_train_iter *it);
+
+/* Number of Token annotations of the annotation set `set` ("" = default;
+ * NULL is the default too) of doc: what progress displays count. */
+size_t crfp_doc_count_tokens(const crfp_doc *doc, const char *set);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,246 @@
+/* attributes — a features plugin for data that comes with its observations
+ * already made, as CRFsuite's does: each token carries a list of attribute
+ * strings ("word=the", "suffix3=ing", "is_title"), and every attribute is
+ * an observation of its own.
+ *
+ * The attributes of a token are the cells of the token features named by
+ * `columns` (default "attrs"), each cell holding any number of attributes
+ * separated by spaces; "\s", "\t", "\n", "\r", "\\" and "\_" inside one
+ * stand for a space, tab, line feed, carriage return, backslash and
+ * underscore, and a cell "_" holds none (the CoNLL convention for empty).
+ * Attributes feed the unigram weights μ(y, a); the label bigram is the one
+ * constant observation "B" (`bigram=bias`, what CRFsuite's transition
+ * features are), or every attribute also feeds λ(y', y, a) (`bigram=all`),
+ * or there is none (`bigram=none`).
+ *
+ * The configuration saved in models is "columns=NAMES\nbigram=MODE\n".
+ * The Python bindings (python/) use this plugin for python-crfsuite-style
+ * training; `crfpipe tag` tags such models like any other.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crfpipe/crfpipe.h"
+
+static const crfp_param_spec params[] = {
+    {"columns", CRFP_PARAM_STRING, "attrs",
+     "comma-separated token features whose cells hold space-separated attributes"},
+    {"bigram", CRFP_PARAM_STRING, "bias",
+     "label bigram observations: bias (one constant per token), all (every attribute), none"},
+};
+
+enum { BIGRAM_BIAS, BIGRAM_ALL, BIGRAM_NONE };
+
+typedef struct attr_ex {
+    crfp_host *host;
+    char **cols;   /* column names */
+    size_t ncols;
+    int bigram;
+} attr_ex;
+
+static void ax_free(void *p)
+{
+    attr_ex *ax = p;
+    if (!ax)
+        return;
+    for (size_t i = 0; i < ax->ncols; i++)
+        free(ax->cols[i]);
+    free(ax->cols);
+    free(ax);
+}
+
+/* Build from the two settings; `origin` names them in messages. */
+static crfp_status build(crfp_host *host, const char *columns, size_t clen, const char *bigram,
+                         size_t blen, const char *origin, void **out)
+{
+    attr_ex *ax = calloc(1, sizeof *ax);
+    if (!ax)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    ax->host = host;
+    if (blen == 4 && memcmp(bigram, "bias", 4) == 0)
+        ax->bigram = BIGRAM_BIAS;
+    else if (blen == 3 && memcmp(bigram, "all", 3) == 0)
+        ax->bigram = BIGRAM_ALL;
+    else if (blen == 4 && memcmp(bigram, "none", 4) == 0)
+        ax->bigram = BIGRAM_NONE;
+    else {
+        ax_free(ax);
+        return crfp_error(host, CRFP_EINVAL, "%s: bigram must be bias, all or none, not '%.*s'",
+                          origin, (int)(blen > 64 ? 64 : blen), bigram);
+    }
+    for (size_t i = 0; i < clen;) {
+        size_t j = i;
+        while (j < clen && columns[j] != ',')
+            j++;
+        if (j > i) {
+            char **nc = realloc(ax->cols, (ax->ncols + 1) * sizeof *nc);
+            if (!nc || !(nc[ax->ncols] = strndup(columns + i, j - i))) {
+                if (nc)
+                    ax->cols = nc;
+                ax_free(ax);
+                return crfp_error(host, CRFP_ENOMEM, "out of memory");
+            }
+            ax->cols = nc;
+            ax->ncols++;
+        }
+        i = j + 1;
+    }
+    if (ax->ncols == 0 || ax->ncols > 16) {
+        size_t n = ax->ncols;
+        ax_free(ax);
+        return crfp_error(host, CRFP_EINVAL, "%s: %s attribute columns", origin,
+                          n ? "more than 16" : "no");
+    }
+    *out = ax;
+    return CRFP_OK;
+}
+
+static crfp_status ax_create(crfp_host *host, const crfp_params *p, void **ex)
+{
+    const char *c = crfp_params_str(p, "columns"), *b = crfp_params_str(p, "bigram");
+    return build(host, c, strlen(c), b, strlen(b), "attributes", ex);
+}
+
+/* The value of "key=" on its own line of a saved configuration. */
+static const char *setting(const char *text, size_t len, const char *key, size_t *vlen)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - text) : len;
+        if (e - i > kl && memcmp(text + i, key, kl) == 0 && text[i + kl] == '=') {
+            *vlen = e - i - kl - 1;
+            return text + i + kl + 1;
+        }
+        i = e + 1;
+    }
+    return NULL;
+}
+
+static crfp_status ax_load(crfp_host *host, const char *text, size_t len, const char *origin,
+                           void **ex)
+{
+    size_t cl, bl;
+    const char *c = setting(text, len, "columns", &cl), *b = setting(text, len, "bigram", &bl);
+    if (!c || !b)
+        return crfp_error(host, CRFP_EFORMAT, "%s: saved attributes configuration lacks "
+                          "columns= or bigram=", origin);
+    return build(host, c, cl, b, bl, origin, ex);
+}
+
+static crfp_status ax_save(void *p, char **text, size_t *len)
+{
+    const attr_ex *ax = p;
+    size_t n = sizeof "columns=\nbigram=bias\n";
+    for (size_t i = 0; i < ax->ncols; i++)
+        n += strlen(ax->cols[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return CRFP_ENOMEM;
+    size_t k = (size_t)snprintf(s, n, "columns=");
+    for (size_t i = 0; i < ax->ncols; i++)
+        k += (size_t)snprintf(s + k, n - k, "%s%s", i ? "," : "", ax->cols[i]);
+    static const char *const modes[] = {"bias", "all", "none"};
+    k += (size_t)snprintf(s + k, n - k, "\nbigram=%s\n", modes[ax->bigram]);
+    *text = s;
+    *len = k;
+    return CRFP_OK;
+}
+
+/* Undo the escapes of one attribute of n bytes into buf (at least n bytes);
+ * returns the new length. */
+static size_t unescape(const char *a, size_t n, char *buf)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != '\\' || i + 1 == n) {
+            buf[k++] = a[i];
+            continue;
+        }
+        char c = a[++i];
+        buf[k++] = c == 's' ? ' ' : c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+    }
+    return k;
+}
+
+static crfp_status ax_extract(void *p, const crfp_tokseq *seq, crfp_obsseq *out)
+{
+    const attr_ex *ax = p;
+    crfp_status st = crfp_obsseq_reset(out, seq->ntok);
+    if (st != CRFP_OK)
+        return st;
+    /* the attribute columns of this sentence; a sentence lacking every one
+     * of them is a mistake (a misnamed column), not a sentence of tokens
+     * without attributes */
+    long idx[16];
+    size_t nidx = 0;
+    for (size_t i = 0; i < ax->ncols && nidx < 16; i++)
+        for (size_t c = 0; c < seq->ncols; c++)
+            if (seq->colnames && seq->colnames[c] && strcmp(seq->colnames[c], ax->cols[i]) == 0) {
+                idx[nidx++] = (long)c;
+                break;
+            }
+    if (nidx == 0 && seq->ntok > 0)
+        return crfp_error(ax->host, CRFP_EINVAL, "attributes: the tokens have no column '%s' "
+                          "(they have %s%s)", ax->cols[0],
+                          seq->ncols && seq->colnames ? seq->colnames[0] : "none",
+                          seq->ncols > 1 ? ", ..." : "");
+    unsigned flags = CRFP_OBS_UNIGRAM | (ax->bigram == BIGRAM_ALL ? CRFP_OBS_BIGRAM : 0);
+    char small[256];
+    for (size_t t = 0; t < seq->ntok && st == CRFP_OK; t++) {
+        for (size_t k = 0; k < nidx && st == CRFP_OK; k++) {
+            const char *cell = seq->cells[t * seq->ncols + (size_t)idx[k]];
+            if (!cell || strcmp(cell, "_") == 0)
+                continue;
+            for (const char *a = cell; *a && st == CRFP_OK;) {
+                while (*a == ' ')
+                    a++;
+                const char *e = a;
+                while (*e && *e != ' ')
+                    e++;
+                size_t n = (size_t)(e - a);
+                if (n == 0)
+                    break;
+                if (!memchr(a, '\\', n)) {
+                    st = crfp_obsseq_push(out, t, flags, a, n);
+                } else {
+                    /* rare: escaped characters; a private buffer keeps
+                     * extraction thread-safe */
+                    char *buf = n <= sizeof small ? small : malloc(n);
+                    if (!buf)
+                        return CRFP_ENOMEM;
+                    st = crfp_obsseq_push(out, t, flags, buf, unescape(a, n, buf));
+                    if (buf != small)
+                        free(buf);
+                }
+                a = e;
+            }
+        }
+        if (st == CRFP_OK && ax->bigram == BIGRAM_BIAS)
+            st = crfp_obsseq_push(out, t, CRFP_OBS_BIGRAM, "B", 1);
+    }
+    return st;
+}
+
+static const crfp_features_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_features_vtable),
+    .create = ax_create,
+    .load = ax_load,
+    .save = ax_save,
+    .extract = ax_extract,
+    .free = ax_free,
+};
+
+CRFP_PLUGIN_DEFINE(attributes) = {
+    CRFP_PLUGIN_ABI,
+    .name = "attributes",
+    .kind = CRFP_KIND_FEATURES,
+    .version = "1.0",
+    .description = "observations given with the data: space-separated attributes per token "
+                   "(CRFsuite style)",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .vtable = &vtable,
+};

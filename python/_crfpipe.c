@@ -1,0 +1,1622 @@
+/* crfpipe._crfpipe — the CPython extension under the crfpipe package.
+ *
+ * Two things live here, the rest (python-crfsuite's Trainer and Tagger, a
+ * scikit-learn style estimator) is Python in crfpipe/__init__.py:
+ *
+ *   Model(path, columns=None)   a loaded model with its feature extractor:
+ *       tag(xseqs, threads=0)   labels of many sequences at once, decoded on
+ *                               the host's thread team without the GIL
+ *       nbest(xseq, k), marginals(xseq), probability(xseq, yseq), dump()
+ *   run_stages(stages, ...)     build a pipeline from (plugin, params) pairs
+ *                               and stream bytes or a file through it (also
+ *                               training), without the GIL
+ *   run_pipeline(path, ...)     the same from a pipeline file
+ *   stage_params(plugin)        the parameters a stage of that plugin takes
+ *   plugins()                   every plugin on the search path
+ *
+ * Every crfpipe failure becomes crfpipe.Error (MemoryError for
+ * CRFP_ENOMEM) carrying crfpipe's own message and the status in .status.
+ *
+ * Threads: each Model and each run has a host of its own, since a host's
+ * error message belongs to one caller at a time.  A Model's host, team and
+ * extractor are used by one call at a time (a mutex taken after the GIL is
+ * released, so that a thread waiting for it never holds the GIL); the
+ * Python objects a call reads are copied into C memory before the GIL is
+ * released, so other Python threads may change them meanwhile.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crfpipe/crfpipe.h"
+
+static PyObject *Error; /* crfpipe.Error */
+
+/* --- errors --------------------------------------------------------------- */
+
+/* Raise crfpipe.Error(message) with .status and .code set, MemoryError for
+ * CRFP_ENOMEM; returns NULL. */
+static PyObject *raise_status(crfp_status st, const char *msg)
+{
+    if (st == CRFP_ENOMEM)
+        return PyErr_NoMemory();
+    const char *m = msg && *msg ? msg : crfp_status_str(st);
+    /* messages quote file contents, which need not be UTF-8 */
+    PyObject *text = PyUnicode_DecodeUTF8(m, (Py_ssize_t)strlen(m), "replace");
+    PyObject *e = text ? PyObject_CallFunctionObjArgs(Error, text, NULL) : NULL;
+    Py_XDECREF(text);
+    if (!e)
+        return NULL;
+    PyObject *s = PyUnicode_FromString(crfp_status_str(st)), *c = PyLong_FromLong((long)st);
+    if (s && c && PyObject_SetAttrString(e, "status", s) == 0 &&
+        PyObject_SetAttrString(e, "code", c) == 0)
+        PyErr_SetObject(Error, e);
+    Py_XDECREF(s);
+    Py_XDECREF(c);
+    Py_DECREF(e);
+    return NULL;
+}
+
+static PyObject *raise_host(crfp_host *host, crfp_status st)
+{
+    return raise_status(st, crfp_errmsg(host));
+}
+
+/* A log sink that drops everything: models report through return values,
+ * and a library must not write to the application's stderr. */
+static void quiet_log(void *ud, crfp_log_level level, const char *msg)
+{
+    (void)ud;
+    (void)level;
+    (void)msg;
+}
+
+/* --- sequences from Python ------------------------------------------------- */
+
+/* Strings are copied into one growing arena and referred to by offset
+ * until the conversion is over (the arena moves as it grows). */
+typedef struct arena {
+    char *p;
+    size_t n, cap;
+} arena;
+
+static int arena_put(arena *a, const char *s, size_t n, size_t *off)
+{
+    if (a->n + n + 1 > a->cap) {
+        size_t nc = a->cap ? a->cap : 1 << 16;
+        while (nc < a->n + n + 1)
+            nc *= 2;
+        char *np = realloc(a->p, nc);
+        if (!np)
+            return -1;
+        a->p = np;
+        a->cap = nc;
+    }
+    memcpy(a->p + a->n, s, n);
+    a->p[a->n + n] = '\0';
+    *off = a->n;
+    a->n += n + 1;
+    return 0;
+}
+
+#define NO_CELL SIZE_MAX
+
+typedef struct sentence {
+    size_t ntok, ncols;
+    size_t cell0;  /* its ntok*ncols cells start here in batch.cells */
+    size_t name0;  /* its ncols column names start here in batch.names */
+    size_t out0;   /* its labels start here in the output */
+} sentence;
+
+/* Many sentences as token tables (crfp_tokseq), in C memory. */
+typedef struct batch {
+    sentence *s;
+    size_t ns, caps;
+    size_t *cells, ncells, capcells;  /* arena offsets, NO_CELL for none */
+    size_t *names, nnames, capnames;
+    arena a;
+    const char **cellp, **namep;      /* the offsets made pointers */
+    size_t ntok;
+} batch;
+
+static void batch_free(batch *b)
+{
+    free(b->s);
+    free(b->cells);
+    free(b->names);
+    free(b->a.p);
+    free(b->cellp);
+    free(b->namep);
+    memset(b, 0, sizeof *b);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elt)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(*p, nc * elt);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+/* How a model's tokens are given (see Model). */
+typedef struct model_shape {
+    int attributes;          /* the features plugin is "attributes" */
+    char **columns;          /* names of tuple positions (template models) */
+    size_t ncolumns;
+    char *attrcol;           /* the attributes plugin's column */
+} model_shape;
+
+static int put_name(batch *b, const char *s, size_t n)
+{
+    if (grow((void **)&b->names, &b->capnames, b->nnames + 1, sizeof *b->names) != 0)
+        return -1;
+    return arena_put(&b->a, s, n, &b->names[b->nnames++]);
+}
+
+/* Append one attribute, escaped for the attributes plugin (space-separated
+ * cell, "\s" "\t" "\n" "\r" "\\" and "\_" for a lone underscore). */
+static int put_attr(arena *tmp, const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    char small[512];
+    size_t need = 2 * n + 2, k = 0;
+    char *buf = need <= sizeof small ? small : malloc(need);
+    if (!buf)
+        return -1;
+    if (tmp->n > 0)
+        buf[k++] = ' ';
+    if (n == 1 && s[0] == '_') {
+        buf[k++] = '\\';
+        buf[k++] = '_';
+    }
+    for (size_t i = 0; i < n && !(n == 1 && s[0] == '_'); i++) {
+        char c = s[i];
+        const char *e = c == ' ' ? "\\s" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : c == '\r' ? "\\r"
+                      : c == '\\' ? "\\\\" : NULL;
+        if (e) {
+            buf[k++] = e[0];
+            buf[k++] = e[1];
+        } else {
+            buf[k++] = c;
+        }
+    }
+    /* the attribute is appended without a terminator: tmp collects a cell */
+    if (grow((void **)&tmp->p, &tmp->cap, tmp->n + k + 1, 1) != 0) {
+        if (buf != small)
+            free(buf);
+        return -1;
+    }
+    memcpy(tmp->p + tmp->n, buf, k);
+    tmp->n += k;
+    tmp->p[tmp->n] = '\0';
+    if (buf != small)
+        free(buf);
+    return 0;
+}
+
+static const char *utf8_of(PyObject *o, Py_ssize_t *n, const char *what)
+{
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be str, not %.80s", what, Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    return PyUnicode_AsUTF8AndSize(o, n);
+}
+
+/* One token's attributes (a str, a sequence of str, or a dict of
+ * name -> str / weight) as one cell in tmp. */
+static int token_attrs(PyObject *tok, arena *tmp)
+{
+    Py_ssize_t n;
+    const char *s;
+    tmp->n = 0;
+    if (PyUnicode_Check(tok)) {
+        if (!(s = PyUnicode_AsUTF8AndSize(tok, &n)))
+            return -1;
+        return put_attr(tmp, s, (size_t)n);
+    }
+    if (PyDict_Check(tok)) {
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(tok, &pos, &k, &v)) {
+            Py_ssize_t kn;
+            const char *ks = utf8_of(k, &kn, "an attribute name");
+            if (!ks)
+                return -1;
+            if (PyUnicode_Check(v)) {
+                /* {"word": "the"} is the attribute "word=the" */
+                Py_ssize_t vn;
+                const char *vs = PyUnicode_AsUTF8AndSize(v, &vn);
+                if (!vs)
+                    return -1;
+                char *kv = malloc((size_t)kn + (size_t)vn + 2);
+                if (!kv)
+                    return -1;
+                memcpy(kv, ks, (size_t)kn);
+                kv[kn] = '=';
+                memcpy(kv + kn + 1, vs, (size_t)vn);
+                int r = put_attr(tmp, kv, (size_t)(kn + vn + 1));
+                free(kv);
+                if (r != 0)
+                    return -1;
+                continue;
+            }
+            double w = PyFloat_AsDouble(v);
+            if (w == -1.0 && PyErr_Occurred()) {
+                PyErr_Format(PyExc_TypeError, "attribute '%s': value must be str or a number",
+                             ks);
+                return -1;
+            }
+            if (w == 0.0)
+                continue;
+            if (w != 1.0) {
+                PyErr_Format(PyExc_ValueError, "attribute '%s' has weight %g: crfpipe's "
+                             "observations are binary (give 1 or 0, or a str value)", ks, w);
+                return -1;
+            }
+            if (put_attr(tmp, ks, (size_t)kn) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    PyObject *f = PySequence_Fast(tok, "a token must be a str, a sequence of str or a dict");
+    if (!f)
+        return -1;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(f);
+    PyObject **it = PySequence_Fast_ITEMS(f);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (!(s = utf8_of(it[i], &n, "an attribute")) || put_attr(tmp, s, (size_t)n) != 0) {
+            Py_DECREF(f);
+            return -1;
+        }
+    }
+    Py_DECREF(f);
+    return 0;
+}
+
+/* Append one sentence (a sequence of tokens) to b.  Template models take
+ * tokens as str (one column), sequences of str (positional columns, named
+ * by the model) or dicts (named columns); attribute models as attributes
+ * (token_attrs).  Returns 0, or -1 with a Python exception set. */
+static int add_sentence(batch *b, const model_shape *sh, PyObject *xseq, size_t idx,
+                        arena *tmp)
+{
+    PyObject *f = PySequence_Fast(xseq, "a sequence must be a list of tokens");
+    if (!f)
+        return -1;
+    Py_ssize_t T = PySequence_Fast_GET_SIZE(f);
+    PyObject **toks = PySequence_Fast_ITEMS(f);
+    int rc = -1;
+    if (grow((void **)&b->s, &b->caps, b->ns + 1, sizeof *b->s) != 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    sentence *s = &b->s[b->ns];
+    s->ntok = (size_t)T;
+    s->out0 = b->ntok;
+    s->cell0 = b->ncells;
+    s->name0 = b->nnames;
+    size_t ncols = 0;
+    int dicts = 0;
+    if (sh->attributes) {
+        ncols = 1;
+        if (put_name(b, sh->attrcol, strlen(sh->attrcol)) != 0)
+            goto nomem;
+    } else if (T > 0 && PyDict_Check(toks[0]) && sh->ncolumns > 0) {
+        /* the model resolved its column names to positions when it was
+         * trained (its "#!columns" line, or the caller's columns): put
+         * each value at its name's position */
+        dicts = 2;
+        ncols = sh->ncolumns;
+        for (size_t c = 0; c < ncols; c++)
+            if (put_name(b, sh->columns[c], strlen(sh->columns[c])) != 0)
+                goto nomem;
+    } else if (T > 0 && PyDict_Check(toks[0])) {
+        /* named columns: every key of the sentence, in order of appearance */
+        dicts = 1;
+        for (Py_ssize_t t = 0; t < T; t++) {
+            if (!PyDict_Check(toks[t])) {
+                PyErr_Format(PyExc_TypeError, "sequence %zu mixes dict tokens with others", idx);
+                goto out;
+            }
+            PyObject *k, *v;
+            Py_ssize_t pos = 0;
+            while (PyDict_Next(toks[t], &pos, &k, &v)) {
+                Py_ssize_t kn;
+                const char *ks = utf8_of(k, &kn, "a column name");
+                if (!ks)
+                    goto out;
+                size_t c = 0;
+                while (c < ncols && strcmp(b->a.p + b->names[s->name0 + c], ks) != 0)
+                    c++;
+                if (c == ncols) {
+                    if (put_name(b, ks, (size_t)kn) != 0)
+                        goto nomem;
+                    ncols++;
+                }
+            }
+        }
+    } else {
+        for (Py_ssize_t t = 0; t < T; t++) {
+            size_t w = PyUnicode_Check(toks[t]) ? 1 : 0;
+            if (!w) {
+                Py_ssize_t len = PySequence_Size(toks[t]);
+                if (len < 0 || PyDict_Check(toks[t])) {
+                    PyErr_Clear();
+                    PyErr_Format(PyExc_TypeError, "sequence %zu, token %zd: a token is a str, a "
+                                 "sequence of str or a dict, not %.80s", idx, t,
+                                 Py_TYPE(toks[t])->tp_name);
+                    goto out;
+                }
+                w = (size_t)len;
+            }
+            if (w > ncols)
+                ncols = w;
+        }
+        for (size_t c = 0; c < ncols; c++) {
+            char num[24];
+            const char *nm = c < sh->ncolumns ? sh->columns[c] : num;
+            if (c >= sh->ncolumns)
+                snprintf(num, sizeof num, "%zu", c);
+            if (put_name(b, nm, strlen(nm)) != 0)
+                goto nomem;
+        }
+    }
+    s->ncols = ncols;
+    if (grow((void **)&b->cells, &b->capcells, b->ncells + (size_t)T * ncols, sizeof *b->cells) != 0)
+        goto nomem;
+    for (Py_ssize_t t = 0; t < T; t++) {
+        size_t *row = b->cells + b->ncells + (size_t)t * ncols;
+        for (size_t c = 0; c < ncols; c++)
+            row[c] = NO_CELL;
+        PyObject *tok = toks[t];
+        Py_ssize_t n;
+        const char *v;
+        if (sh->attributes) {
+            if (token_attrs(tok, tmp) != 0)
+                goto out;
+            if (arena_put(&b->a, tmp->n ? tmp->p : "_", tmp->n ? tmp->n : 1, &row[0]) != 0)
+                goto nomem;
+        } else if (dicts) {
+            PyObject *k, *val;
+            Py_ssize_t pos = 0;
+            size_t known = 0;
+            if (!PyDict_Check(tok)) {
+                PyErr_Format(PyExc_TypeError, "sequence %zu mixes dict tokens with others", idx);
+                goto out;
+            }
+            while (PyDict_Next(tok, &pos, &k, &val)) {
+                const char *ks = utf8_of(k, &n, "a column name");
+                if (!ks)
+                    goto out;
+                size_t c = 0;
+                while (c < ncols && strcmp(b->a.p + b->names[s->name0 + c], ks) != 0)
+                    c++;
+                if (c == ncols)
+                    continue; /* a column the model does not read (the gold label...) */
+                if (!(v = utf8_of(val, &n, "a column value")))
+                    goto out;
+                if (arena_put(&b->a, v, (size_t)n, &row[c]) != 0)
+                    goto nomem;
+                known++;
+            }
+            if (!known) {
+                PyErr_Format(PyExc_ValueError, "sequence %zu, token %zd has none of the "
+                             "model's columns (%s%s)", idx, t, sh->columns[0],
+                             sh->ncolumns > 1 ? ", ..." : "");
+                goto out;
+            }
+        } else if (PyUnicode_Check(tok)) {
+            if (!(v = PyUnicode_AsUTF8AndSize(tok, &n)) || arena_put(&b->a, v, (size_t)n, &row[0]))
+                goto v_or_nomem;
+        } else {
+            PyObject *tf = PySequence_Fast(tok, "a token must be a sequence of str");
+            if (!tf)
+                goto out;
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(tf);
+            PyObject **it = PySequence_Fast_ITEMS(tf);
+            for (Py_ssize_t c = 0; c < m; c++) {
+                if (!(v = utf8_of(it[c], &n, "a column value"))) {
+                    Py_DECREF(tf);
+                    goto out;
+                }
+                if (arena_put(&b->a, v, (size_t)n, &row[c]) != 0) {
+                    Py_DECREF(tf);
+                    goto nomem;
+                }
+            }
+            Py_DECREF(tf);
+        }
+    }
+    b->ncells += (size_t)T * ncols;
+    b->ntok += (size_t)T;
+    b->ns++;
+    rc = 0;
+    goto out;
+v_or_nomem:
+    if (PyErr_Occurred())
+        goto out;
+nomem:
+    PyErr_NoMemory();
+out:
+    Py_DECREF(f);
+    return rc;
+}
+
+/* Turn the offsets into pointers, once every string is in the arena. */
+static int batch_seal(batch *b)
+{
+    b->cellp = malloc((b->ncells + 1) * sizeof *b->cellp);
+    b->namep = malloc((b->nnames + 1) * sizeof *b->namep);
+    if (!b->cellp || !b->namep) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < b->ncells; i++)
+        b->cellp[i] = b->cells[i] == NO_CELL ? NULL : b->a.p + b->cells[i];
+    for (size_t i = 0; i < b->nnames; i++)
+        b->namep[i] = b->a.p + b->names[i];
+    return 0;
+}
+
+static crfp_tokseq tokseq_of(const batch *b, size_t i)
+{
+    const sentence *s = &b->s[i];
+    crfp_tokseq q = {s->ntok, s->ncols, b->namep + s->name0, b->cellp + s->cell0};
+    return q;
+}
+
+/* --- Model ------------------------------------------------------------------ */
+
+typedef struct Model {
+    PyObject_HEAD
+    crfp_host *host;
+    crfp_crf *crf;
+    const crfp_features_vtable *fv;
+    void *ex;
+    char *path;
+    model_shape shape;
+    PyObject *labels;   /* tuple of str, by label id */
+    pthread_mutex_t mu; /* one call at a time on host, team and extractor */
+    int mu_ready;
+} Model;
+
+static void shape_free(model_shape *sh)
+{
+    for (size_t i = 0; i < sh->ncolumns; i++)
+        free(sh->columns[i]);
+    free(sh->columns);
+    free(sh->attrcol);
+    memset(sh, 0, sizeof *sh);
+}
+
+static void Model_dealloc(Model *m)
+{
+    if (m->ex)
+        m->fv->free(m->ex);
+    crfp_crf_free(m->crf);
+    crfp_host_free(m->host);
+    shape_free(&m->shape);
+    free(m->path);
+    Py_XDECREF(m->labels);
+    if (m->mu_ready)
+        pthread_mutex_destroy(&m->mu);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+/* Split a list of names at spaces, tabs or commas into sh->columns. */
+static int set_columns(model_shape *sh, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
+            i++;
+        size_t j = i;
+        while (j < len && s[j] != ' ' && s[j] != '\t' && s[j] != ',')
+            j++;
+        if (j > i) {
+            char **nc = realloc(sh->columns, (sh->ncolumns + 1) * sizeof *nc);
+            if (!nc)
+                return -1;
+            sh->columns = nc;
+            if (!(nc[sh->ncolumns] = strndup(s + i, j - i)))
+                return -1;
+            sh->ncolumns++;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+static int Model_init(Model *m, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"path", "columns", "plugin_path", NULL};
+    PyObject *pathobj, *columns = Py_None;
+    const char *plugin_path = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|Oz", kwlist, PyUnicode_FSConverter, &pathobj,
+                                     &columns, &plugin_path))
+        return -1;
+    if (m->host) {
+        Py_DECREF(pathobj);
+        PyErr_SetString(PyExc_RuntimeError, "Model is already initialised");
+        return -1;
+    }
+    m->path = strdup(PyBytes_AS_STRING(pathobj));
+    Py_DECREF(pathobj);
+    if (!m->path || pthread_mutex_init(&m->mu, NULL) != 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    m->mu_ready = 1;
+    if (!(m->host = crfp_host_new())) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    crfp_host_set_log(m->host, quiet_log, NULL);
+    crfp_status st;
+    if (plugin_path && (st = crfp_host_add_plugin_dir(m->host, plugin_path)) != CRFP_OK) {
+        raise_host(m->host, st);
+        return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = crfp_crf_load(m->host, m->path, &m->crf);
+    Py_END_ALLOW_THREADS
+    if (st != CRFP_OK) {
+        raise_host(m->host, st);
+        return -1;
+    }
+    const char *fname = crfp_crf_features_plugin(m->crf);
+    const crfp_plugin *fp;
+    if ((st = crfp_host_load_kind(m->host, fname, CRFP_KIND_FEATURES, &fp)) != CRFP_OK) {
+        crfp_error_prefix(m->host, "%s: features plugin of the model", m->path);
+        raise_host(m->host, st);
+        return -1;
+    }
+    m->fv = fp->desc->vtable;
+    size_t cfglen;
+    const char *cfg = crfp_crf_features_config(m->crf, &cfglen);
+    if ((st = m->fv->load(m->host, cfg, cfglen, m->path, &m->ex)) != CRFP_OK) {
+        m->ex = NULL;
+        raise_host(m->host, st);
+        return -1;
+    }
+    /* how tuple tokens are named: the caller's names, else those the
+     * template was trained with (its "#!columns" line), else positions */
+    model_shape *sh = &m->shape;
+    int fail = 0;
+    if (strcmp(fname, "attributes") == 0) {
+        sh->attributes = 1;
+        const char *c = cfglen > 8 && strncmp(cfg, "columns=", 8) == 0 ? cfg + 8 : "attrs";
+        size_t cl = strcspn(c, ",\n");
+        fail = !(sh->attrcol = strndup(c, cl));
+    } else if (columns != Py_None) {
+        PyObject *f = PySequence_Fast(columns, "columns must be a sequence of str");
+        if (!f)
+            return -1;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f) && !fail; i++) {
+            Py_ssize_t n;
+            const char *s = utf8_of(PySequence_Fast_GET_ITEM(f, i), &n, "a column name");
+            if (!s) {
+                Py_DECREF(f);
+                return -1;
+            }
+            char **nc = realloc(sh->columns, (sh->ncolumns + 1) * sizeof *nc);
+            fail = !nc || !(nc[sh->ncolumns] = strndup(s, (size_t)n));
+            if (nc) {
+                sh->columns = nc;
+                sh->ncolumns += !fail;
+            }
+        }
+        Py_DECREF(f);
+    } else if (cfglen > 10 && strncmp(cfg, "#!columns ", 10) == 0) {
+        const char *nl = memchr(cfg, '\n', cfglen);
+        fail = set_columns(sh, cfg + 10, (size_t)((nl ? nl : cfg + cfglen) - (cfg + 10))) != 0;
+    }
+    if (fail) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    uint32_t Y = crfp_crf_nlabels(m->crf);
+    if (!(m->labels = PyTuple_New((Py_ssize_t)Y)))
+        return -1;
+    for (uint32_t y = 0; y < Y; y++) {
+        PyObject *s = PyUnicode_FromString(crfp_crf_label(m->crf, y));
+        if (!s)
+            return -1;
+        PyTuple_SET_ITEM(m->labels, y, s);
+    }
+    return 0;
+}
+
+static int ready(Model *m)
+{
+    if (!m->crf || !m->ex) {
+        PyErr_SetString(PyExc_RuntimeError, "Model is not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+/* Decoding work shared by the team. */
+typedef struct tagjob {
+    Model *m;
+    const batch *b;
+    uint32_t *out;
+    atomic_size_t next;
+    atomic_int failed;
+    atomic_int feat_failed;
+    int nth;
+} tagjob;
+
+static void tag_worker(tagjob *j)
+{
+    Model *m = j->m;
+    crfp_obsseq *obs = crfp_obsseq_new();
+    crfp_seqbuf *qb = crfp_seqbuf_new();
+    crfp_infer *inf = crfp_infer_new(m->crf);
+    const double *theta = crfp_crf_weights_const(m->crf);
+    if (!obs || !qb || !inf) {
+        atomic_store(&j->failed, 1);
+        goto done;
+    }
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->b->ns || atomic_load(&j->failed))
+            break;
+        const sentence *s = &j->b->s[i];
+        if (s->ntok == 0)
+            continue;
+        crfp_tokseq q = tokseq_of(j->b, i);
+        const crfp_seq *seq;
+        if (m->fv->extract(m->ex, &q, obs) != CRFP_OK) {
+            /* the extractor said why, on the host */
+            atomic_store(&j->feat_failed, 1);
+            atomic_store(&j->failed, 1);
+            break;
+        }
+        if (crfp_seqbuf_fill(qb, m->crf, obs, &seq) != CRFP_OK ||
+            crfp_viterbi(inf, seq, theta, j->out + s->out0, NULL) != CRFP_OK) {
+            atomic_store(&j->failed, 1);
+            break;
+        }
+    }
+done:
+    crfp_obsseq_free(obs);
+    crfp_seqbuf_free(qb);
+    crfp_infer_free(inf);
+}
+
+static void tag_member(void *arg, int id, int n)
+{
+    (void)n;
+    tagjob *j = arg;
+    if (id < j->nth)
+        tag_worker(j);
+}
+
+/* Convert xseqs (a sequence of sequences) into b; -1 with an exception. */
+static int convert(Model *m, PyObject *xseqs, batch *b)
+{
+    PyObject *f = PySequence_Fast(xseqs, "expected a list of sequences");
+    if (!f)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+    PyObject **it = PySequence_Fast_ITEMS(f);
+    arena tmp = {0};
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++)
+        rc = add_sentence(b, &m->shape, it[i], (size_t)i, &tmp);
+    free(tmp.p);
+    Py_DECREF(f);
+    return rc == 0 ? batch_seal(b) : -1;
+}
+
+/* Message of a failed decoding, copied while the mutex is held. */
+static void failure_message(Model *m, const tagjob *j, crfp_status *st, char *msg, size_t len)
+{
+    if (atomic_load(&j->feat_failed) && crfp_errcode(m->host) != CRFP_OK) {
+        *st = crfp_errcode(m->host);
+        snprintf(msg, len, "%s", crfp_errmsg(m->host));
+    } else {
+        *st = CRFP_ENOMEM;
+        snprintf(msg, len, "out of memory while decoding");
+    }
+}
+
+static PyObject *Model_tag(Model *m, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"xseqs", "threads", NULL};
+    PyObject *xseqs;
+    int threads = 0;
+    if (!ready(m) || !PyArg_ParseTupleAndKeywords(args, kw, "O|i", kwlist, &xseqs, &threads))
+        return NULL;
+    batch b = {0};
+    if (convert(m, xseqs, &b) != 0) {
+        batch_free(&b);
+        return NULL;
+    }
+    uint32_t *out = malloc((b.ntok + 1) * sizeof *out);
+    if (!out) {
+        batch_free(&b);
+        return PyErr_NoMemory();
+    }
+    tagjob j = {.m = m, .b = &b, .out = out};
+    atomic_init(&j.next, 0);
+    atomic_init(&j.failed, 0);
+    atomic_init(&j.feat_failed, 0);
+    crfp_status st = CRFP_OK;
+    char msg[1024] = "";
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&m->mu);
+    crfp_error_clear(m->host);
+    crfp_host_set_threads(m->host, threads);
+    int nth = crfp_host_threads(m->host);
+    /* a thread is worth it for some dozens of sentences */
+    if ((size_t)nth > b.ns / 16 + 1)
+        nth = (int)(b.ns / 16 + 1);
+    j.nth = nth;
+    if (nth > 1)
+        crfp_team_run(crfp_host_team(m->host), tag_member, &j);
+    else
+        tag_worker(&j);
+    if (atomic_load(&j.failed))
+        failure_message(m, &j, &st, msg, sizeof msg);
+    pthread_mutex_unlock(&m->mu);
+    Py_END_ALLOW_THREADS
+    PyObject *res = NULL;
+    if (st != CRFP_OK) {
+        raise_status(st, msg);
+        goto out;
+    }
+    if (!(res = PyList_New((Py_ssize_t)b.ns)))
+        goto out;
+    for (size_t i = 0; i < b.ns; i++) {
+        const sentence *s = &b.s[i];
+        PyObject *l = PyList_New((Py_ssize_t)s->ntok);
+        if (!l) {
+            Py_CLEAR(res);
+            goto out;
+        }
+        for (size_t t = 0; t < s->ntok; t++) {
+            PyObject *lab = PyTuple_GET_ITEM(m->labels, out[s->out0 + t]);
+            Py_INCREF(lab);
+            PyList_SET_ITEM(l, (Py_ssize_t)t, lab);
+        }
+        PyList_SET_ITEM(res, (Py_ssize_t)i, l);
+    }
+out:
+    free(out);
+    batch_free(&b);
+    return res;
+}
+
+/* One sequence turned into the engine's crfp_seq, for the single-sequence
+ * methods (n-best, marginals, probability); the caller holds m->mu and has
+ * released the GIL.  *seq lives in qb. */
+static crfp_status one_seq(Model *m, const batch *b, crfp_obsseq *obs, crfp_seqbuf *qb,
+                           const crfp_seq **seq)
+{
+    crfp_tokseq q = tokseq_of(b, 0);
+    crfp_status st = m->fv->extract(m->ex, &q, obs);
+    if (st != CRFP_OK)
+        return crfp_errcode(m->host) != CRFP_OK ? crfp_errcode(m->host) : st;
+    return crfp_seqbuf_fill(qb, m->crf, obs, seq);
+}
+
+/* What the single-sequence methods compute. */
+enum { ONE_NBEST, ONE_MARGINALS, ONE_PROB };
+
+typedef struct onecall {
+    int what;
+    size_t k;          /* NBEST */
+    const uint32_t *y; /* PROB: the labelling */
+    uint32_t *ys;      /* NBEST: k*T labels */
+    double *vals;      /* NBEST: k probabilities; MARGINALS: T*Y */
+    size_t found;
+    double prob;
+} onecall;
+
+static crfp_status run_one(Model *m, const batch *b, onecall *c, char *msg, size_t len)
+{
+    crfp_obsseq *obs = crfp_obsseq_new();
+    crfp_seqbuf *qb = crfp_seqbuf_new();
+    crfp_infer *inf = crfp_infer_new(m->crf);
+    crfp_status st = obs && qb && inf ? CRFP_OK : CRFP_ENOMEM;
+    const double *theta = crfp_crf_weights_const(m->crf);
+    const crfp_seq *seq = NULL;
+    double logz = 0;
+    pthread_mutex_lock(&m->mu);
+    crfp_error_clear(m->host);
+    if (st == CRFP_OK)
+        st = one_seq(m, b, obs, qb, &seq);
+    if (st == CRFP_OK && c->what != ONE_MARGINALS)
+        st = crfp_forward_backward(inf, seq, theta, &logz, NULL);
+    if (st == CRFP_OK && c->what == ONE_NBEST) {
+        st = crfp_nbest(inf, seq, theta, c->k, c->ys, c->vals, &c->found);
+        for (size_t i = 0; st == CRFP_OK && i < c->found; i++)
+            c->vals[i] = exp(c->vals[i] - logz);
+    } else if (st == CRFP_OK && c->what == ONE_MARGINALS) {
+        st = crfp_forward_backward(inf, seq, theta, &logz, c->vals);
+    } else if (st == CRFP_OK) {
+        c->prob = exp(crfp_path_score(m->crf, seq, theta, c->y) - logz);
+    }
+    if (st != CRFP_OK)
+        snprintf(msg, len, "%s", *crfp_errmsg(m->host) ? crfp_errmsg(m->host)
+                                                        : crfp_status_str(st));
+    pthread_mutex_unlock(&m->mu);
+    crfp_obsseq_free(obs);
+    crfp_seqbuf_free(qb);
+    crfp_infer_free(inf);
+    return st;
+}
+
+/* Convert a single xseq into b (as a batch of one). */
+static int convert_one(Model *m, PyObject *xseq, batch *b)
+{
+    arena tmp = {0};
+    int rc = add_sentence(b, &m->shape, xseq, 0, &tmp);
+    free(tmp.p);
+    return rc == 0 ? batch_seal(b) : -1;
+}
+
+static PyObject *Model_nbest(Model *m, PyObject *args)
+{
+    PyObject *xseq;
+    Py_ssize_t k;
+    if (!ready(m) || !PyArg_ParseTuple(args, "On", &xseq, &k))
+        return NULL;
+    if (k < 1 || k > 1000) {
+        PyErr_SetString(PyExc_ValueError, "k must be between 1 and 1000");
+        return NULL;
+    }
+    batch b = {0};
+    if (convert_one(m, xseq, &b) != 0) {
+        batch_free(&b);
+        return NULL;
+    }
+    size_t T = b.s[0].ntok;
+    if (T == 0) {
+        batch_free(&b);
+        return PyList_New(0);
+    }
+    onecall c = {.what = ONE_NBEST, .k = (size_t)k};
+    c.ys = malloc((size_t)k * T * sizeof *c.ys);
+    c.vals = malloc((size_t)k * sizeof *c.vals);
+    PyObject *res = NULL;
+    char msg[1024] = "";
+    crfp_status st = CRFP_ENOMEM;
+    if (c.ys && c.vals) {
+        Py_BEGIN_ALLOW_THREADS
+        st = run_one(m, &b, &c, msg, sizeof msg);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != CRFP_OK) {
+        raise_status(st, msg);
+        goto out;
+    }
+    if (!(res = PyList_New((Py_ssize_t)c.found)))
+        goto out;
+    for (size_t i = 0; i < c.found; i++) {
+        PyObject *l = PyList_New((Py_ssize_t)T);
+        if (!l) {
+            Py_CLEAR(res);
+            goto out;
+        }
+        for (size_t t = 0; t < T; t++) {
+            PyObject *lab = PyTuple_GET_ITEM(m->labels, c.ys[i * T + t]);
+            Py_INCREF(lab);
+            PyList_SET_ITEM(l, (Py_ssize_t)t, lab);
+        }
+        PyObject *pair = Py_BuildValue("(Nd)", l, c.vals[i]);
+        if (!pair) {
+            Py_CLEAR(res);
+            goto out;
+        }
+        PyList_SET_ITEM(res, (Py_ssize_t)i, pair);
+    }
+out:
+    free(c.ys);
+    free(c.vals);
+    batch_free(&b);
+    return res;
+}
+
+static PyObject *Model_marginals(Model *m, PyObject *args)
+{
+    PyObject *xseq;
+    if (!ready(m) || !PyArg_ParseTuple(args, "O", &xseq))
+        return NULL;
+    batch b = {0};
+    if (convert_one(m, xseq, &b) != 0) {
+        batch_free(&b);
+        return NULL;
+    }
+    size_t T = b.s[0].ntok, Y = crfp_crf_nlabels(m->crf);
+    onecall c = {.what = ONE_MARGINALS};
+    c.vals = malloc((T * Y + 1) * sizeof *c.vals);
+    PyObject *res = NULL;
+    char msg[1024] = "";
+    crfp_status st = c.vals ? CRFP_OK : CRFP_ENOMEM;
+    if (st == CRFP_OK && T > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = run_one(m, &b, &c, msg, sizeof msg);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != CRFP_OK) {
+        raise_status(st, msg);
+        goto out;
+    }
+    if (!(res = PyList_New((Py_ssize_t)T)))
+        goto out;
+    for (size_t t = 0; t < T; t++) {
+        PyObject *row = PyTuple_New((Py_ssize_t)Y);
+        if (!row) {
+            Py_CLEAR(res);
+            goto out;
+        }
+        for (size_t y = 0; y < Y; y++) {
+            PyObject *v = PyFloat_FromDouble(c.vals[t * Y + y]);
+            if (!v) {
+                Py_DECREF(row);
+                Py_CLEAR(res);
+                goto out;
+            }
+            PyTuple_SET_ITEM(row, (Py_ssize_t)y, v);
+        }
+        PyList_SET_ITEM(res, (Py_ssize_t)t, row);
+    }
+out:
+    free(c.vals);
+    batch_free(&b);
+    return res;
+}
+
+static PyObject *Model_probability(Model *m, PyObject *args)
+{
+    PyObject *xseq, *yseq;
+    if (!ready(m) || !PyArg_ParseTuple(args, "OO", &xseq, &yseq))
+        return NULL;
+    PyObject *f = PySequence_Fast(yseq, "yseq must be a sequence of labels");
+    if (!f)
+        return NULL;
+    batch b = {0};
+    if (convert_one(m, xseq, &b) != 0) {
+        Py_DECREF(f);
+        batch_free(&b);
+        return NULL;
+    }
+    size_t T = b.s[0].ntok;
+    if ((size_t)PySequence_Fast_GET_SIZE(f) != T) {
+        PyErr_Format(PyExc_ValueError, "yseq has %zd labels for %zu tokens",
+                     PySequence_Fast_GET_SIZE(f), T);
+        Py_DECREF(f);
+        batch_free(&b);
+        return NULL;
+    }
+    uint32_t *y = malloc((T + 1) * sizeof *y);
+    PyObject *res = NULL;
+    if (!y) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (size_t t = 0; t < T; t++) {
+        const char *l = utf8_of(PySequence_Fast_GET_ITEM(f, (Py_ssize_t)t), &(Py_ssize_t){0},
+                                "a label");
+        if (!l)
+            goto out;
+        int64_t id = crfp_crf_label_id(m->crf, l);
+        if (id < 0) {
+            PyErr_Format(PyExc_ValueError, "unknown label '%s' (the model's labels: see "
+                         "Model.labels)", l);
+            goto out;
+        }
+        y[t] = (uint32_t)id;
+    }
+    if (T == 0) {
+        res = PyFloat_FromDouble(1.0);
+        goto out;
+    }
+    onecall c = {.what = ONE_PROB, .y = y};
+    char msg[1024] = "";
+    crfp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = run_one(m, &b, &c, msg, sizeof msg);
+    Py_END_ALLOW_THREADS
+    res = st == CRFP_OK ? PyFloat_FromDouble(c.prob) : raise_status(st, msg);
+out:
+    free(y);
+    Py_DECREF(f);
+    batch_free(&b);
+    return res;
+}
+
+static PyObject *Model_dump(Model *m, PyObject *noargs)
+{
+    (void)noargs;
+    if (!ready(m))
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return PyErr_NoMemory();
+    crfp_status st;
+    char msg[1024] = "";
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&m->mu);
+    st = crfp_crf_dump(m->host, m->crf, f);
+    if (st != CRFP_OK)
+        snprintf(msg, sizeof msg, "%s", crfp_errmsg(m->host));
+    pthread_mutex_unlock(&m->mu);
+    Py_END_ALLOW_THREADS
+    if (fclose(f) != 0 && st == CRFP_OK)
+        st = CRFP_ENOMEM;
+    PyObject *res = st == CRFP_OK ? PyUnicode_DecodeUTF8(buf, (Py_ssize_t)len, "surrogateescape")
+                                  : raise_status(st, msg);
+    free(buf);
+    return res;
+}
+
+static PyObject *Model_get_labels(Model *m, void *c)
+{
+    (void)c;
+    if (!ready(m))
+        return NULL;
+    Py_INCREF(m->labels);
+    return m->labels;
+}
+
+static PyObject *Model_get_columns(Model *m, void *c)
+{
+    (void)c;
+    if (!ready(m))
+        return NULL;
+    if (m->shape.attributes)
+        return Py_BuildValue("(s)", m->shape.attrcol);
+    PyObject *t = PyTuple_New((Py_ssize_t)m->shape.ncolumns);
+    for (size_t i = 0; t && i < m->shape.ncolumns; i++) {
+        PyObject *s = PyUnicode_FromString(m->shape.columns[i]);
+        if (!s) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
+    }
+    return t;
+}
+
+static PyObject *Model_get_info(Model *m, void *c)
+{
+    (void)c;
+    if (!ready(m))
+        return NULL;
+    PyObject *meta = PyDict_New();
+    static const char *const keys[] = {"label", "trainer", "rho1", "rho2", "iterations"};
+    for (size_t i = 0; meta && i < sizeof keys / sizeof *keys; i++) {
+        const char *v = crfp_crf_meta(m->crf, keys[i]);
+        PyObject *s = v ? PyUnicode_FromString(v) : NULL;
+        if (v && (!s || PyDict_SetItemString(meta, keys[i], s) != 0))
+            Py_CLEAR(meta);
+        Py_XDECREF(s);
+    }
+    if (!meta)
+        return NULL;
+    size_t cl;
+    const char *cfg = crfp_crf_features_config(m->crf, &cl);
+    return Py_BuildValue("{s:N,s:s,s:s#,s:n,s:n,s:s}", "meta", meta, "features",
+                         crfp_crf_features_plugin(m->crf), "features_config", cfg,
+                         (Py_ssize_t)cl, "parameters", (Py_ssize_t)crfp_crf_nparams(m->crf),
+                         "active", (Py_ssize_t)crfp_crf_active(m->crf), "path", m->path);
+}
+
+static PyMethodDef Model_methods[] = {
+    {"tag", (PyCFunction)(void (*)(void))Model_tag, METH_VARARGS | METH_KEYWORDS,
+     "tag(xseqs, threads=0) -> list of label lists.\n\nDecodes every sequence (Viterbi) on "
+     "`threads` threads (0: all cores), without the GIL."},
+    {"nbest", (PyCFunction)Model_nbest, METH_VARARGS,
+     "nbest(xseq, k) -> [(labels, probability), ...], best first."},
+    {"marginals", (PyCFunction)Model_marginals, METH_VARARGS,
+     "marginals(xseq) -> list of tuples: P(y_t = label) in the order of Model.labels."},
+    {"probability", (PyCFunction)Model_probability, METH_VARARGS,
+     "probability(xseq, yseq) -> P(yseq | xseq)."},
+    {"dump", (PyCFunction)Model_dump, METH_NOARGS,
+     "dump() -> str: labels, features configuration, metadata and non-zero weights."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Model_getset[] = {
+    {"labels", (getter)Model_get_labels, NULL, "the labels, by id", NULL},
+    {"columns", (getter)Model_get_columns, NULL,
+     "names given to the positions of tuple tokens", NULL},
+    {"info", (getter)Model_get_info, NULL, "metadata, features plugin and configuration, sizes",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crfpipe._crfpipe.Model",
+    .tp_basicsize = sizeof(Model),
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Model(path, columns=None, plugin_path=None): a CRF model and its feature "
+              "extractor, loaded once and shared by every call.",
+    .tp_methods = Model_methods,
+    .tp_getset = Model_getset,
+    .tp_init = (initproc)Model_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* --- pipelines --------------------------------------------------------------- */
+
+/* What a run's log sink and training observer reach. */
+typedef struct runctx {
+    crfp_host *host;
+    PyObject *log;         /* callable(level, message) or NULL */
+    PyObject *iterations;  /* list receiving a dict per iteration, or a callable
+                            * called with it, or NULL */
+    PyObject *exc_type, *exc_value, *exc_tb; /* an exception raised in a callback */
+} runctx;
+
+/* Called with the GIL held: keep the first exception and stop the run. */
+static void callback_failed(runctx *c)
+{
+    if (!c->exc_type)
+        PyErr_Fetch(&c->exc_type, &c->exc_value, &c->exc_tb);
+    else
+        PyErr_Clear();
+    crfp_host_interrupt(c->host);
+}
+
+static void run_log(void *ud, crfp_log_level level, const char *msg)
+{
+    runctx *c = ud;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (!c->exc_type) {
+        if (c->log) {
+            PyObject *r = PyObject_CallFunction(c->log, "is", (int)level, msg);
+            if (!r)
+                callback_failed(c);
+            Py_XDECREF(r);
+        }
+        /* Ctrl-C while training: Python's handler only sets a flag, which
+         * this thread, holding the GIL for a moment, can look at */
+        if (!c->exc_type && PyErr_CheckSignals() != 0)
+            callback_failed(c);
+    }
+    PyGILState_Release(g);
+}
+
+static void run_observe(void *ud, const crfp_train_iter *it)
+{
+    runctx *c = ud;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (!c->exc_type && c->iterations) {
+        PyObject *d = Py_BuildValue(
+            "{s:s,s:n,s:i,s:d,s:d,s:i,s:n,s:n,s:d,s:d,s:d,s:d}", "trainer", it->trainer,
+            "stage", (Py_ssize_t)it->stage, "iteration", it->iter, "objective", it->objective,
+            "step", it->step, "evaluations", it->nevals, "active", (Py_ssize_t)it->active,
+            "parameters", (Py_ssize_t)it->nparams, "dev_error", it->dev_error,
+            "dev_sequence_error", it->dev_seq_error, "train_error", it->train_error, "seconds",
+            it->seconds);
+        int bad = !d;
+        if (d && PyList_Check(c->iterations)) {
+            bad = PyList_Append(c->iterations, d) != 0;
+        } else if (d) {
+            PyObject *r = PyObject_CallFunctionObjArgs(c->iterations, d, NULL);
+            bad = !r;
+            Py_XDECREF(r);
+        }
+        if (bad)
+            callback_failed(c);
+        Py_XDECREF(d);
+    }
+    if (!c->exc_type && PyErr_CheckSignals() != 0)
+        callback_failed(c);
+    PyGILState_Release(g);
+}
+
+/* Parameters given as a dict or a sequence of (name, value) pairs, their
+ * values str, int, float or bool (written as crfpipe reads them). */
+typedef struct kvlist {
+    char **names, **values;
+    size_t n;
+} kvlist;
+
+static void kv_free(kvlist *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        free(k->names[i]);
+        free(k->values[i]);
+    }
+    free(k->names);
+    free(k->values);
+    memset(k, 0, sizeof *k);
+}
+
+static char *value_text(PyObject *v)
+{
+    if (PyBool_Check(v))
+        return strdup(v == Py_True ? "true" : "false");
+    PyObject *s = PyUnicode_Check(v) ? (Py_INCREF(v), v)
+                  : PyFloat_Check(v) ? PyObject_Repr(v) : PyObject_Str(v);
+    if (!s)
+        return NULL;
+    const char *u = PyUnicode_AsUTF8(s);
+    char *r = u ? strdup(u) : NULL;
+    if (u && !r)
+        PyErr_NoMemory();
+    Py_DECREF(s);
+    return r;
+}
+
+static int kv_from(PyObject *o, kvlist *k)
+{
+    PyObject *items = PyDict_Check(o) ? PyDict_Items(o) : (Py_INCREF(o), o);
+    if (!items)
+        return -1;
+    PyObject *f = PySequence_Fast(items, "parameters must be a dict or (name, value) pairs");
+    Py_DECREF(items);
+    if (!f)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+    k->names = calloc((size_t)n + 1, sizeof *k->names);
+    k->values = calloc((size_t)n + 1, sizeof *k->values);
+    int rc = k->names && k->values ? 0 : (PyErr_NoMemory(), -1);
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+        PyObject *name, *value;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(f, i), "OO;a parameter is (name, value)",
+                              &name, &value)) {
+            rc = -1;
+            break;
+        }
+        const char *nm = utf8_of(name, &(Py_ssize_t){0}, "a parameter name");
+        if (!nm || !(k->names[i] = strdup(nm)) || !(k->values[i] = value_text(value))) {
+            if (nm && !PyErr_Occurred())
+                PyErr_NoMemory();
+            rc = -1;
+            k->n = (size_t)i + 1;
+            break;
+        }
+        k->n = (size_t)i + 1;
+    }
+    Py_DECREF(f);
+    return rc;
+}
+
+/* Run p from `input` (bytes, or a file name when is_path) into memory.
+ * Returns the output as bytes (b"" for a training pipeline), or NULL with
+ * an exception. */
+static PyObject *run_built(runctx *c, crfp_pipeline *p, PyObject *input, int is_path)
+{
+    crfp_host *host = c->host;
+    crfp_stream in = {NULL, "<input>"}, out = {NULL, "<output>"};
+    char *obuf = NULL;
+    size_t olen = 0;
+    PyObject *pathb = NULL, *res = NULL;
+    Py_buffer view = {0};
+    int have_view = 0;
+    if (is_path) {
+        if (!PyUnicode_FSConverter(input, &pathb))
+            return NULL;
+        in.name = PyBytes_AS_STRING(pathb);
+        if (!(in.fp = fopen(in.name, "rb"))) {
+            PyErr_SetFromErrnoWithFilename(PyExc_OSError, in.name);
+            Py_DECREF(pathb);
+            return NULL;
+        }
+    } else {
+        if (PyUnicode_Check(input)) {
+            PyErr_SetString(PyExc_TypeError, "input must be bytes (encode the str as UTF-8)");
+            return NULL;
+        }
+        if (PyObject_GetBuffer(input, &view, PyBUF_SIMPLE) != 0)
+            return NULL;
+        have_view = 1;
+        /* fmemopen wants a non-empty buffer */
+        in.fp = view.len > 0 ? fmemopen(view.buf, (size_t)view.len, "rb") : fopen("/dev/null", "rb");
+        if (!in.fp) {
+            PyBuffer_Release(&view);
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+    }
+    int training = crfp_pipeline_is_training(p);
+    if (!training && !(out.fp = open_memstream(&obuf, &olen))) {
+        res = PyErr_NoMemory();
+        goto done;
+    }
+    crfp_status st;
+    crfp_host_set_log(host, run_log, c);
+    crfp_host_set_train_observer(host, run_observe, c);
+    /* the input buffer stays valid: the caller's object is referenced by the
+     * argument tuple for the whole call */
+    Py_BEGIN_ALLOW_THREADS
+    st = crfp_pipeline_run(p, &in, training ? NULL : &out);
+    Py_END_ALLOW_THREADS
+    crfp_host_set_log(host, quiet_log, NULL);
+    crfp_host_set_train_observer(host, NULL, NULL);
+    if (out.fp && fclose(out.fp) != 0 && st == CRFP_OK)
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory collecting the output");
+    out.fp = NULL;
+    if (c->exc_type) {
+        /* a callback raised (KeyboardInterrupt included): that is the error */
+        PyErr_Restore(c->exc_type, c->exc_value, c->exc_tb);
+        c->exc_type = c->exc_value = c->exc_tb = NULL;
+    } else if (st != CRFP_OK) {
+        raise_host(host, st);
+    } else {
+        res = PyBytes_FromStringAndSize(obuf ? obuf : "", (Py_ssize_t)olen);
+    }
+done:
+    if (out.fp)
+        fclose(out.fp);
+    free(obuf);
+    fclose(in.fp);
+    if (have_view)
+        PyBuffer_Release(&view);
+    Py_XDECREF(pathb);
+    return res;
+}
+
+static int ctx_init(runctx *c, PyObject *log, PyObject *iterations, const char *plugin_path)
+{
+    memset(c, 0, sizeof *c);
+    if (log != Py_None && !PyCallable_Check(log)) {
+        PyErr_SetString(PyExc_TypeError, "log must be callable");
+        return -1;
+    }
+    if (iterations != Py_None && !PyList_Check(iterations) && !PyCallable_Check(iterations)) {
+        PyErr_SetString(PyExc_TypeError, "iterations must be a list or a callable");
+        return -1;
+    }
+    c->log = log == Py_None ? NULL : log;
+    c->iterations = iterations == Py_None ? NULL : iterations;
+    if (!(c->host = crfp_host_new())) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    crfp_host_set_log(c->host, quiet_log, NULL);
+    crfp_status st;
+    if (plugin_path && (st = crfp_host_add_plugin_dir(c->host, plugin_path)) != CRFP_OK) {
+        raise_host(c->host, st);
+        crfp_host_free(c->host);
+        return -1;
+    }
+    return 0;
+}
+
+static void ctx_free(runctx *c)
+{
+    Py_XDECREF(c->exc_type);
+    Py_XDECREF(c->exc_value);
+    Py_XDECREF(c->exc_tb);
+    crfp_host_free(c->host);
+}
+
+static PyObject *run_stages(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"stages", "input", "is_path", "basedir", "log", "iterations",
+                             "plugin_path", "threads", NULL};
+    PyObject *stages, *input, *log = Py_None, *iterations = Py_None;
+    int is_path = 0, threads = 0;
+    const char *basedir = NULL, *plugin_path = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|pzOOzi", kwlist, &stages, &input, &is_path,
+                                     &basedir, &log, &iterations, &plugin_path, &threads))
+        return NULL;
+    runctx c;
+    if (ctx_init(&c, log, iterations, plugin_path) != 0)
+        return NULL;
+    if (threads > 0)
+        crfp_host_set_threads(c.host, threads);
+    PyObject *res = NULL, *f = NULL;
+    crfp_pipeline *p = crfp_pipeline_new(c.host);
+    if (!p) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (!(f = PySequence_Fast(stages, "stages must be a list of (plugin, params)")))
+        goto out;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++) {
+        const char *plugin;
+        PyObject *params;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(f, i), "sO;a stage is (plugin, params)",
+                              &plugin, &params))
+            goto out;
+        kvlist k = {0};
+        if (kv_from(params, &k) != 0) {
+            kv_free(&k);
+            goto out;
+        }
+        char where[64];
+        snprintf(where, sizeof where, "stage %zd", i + 1);
+        crfp_status st = crfp_pipeline_add(p, plugin, where, (const char *const *)k.names,
+                                           (const char *const *)k.values, k.n, basedir);
+        kv_free(&k);
+        if (st != CRFP_OK) {
+            raise_host(c.host, st);
+            goto out;
+        }
+    }
+    res = run_built(&c, p, input, is_path);
+out:
+    Py_XDECREF(f);
+    crfp_pipeline_free(p);
+    ctx_free(&c);
+    return res;
+}
+
+static PyObject *run_pipeline(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"path", "input", "is_path", "log", "iterations", "plugin_path",
+                             "threads", NULL};
+    PyObject *pathobj, *input, *log = Py_None, *iterations = Py_None;
+    int is_path = 0, threads = 0;
+    const char *plugin_path = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O|pOOzi", kwlist, PyUnicode_FSConverter,
+                                     &pathobj, &input, &is_path, &log, &iterations, &plugin_path,
+                                     &threads))
+        return NULL;
+    runctx c;
+    if (ctx_init(&c, log, iterations, plugin_path) != 0) {
+        Py_DECREF(pathobj);
+        return NULL;
+    }
+    if (threads > 0)
+        crfp_host_set_threads(c.host, threads);
+    crfp_pipeline *p = NULL;
+    PyObject *res = NULL;
+    crfp_status st = crfp_pipeline_load(c.host, PyBytes_AS_STRING(pathobj), &p);
+    if (st != CRFP_OK)
+        raise_host(c.host, st);
+    else
+        res = run_built(&c, p, input, is_path);
+    crfp_pipeline_free(p);
+    ctx_free(&c);
+    Py_DECREF(pathobj);
+    return res;
+}
+
+static const char *type_name(crfp_param_type t)
+{
+    switch (t) {
+    case CRFP_PARAM_STRING: return "string";
+    case CRFP_PARAM_INT: return "int";
+    case CRFP_PARAM_FLOAT: return "float";
+    case CRFP_PARAM_BOOL: return "bool";
+    case CRFP_PARAM_PATH: return "path";
+    }
+    return "?";
+}
+
+static PyObject *stage_params(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"plugin", "plugin_path", NULL};
+    const char *plugin, *plugin_path = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|z", kwlist, &plugin, &plugin_path))
+        return NULL;
+    runctx c;
+    if (ctx_init(&c, Py_None, Py_None, plugin_path) != 0)
+        return NULL;
+    crfp_param_spec *specs;
+    size_t n;
+    PyObject *res = NULL;
+    crfp_status st = crfp_pipeline_stage_params(c.host, plugin, &specs, &n);
+    if (st != CRFP_OK) {
+        raise_host(c.host, st);
+    } else if ((res = PyList_New((Py_ssize_t)n)) != NULL) {
+        for (size_t i = 0; i < n; i++) {
+            PyObject *t = Py_BuildValue("(sszs)", specs[i].name, type_name(specs[i].type),
+                                        specs[i].defval, specs[i].help ? specs[i].help : "");
+            if (!t) {
+                Py_CLEAR(res);
+                break;
+            }
+            PyList_SET_ITEM(res, (Py_ssize_t)i, t);
+        }
+        free(specs);
+    }
+    ctx_free(&c);
+    return res;
+}
+
+static PyObject *plugins(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"plugin_path", NULL};
+    const char *plugin_path = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|z", kwlist, &plugin_path))
+        return NULL;
+    runctx c;
+    if (ctx_init(&c, Py_None, Py_None, plugin_path) != 0)
+        return NULL;
+    const crfp_plugin **list;
+    size_t n;
+    PyObject *res = NULL;
+    crfp_status st = crfp_host_scan(c.host, &list, &n, NULL, NULL);
+    if (st != CRFP_OK) {
+        raise_host(c.host, st);
+    } else if ((res = PyList_New((Py_ssize_t)n)) != NULL) {
+        for (size_t i = 0; i < n; i++) {
+            const crfp_plugin_descriptor *d = list[i]->desc;
+            PyObject *t = Py_BuildValue("{s:s,s:s,s:z,s:s,s:z}", "name", d->name, "kind",
+                                        crfp_kind_name(d->kind), "version", d->version, "file",
+                                        list[i]->file, "description", d->description);
+            if (!t) {
+                Py_CLEAR(res);
+                break;
+            }
+            PyList_SET_ITEM(res, (Py_ssize_t)i, t);
+        }
+    }
+    ctx_free(&c);
+    return res;
+}
+
+static PyMethodDef module_methods[] = {
+    {"run_stages", (PyCFunction)(void (*)(void))run_stages, METH_VARARGS | METH_KEYWORDS,
+     "run_stages(stages, input, is_path=False, basedir=None, log=None, iterations=None,\n"
+     "           plugin_path=None, threads=0) -> bytes\n\n"
+     "Build a pipeline from (plugin, params) stages and run it on `input` (bytes, or a file\n"
+     "name with is_path=True) without the GIL; returns what the writer wrote (b'' when the\n"
+     "pipeline trains).  log(level, message) receives every log line; iterations, a list\n"
+     "or a callable, receives a dict per training iteration."},
+    {"run_pipeline", (PyCFunction)(void (*)(void))run_pipeline, METH_VARARGS | METH_KEYWORDS,
+     "run_pipeline(path, input, is_path=False, log=None, iterations=None, plugin_path=None,\n"
+     "             threads=0) -> bytes\n\nThe same for a pipeline file."},
+    {"stage_params", (PyCFunction)(void (*)(void))stage_params, METH_VARARGS | METH_KEYWORDS,
+     "stage_params(plugin) -> [(name, type, default, help), ...]: what a stage of that\n"
+     "plugin accepts (for a trainer, with the parameters every trainer takes)."},
+    {"plugins", (PyCFunction)(void (*)(void))plugins, METH_VARARGS | METH_KEYWORDS,
+     "plugins() -> [dict(name, kind, version, file, description), ...]"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_crfpipe",
+    "The C side of the crfpipe bindings (see the crfpipe package).", -1, module_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__crfpipe(void)
+{
+    if (PyType_Ready(&ModelType) < 0)
+        return NULL;
+    PyObject *mod = PyModule_Create(&module);
+    if (!mod)
+        return NULL;
+    Error = PyErr_NewExceptionWithDoc(
+        "crfpipe.Error",
+        "A crfpipe failure: str(e) is crfpipe's message (naming the file, line or stage); "
+        ".status names the kind of failure, .code is its crfp_status number.",
+        NULL, NULL);
+    if (!Error) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    Py_INCREF(Error);
+    Py_INCREF(&ModelType);
+    if (PyModule_AddObject(mod, "Error", Error) != 0 ||
+        PyModule_AddObject(mod, "Model", (PyObject *)&ModelType) != 0 ||
+        PyModule_AddIntConstant(mod, "ABI_MAJOR", CRFP_ABI_MAJOR) != 0 ||
+        PyModule_AddIntConstant(mod, "ABI_MINOR", CRFP_ABI_MINOR) != 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}

@@ -1,0 +1,625 @@
+"""Python bindings of crfpipe, a text pipeline around a sparse linear-chain CRF.
+
+The API follows python-crfsuite, so that code written for it reads the same::
+
+    import crfpipe
+
+    trainer = crfpipe.Trainer(verbose=False)
+    for xseq, yseq in data:                 # xseq: one list of attributes per token
+        trainer.append(xseq, yseq)
+    trainer.set_params({"c2": 0.3, "max_iterations": 50})
+    trainer.train("model.crfpipe")
+
+    tagger = crfpipe.Tagger()
+    tagger.open("model.crfpipe")
+    tagger.tag(xseq)                        # ['B-NP', 'I-NP', ...]
+    tagger.set(xseq); tagger.marginal("B-NP", 0)
+
+crfpipe also trains from feature templates (CRF++/Wapiti syntax) over token
+columns, exactly as ``crfpipe train --template`` does::
+
+    trainer = crfpipe.Trainer(template="chunking.tpl", columns=("word", "pos"))
+    trainer.append([("He", "PRP"), ("reckons", "VBZ")], ["B-NP", "B-VP"])
+
+Models are ordinary crfpipe model files: ``crfpipe tag`` and ``crfpipe model
+dump`` read what Python writes and the other way round.  Tagging many
+sequences at once (``Tagger.tag_batch``) decodes them on all cores without
+the GIL.  ``run()`` streams text through any pipeline.  ``CRF`` is a
+scikit-learn style estimator.  Every crfpipe failure raises ``crfpipe.Error``
+with crfpipe's own message.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+import xml.etree.ElementTree as ET
+
+from ._crfpipe import Error, Model, stage_params
+from ._crfpipe import plugins as _plugins
+from ._crfpipe import run_pipeline as _run_pipeline
+from ._crfpipe import run_stages as _run_stages
+
+__all__ = ["Error", "Model", "Trainer", "Tagger", "CRF", "run", "dump_model", "plugins",
+           "stage_params", "CrfpipeWarning"]
+
+# crfpipe_log_level values (status.h)
+_LOG_ERROR, _LOG_WARN, _LOG_INFO, _LOG_PROGRESS = 0, 1, 2, 3
+
+
+class CrfpipeWarning(UserWarning):
+    """A warning crfpipe logged while training or running a pipeline."""
+
+
+def plugins(plugin_path=None):
+    """Every plugin on the search path: a list of dicts (name, kind, version,
+    file, description)."""
+    return _plugins(plugin_path=plugin_path)
+
+
+def dump_model(path):
+    """The text dump of a model file (labels, features, metadata, weights)."""
+    return Model(path).dump()
+
+
+# python-crfsuite's algorithm names, and what they are in crfpipe
+_ALGORITHMS = {
+    "lbfgs": ("lbfgs", {}),
+    "l2sgd": ("sgd-l1", {"rho1": "0"}),
+    "ap": ("perceptron", {}),
+    "pa": ("perceptron", {"variant": "pa"}),
+}
+
+# python-crfsuite's parameter names that have a crfpipe counterpart
+_PARAM_ALIASES = {
+    "c1": "rho1",
+    "c2": "rho2",
+    "max_iterations": "max-iter",
+    "num_memories": "history",
+    "period": "window",
+    "delta": "epsilon",
+}
+
+
+def _param_name(name):
+    name = _PARAM_ALIASES.get(name, name)
+    return name.replace("_", "-")
+
+
+def _value_text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)
+
+
+def _check_cell(v, what):
+    if not isinstance(v, str):
+        raise TypeError("%s must be str, not %s" % (what, type(v).__name__))
+    if not v or "\t" in v or "\n" in v or "\r" in v:
+        raise ValueError("%s %r: training data cannot hold an empty value, a tab or a line "
+                         "break" % (what, v))
+    return v
+
+
+def _escape_attr(a):
+    if a == "_":
+        return "\\_"
+    return (a.replace("\\", "\\\\").replace(" ", "\\s").replace("\t", "\\t")
+            .replace("\n", "\\n").replace("\r", "\\r"))
+
+
+def _attr_cell(tok):
+    """One token's attributes as the attributes plugin reads them."""
+    if isinstance(tok, str):
+        attrs = [tok]
+    elif isinstance(tok, dict):
+        attrs = []
+        for k, v in tok.items():
+            if not isinstance(k, str):
+                raise TypeError("an attribute name must be str, not %s" % type(k).__name__)
+            if isinstance(v, str):
+                attrs.append("%s=%s" % (k, v))
+            elif v == 1:
+                attrs.append(k)
+            elif v != 0:
+                raise ValueError("attribute %r has weight %r: crfpipe's observations are "
+                                 "binary (give 1 or 0, or a str value)" % (k, v))
+    else:
+        attrs = list(tok)
+        for a in attrs:
+            if not isinstance(a, str):
+                raise TypeError("an attribute must be str, not %s" % type(a).__name__)
+    cell = " ".join(_escape_attr(a) for a in attrs if a)
+    return cell or "_"
+
+
+class Trainer:
+    """Collects labelled sequences and trains a model (python-crfsuite's
+    Trainer).
+
+    algorithm: a crfpipe trainer (lbfgs, sgd-l1, perceptron, or a chain such
+    as "sgd-l1,lbfgs") or a python-crfsuite name (lbfgs, l2sgd, ap, pa).
+    params: trainer parameters; python-crfsuite's c1, c2, max_iterations,
+    num_memories, period and delta are understood, other names are crfpipe's
+    (underscores read as dashes): see ``params()`` and ``help(name)``.
+
+    Without ``template`` a token is a list of attribute strings, or a dict
+    (name -> str value, or weight 1/0), as in python-crfsuite: every
+    attribute is an observation.  With ``template`` (a template file) or
+    ``template_text`` a token is a tuple of column values (named by
+    ``columns``) or a dict of them, and the template makes the observations.
+    """
+
+    def __init__(self, algorithm="lbfgs", params=None, verbose=True, *, template=None,
+                 template_text=None, columns=None, threads=0, plugin_path=None):
+        if template is not None and template_text is not None:
+            raise ValueError("give template or template_text, not both")
+        self.verbose = verbose
+        self._template = template
+        self._template_text = template_text
+        self._columns = tuple(columns) if columns is not None else None
+        self._threads = threads
+        self._plugin_path = plugin_path
+        self._data = {}
+        self._params = {}
+        self.iterations = []
+        self.select(algorithm)
+        if params:
+            self.set_params(params)
+
+    # --- algorithm and parameters -------------------------------------------------
+    def select(self, algorithm, type="crf1d"):
+        """Choose the training algorithm (and keep the parameters set so far)."""
+        if type != "crf1d":
+            raise ValueError("crfpipe trains linear-chain CRFs only (type 'crf1d')")
+        name, implied = _ALGORITHMS.get(algorithm, (algorithm, {}))
+        self._declared = {}
+        for t in name.split(","):
+            for pname, ptype, default, helptext in stage_params(t, plugin_path=self._plugin_path):
+                self._declared.setdefault(pname, (ptype, default, helptext))
+        self.algorithm = name
+        self._implied = dict(implied)
+
+    def params(self):
+        """The names of the parameters the selected trainer accepts."""
+        return [n for n in self._declared if n not in ("model", "init-model", "dev", "label")]
+
+    def help(self, name):
+        """One line about a parameter: its type, default and meaning."""
+        ptype, default, helptext = self._declared[_param_name(name)]
+        return "%s (%s, default %s)" % (helptext, ptype, default)
+
+    def set(self, name, value):
+        pname = _param_name(name)
+        if pname not in self._declared:
+            raise ValueError("trainer %s has no parameter %r (see Trainer.params())"
+                             % (self.algorithm, name))
+        if pname in ("model", "dev", "label"):
+            raise ValueError("%r is set by Trainer.train(), not as a parameter" % name)
+        self._params[pname] = _value_text(value)
+
+    def set_params(self, params):
+        for k, v in params.items():
+            self.set(k, v)
+
+    def get(self, name):
+        pname = _param_name(name)
+        if pname in self._params:
+            return self._params[pname]
+        if pname in self._implied:
+            return self._implied[pname]
+        return self._declared[pname][1]
+
+    def get_params(self):
+        return {n: self.get(n) for n in self.params()}
+
+    # --- data ---------------------------------------------------------------------
+    def clear(self):
+        """Forget the sequences appended so far."""
+        self._data = {}
+
+    def append(self, xseq, yseq, group=0):
+        """Add one labelled sequence.  group: a number; train(model, holdout=G)
+        uses group G as the dev set instead of training on it."""
+        xs, ys = list(xseq), list(yseq)
+        if len(xs) != len(ys):
+            raise ValueError("xseq has %d items and yseq %d labels" % (len(xs), len(ys)))
+        if not xs:
+            return
+        labels = [_check_cell(y, "a label") for y in ys]
+        if self._template is None and self._template_text is None:
+            rows = [(_attr_cell(t),) for t in xs]
+        elif isinstance(xs[0], dict):
+            rows = [dict(t) for t in xs]
+            for t in rows:
+                for k, v in t.items():
+                    _check_cell(k, "a column name")
+                    _check_cell(v, "column %r" % k)
+        else:
+            rows = []
+            for t in xs:
+                row = (t,) if isinstance(t, str) else tuple(t)
+                for v in row:
+                    _check_cell(v, "a column value")
+                rows.append(row)
+        self._data.setdefault(group, []).append((rows, labels))
+
+    # --- training -----------------------------------------------------------------
+    def message(self, s):
+        """Called with each line crfpipe logs (progress, summaries); prints it
+        when verbose.  Override to redirect."""
+        if self.verbose:
+            print(s, file=sys.stdout, flush=True)
+
+    def on_iteration(self, info):
+        """Called after each training iteration with a dict (trainer,
+        iteration, objective, active, dev_error, seconds...).  Override to
+        follow training; the dicts are also kept in ``self.iterations``."""
+
+    def _columns_for(self, seqs):
+        """Column names of the training file, the label's last."""
+        if self._template is None and self._template_text is None:
+            return ["attrs"], False
+        first = seqs[0][0][0]
+        if isinstance(first, dict):
+            names = []
+            for rows, _ in seqs:
+                for t in rows:
+                    for k in t:
+                        if k not in names:
+                            names.append(k)
+            return names, True
+        width = max(len(t) for rows, _ in seqs for t in rows)
+        if self._columns is not None:
+            if len(self._columns) < width:
+                raise ValueError("tokens have %d columns but columns names %d"
+                                 % (width, len(self._columns)))
+            return list(self._columns[:width]), True
+        return [str(i) for i in range(width)], False
+
+    @staticmethod
+    def _write(path, seqs, names):
+        dicts = seqs and isinstance(seqs[0][0][0], dict)
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            for rows, labels in seqs:
+                for t, y in zip(rows, labels):
+                    if dicts:
+                        cells = [t.get(n, "_") for n in names]
+                    else:
+                        cells = list(t) + ["_"] * (len(names) - len(t))
+                    f.write("\t".join(cells))
+                    f.write("\t")
+                    f.write(y)
+                    f.write("\n")
+                f.write("\n")
+
+    def train(self, model, holdout=-1):
+        """Train on every group but `holdout` (the dev set: its error is
+        printed each iteration and stops training when it no longer improves)
+        and write the model file.  Returns nothing; the iterations are in
+        ``self.iterations``.  Raises crfpipe.Error when crfpipe fails."""
+        seqs = [s for g, ss in sorted(self._data.items()) if g != holdout for s in ss]
+        dev = self._data.get(holdout, []) if holdout != -1 else []
+        if not seqs:
+            raise ValueError("no training data: call append() first")
+        names, named = self._columns_for(seqs + dev)
+        label = "label" if "label" not in names else "__label__"
+        tmp = tempfile.mkdtemp(prefix="crfpipe-train-")
+        try:
+            train_path = os.path.join(tmp, "train.tsv")
+            self._write(train_path, seqs, names)
+            reader = [("columns", ",".join(names + [label])), ("separator", "tab"),
+                      ("docstart", "false")]
+            if self._template is None and self._template_text is None:
+                features = ("attributes", [("columns", "attrs")])
+            else:
+                tpl = self._template
+                if tpl is None:
+                    tpl = os.path.join(tmp, "template.tpl")
+                    with open(tpl, "w", encoding="utf-8") as f:
+                        f.write(self._template_text)
+                fparams = [("template", os.fspath(tpl))]
+                if named:
+                    # recorded in the model, so that a Tagger names tuple
+                    # positions the same way
+                    fparams.append(("columns", ",".join(names)))
+                features = ("templates", fparams)
+            tparams = dict(self._implied)
+            tparams.update(self._params)
+            tparams["model"] = os.fspath(model)
+            tparams["label"] = label
+            if self._threads:
+                tparams["threads"] = str(self._threads)
+            if dev:
+                dev_path = os.path.join(tmp, "dev.tsv")
+                self._write(dev_path, dev, names)
+                tparams["dev"] = dev_path
+            stages = [("conll_reader", reader), features]
+            chain = self.algorithm.split(",")
+            for i, t in enumerate(chain):
+                mine = {}
+                for k, v in tparams.items():
+                    # in a chain the model is the last trainer's
+                    if k == "model" and i + 1 < len(chain):
+                        continue
+                    mine[k] = v
+                stages.append((t, list(mine.items())))
+            self.iterations = []
+
+            def log(level, msg):
+                if level == _LOG_WARN:
+                    warnings.warn(msg, CrfpipeWarning, stacklevel=3)
+                elif level > _LOG_WARN:
+                    self.message(msg)
+
+            def iteration(info):
+                self.iterations.append(info)
+                self.on_iteration(info)
+
+            _run_stages(stages, train_path, is_path=True, log=log, iterations=iteration,
+                        plugin_path=self._plugin_path, threads=self._threads)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Tagger:
+    """Labels sequences with a model (python-crfsuite's Tagger).
+
+    Tokens are given as they were to the Trainer: attribute lists or dicts
+    for attribute models; tuples of column values (or dicts of them) for
+    template models, a model trained with ``crfpipe train`` included (its
+    tuple positions are named by ``columns``, else by the names the model
+    recorded, else by number).
+    """
+
+    def __init__(self):
+        self._model = None
+        self._xseq = None
+        self._marg = None
+
+    def open(self, name, columns=None, plugin_path=None):
+        self._model = Model(os.fspath(name), columns=columns, plugin_path=plugin_path)
+        self._xseq = self._marg = None
+        return self
+
+    def open_inmemory(self, value, columns=None, plugin_path=None):
+        """Open a model given as bytes (the contents of a model file)."""
+        fd, path = tempfile.mkstemp(prefix="crfpipe-model-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(value)
+            return self.open(path, columns=columns, plugin_path=plugin_path)
+        finally:
+            os.unlink(path)
+
+    def close(self):
+        self._model = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def model(self):
+        if self._model is None:
+            raise RuntimeError("no model: call Tagger.open() first")
+        return self._model
+
+    def labels(self):
+        return list(self.model.labels)
+
+    def info(self):
+        """Metadata, features plugin and configuration, parameter counts."""
+        return self.model.info
+
+    def dump(self, filename=None):
+        """The model as text; written to `filename` when given."""
+        text = self.model.dump()
+        if filename is not None:
+            with open(filename, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
+
+    def set(self, xseq):
+        """Make xseq the sequence probability() and marginal() are about."""
+        self._xseq = list(xseq)
+        self._marg = None
+
+    def tag(self, xseq=None):
+        """The best labelling of xseq (default: the sequence given to set())."""
+        if xseq is None:
+            xseq = self._current()
+        else:
+            self.set(xseq)
+        return self.model.tag([self._xseq])[0]
+
+    def tag_batch(self, xseqs, threads=0):
+        """The best labellings of many sequences, decoded on `threads` threads
+        (0: all cores) without the GIL: the fast way to tag a corpus."""
+        return self.model.tag(xseqs, threads)
+
+    def nbest(self, k, xseq=None):
+        """The k best labellings with their probabilities, best first."""
+        return self.model.nbest(self._current() if xseq is None else list(xseq), k)
+
+    def probability(self, yseq):
+        """P(yseq | the sequence given to set())."""
+        return self.model.probability(self._current(), list(yseq))
+
+    def marginal(self, y, t):
+        """P(label y at position t | the sequence given to set())."""
+        if self._marg is None:
+            self._marg = self.model.marginals(self._current())
+        try:
+            return self._marg[t][self.model.labels.index(y)]
+        except ValueError:
+            raise ValueError("unknown label %r" % (y,)) from None
+
+    def marginals(self, xseq=None):
+        """Every position's label distribution, as dicts label -> probability."""
+        labels = self.model.labels
+        rows = self.model.marginals(self._current() if xseq is None else list(xseq))
+        return [dict(zip(labels, r)) for r in rows]
+
+    def _current(self):
+        if self._xseq is None:
+            raise RuntimeError("no sequence: call Tagger.set(xseq) or pass xseq")
+        return self._xseq
+
+
+_PIPELINE_NS = "{urn:crfpipe:pipeline:1}"
+
+
+def run(pipeline, text=None, *, path=None, plugin_path=None, threads=0):
+    """Stream `text` (str or bytes) or the file `path` through a pipeline and
+    return what its writer writes (str for str input, else bytes).
+
+    pipeline: a pipeline file (crfpipe-pipeline(5)), its XML text, or a list
+    of (plugin, params) stages such as
+    [("conll_reader", {"columns": "word,pos"}), ("viterbi", {"model": "m"}),
+     ("conll_writer", {})].  Relative paths in the XML text and in stage
+    lists are taken from the current directory.
+    """
+    if (text is None) == (path is None):
+        raise TypeError("give text or path")
+    data = os.fspath(path) if path is not None else (
+        text.encode("utf-8") if isinstance(text, str) else bytes(text))
+    kw = dict(is_path=path is not None, plugin_path=plugin_path, threads=threads)
+    if isinstance(pipeline, (list, tuple)):
+        out = _run_stages(list(pipeline), data, basedir=os.getcwd(), **kw)
+    elif isinstance(pipeline, str) and pipeline.lstrip().startswith("<"):
+        root = ET.fromstring(pipeline)
+        if root.tag != _PIPELINE_NS + "pipeline":
+            raise ValueError("not a crfpipe pipeline (root element %s)" % root.tag)
+        stages = [(st.get("plugin"), [(p.get("name"), p.get("value"))
+                                      for p in st.findall(_PIPELINE_NS + "param")])
+                  for st in root.findall(_PIPELINE_NS + "stage")]
+        out = _run_stages(stages, data, basedir=os.getcwd(), **kw)
+    else:
+        out = _run_pipeline(os.fspath(pipeline), data, **kw)
+    return out.decode("utf-8") if isinstance(text, str) else out
+
+
+class CRF:
+    """A scikit-learn style estimator over Trainer and Tagger.
+
+    X is a list of sequences of tokens (attribute dicts or lists, or column
+    tuples with a template), y a list of label sequences.  Keyword
+    parameters are the Trainer's (algorithm, template, columns, c1, c2,
+    max_iterations, any crfpipe trainer parameter...).  The trained model
+    lives in `model_filename` when given, else in a temporary file owned by
+    the estimator (and in its pickled state).
+    """
+
+    def __init__(self, algorithm="lbfgs", template=None, template_text=None, columns=None,
+                 c1=None, c2=None, max_iterations=None, model_filename=None, verbose=False,
+                 threads=0, **params):
+        self.algorithm = algorithm
+        self.template = template
+        self.template_text = template_text
+        self.columns = columns
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.model_filename = model_filename
+        self.verbose = verbose
+        self.threads = threads
+        self.params = params
+        self._tagger = None
+        self._tmpdir = None
+        self.training_log_ = None
+
+    _KEYS = ("algorithm", "template", "template_text", "columns", "c1", "c2",
+             "max_iterations", "model_filename", "verbose", "threads")
+
+    def get_params(self, deep=True):
+        p = {k: getattr(self, k) for k in self._KEYS}
+        p.update(self.params)
+        return p
+
+    def set_params(self, **p):
+        for k, v in p.items():
+            if k in self._KEYS:
+                setattr(self, k, v)
+            else:
+                self.params[k] = v
+        return self
+
+    def fit(self, X, y, X_dev=None, y_dev=None):
+        trainer = Trainer(self.algorithm, verbose=self.verbose, template=self.template,
+                          template_text=self.template_text, columns=self.columns,
+                          threads=self.threads)
+        p = dict(self.params)
+        for k in ("c1", "c2", "max_iterations"):
+            if getattr(self, k) is not None:
+                p[k] = getattr(self, k)
+        trainer.set_params(p)
+        for xseq, yseq in zip(X, y):
+            trainer.append(xseq, yseq)
+        holdout = -1
+        if X_dev is not None:
+            for xseq, yseq in zip(X_dev, y_dev):
+                trainer.append(xseq, yseq, group=1)
+            holdout = 1
+        path = self.model_filename
+        if path is None:
+            if self._tmpdir is None:
+                self._tmpdir = tempfile.TemporaryDirectory(prefix="crfpipe-crf-")
+            path = os.path.join(self._tmpdir.name, "model")
+        trainer.train(path, holdout=holdout)
+        self.training_log_ = trainer.iterations
+        self._tagger = Tagger().open(path, columns=self.columns)
+        return self
+
+    @property
+    def tagger_(self):
+        if self._tagger is None:
+            raise RuntimeError("this CRF is not fitted yet: call fit()")
+        return self._tagger
+
+    @property
+    def classes_(self):
+        return self.tagger_.labels()
+
+    def predict(self, X):
+        return self.tagger_.tag_batch(list(X), self.threads)
+
+    def predict_single(self, xseq):
+        return self.tagger_.tag(xseq)
+
+    def predict_marginals(self, X):
+        return [self.tagger_.marginals(xseq) for xseq in X]
+
+    def predict_marginals_single(self, xseq):
+        return self.tagger_.marginals(xseq)
+
+    def score(self, X, y):
+        """Token accuracy of predict(X) against y."""
+        pred = self.predict(X)
+        total = sum(len(s) for s in y)
+        good = sum(p == g for ps, gs in zip(pred, y) for p, g in zip(ps, gs))
+        return good / total if total else 0.0
+
+    def __getstate__(self):
+        state = {k: getattr(self, k) for k in self._KEYS}
+        state["params"] = self.params
+        state["training_log_"] = self.training_log_
+        state["model_bytes"] = None
+        if self._tagger is not None:
+            with open(self._tagger.info()["path"], "rb") as f:
+                state["model_bytes"] = f.read()
+        return state
+
+    def __setstate__(self, state):
+        model = state.pop("model_bytes")
+        self.__init__(**{k: state[k] for k in self._KEYS}, **state["params"])
+        self.training_log_ = state["training_log_"]
+        if model is not None:
+            self._tmpdir = tempfile.TemporaryDirectory(prefix="crfpipe-crf-")
+            path = os.path.join(self._tmpdir.name, "model")
+            with open(path, "wb") as f:
+                f.write(model)
+            self._tagger = Tagger().open(path, columns=self.columns)

@@ -1,0 +1,206 @@
+"""The python-crfsuite style API: Trainer, Tagger, errors, run(), CRF."""
+import math
+import os
+import pickle
+
+import pytest
+
+import crfpipe
+from conftest import TINY_TPL, accuracy, xseq_of
+
+
+def test_train_and_tag_attributes(ewt, attr_model):
+    path, iterations = attr_model
+    assert iterations, "no iteration recorded"
+    it = iterations[-1]
+    assert it["trainer"] == "lbfgs" and it["iteration"] == len(iterations)
+    assert iterations[-1]["objective"] < iterations[0]["objective"]
+    assert all(0 <= i["dev_error"] <= 1 for i in iterations), "the holdout group is the dev set"
+    assert math.isnan(iterations[0]["train_error"])
+    tagger = crfpipe.Tagger().open(path)
+    assert "NOUN" in tagger.labels() and "VERB" in tagger.labels()
+    xs = [xseq_of(rows) for rows, _ in ewt["test"]]
+    pred = tagger.tag_batch(xs)
+    acc = accuracy(pred, [y for _, y in ewt["test"]])
+    assert acc > 0.80, "token accuracy %.3f" % acc
+    # one at a time gives the same labels
+    assert [tagger.tag(x) for x in xs[:50]] == pred[:50]
+    assert tagger.tag_batch(xs[:80], threads=1) == tagger.tag_batch(xs[:80], threads=3)
+
+
+def test_marginals_nbest_probability(ewt, attr_model):
+    tagger = crfpipe.Tagger().open(attr_model[0])
+    rows, _ = ewt["test"][3]
+    x = xseq_of(rows)
+    tagger.set(x)
+    best = tagger.tag()
+    labels = tagger.labels()
+    margs = tagger.marginals()
+    assert len(margs) == len(x)
+    for t, m in enumerate(margs):
+        assert abs(sum(m.values()) - 1) < 1e-9
+        assert tagger.marginal(best[t], t) == pytest.approx(m[best[t]])
+        # the best path's label is likely at each position
+        assert m[best[t]] > 0.05
+    nb = tagger.nbest(4)
+    assert nb[0][0] == best
+    probs = [p for _, p in nb]
+    assert probs == sorted(probs, reverse=True) and 0 < probs[-1] <= probs[0] <= 1
+    assert len({tuple(l) for l, _ in nb}) == len(nb), "n-best lists repeat a labelling"
+    assert tagger.probability(best) == pytest.approx(probs[0], rel=1e-9)
+    other = list(best)
+    other[0] = next(l for l in labels if l != best[0])
+    assert tagger.probability(other) < probs[0]
+    with pytest.raises(ValueError, match="unknown label"):
+        tagger.marginal("NO-SUCH-LABEL", 0)
+    with pytest.raises(ValueError, match="unknown label"):
+        tagger.probability(["NO-SUCH-LABEL"] * len(x))
+    with pytest.raises(ValueError, match="labels for"):
+        tagger.probability(best[:-1])
+
+
+def test_dict_tokens(ewt, tmp_path):
+    tr = crfpipe.Trainer(verbose=False, params={"max_iterations": 5})
+    data = []
+    for rows, y in ewt["train"][:300]:
+        x = [{"w": r[1].lower(), "title": int(r[1][:1].isupper()), "bias": True} for r in rows]
+        data.append((x, y))
+        tr.append(x, y)
+    tr.train(str(tmp_path / "d.model"))
+    tagger = crfpipe.Tagger().open(str(tmp_path / "d.model"))
+    assert len(tagger.tag(data[0][0])) == len(data[0][1])
+    with pytest.raises(ValueError, match="binary"):
+        tr.append([{"w": "x", "score": 0.5}], ["NOUN"])
+    with pytest.raises(ValueError, match="binary"):
+        tagger.tag([{"w": "x", "score": 0.5}])
+
+
+def test_parameters():
+    tr = crfpipe.Trainer(verbose=False)
+    names = tr.params()
+    for p in ("rho1", "rho2", "history", "epsilon", "max-iter"):
+        assert p in names
+    assert "l2" in tr.help("c2")
+    tr.set("c2", 0.5)
+    assert tr.get("c2") == "0.5"
+    tr.set_params({"max_iterations": 7, "num_memories": 3})
+    assert tr.get("max-iter") == "7" and tr.get("history") == "3"
+    assert tr.get("gtol") == "1e-5", "declared default"
+    with pytest.raises(ValueError, match="no parameter"):
+        tr.set("nonesuch", 1)
+    tr.select("pa")
+    assert tr.algorithm == "perceptron" and tr.get("variant") == "pa"
+    assert "c" in tr.params()
+    tr.select("sgd-l1,lbfgs")
+    assert "eta0" in tr.params() and "history" in tr.params()
+    with pytest.raises(crfpipe.Error, match="lbgfs"):
+        crfpipe.Trainer("lbgfs")
+
+
+def test_errors(tmp_path):
+    with pytest.raises(crfpipe.Error) as e:
+        crfpipe.Tagger().open(str(tmp_path / "missing.model"))
+    assert "missing.model" in str(e.value) and e.value.status
+    bad = tmp_path / "bad.model"
+    bad.write_bytes(b"not a model at all\n" * 10)
+    with pytest.raises(crfpipe.Error, match="bad.model"):
+        crfpipe.Tagger().open(str(bad))
+    with pytest.raises(RuntimeError):
+        crfpipe.Tagger().tag([["a"]])
+    tr = crfpipe.Trainer(verbose=False, template_text="U00:%x[0,0]\nU01:%q[0,0]\n")
+    tr.append([("a",), ("b",)], ["X", "Y"])
+    with pytest.raises(crfpipe.Error, match=r"template\.tpl:2"):
+        tr.train(str(tmp_path / "t.model"))
+    tr = crfpipe.Trainer(verbose=False)
+    with pytest.raises(ValueError, match="2 items and yseq 1"):
+        tr.append([["a"], ["b"]], ["X"])
+    with pytest.raises(ValueError, match="no training data"):
+        tr.train(str(tmp_path / "t.model"))
+    with pytest.raises(TypeError):
+        tr.append([[1, 2]], ["X"])
+    with pytest.raises(ValueError, match="line break"):
+        tr.append([["a"]], ["X\nY"])
+
+
+def test_template_training(ewt, tmp_path):
+    path = str(tmp_path / "tpl.model")
+    tr = crfpipe.Trainer(verbose=False, template=TINY_TPL, columns=("form",),
+                         params={"max_iterations": 15})
+    for rows, y in ewt["train"]:
+        tr.append([(r[1],) for r in rows], y)
+    tr.train(path)
+    tagger = crfpipe.Tagger().open(path)
+    assert tagger.model.columns == ("form",), "the model records the column names"
+    pred = tagger.tag_batch([[(r[1],) for r in rows] for rows, _ in ewt["test"]])
+    assert accuracy(pred, [y for _, y in ewt["test"]]) > 0.75
+    # dict tokens name their columns themselves
+    rows = ewt["test"][0][0]
+    assert tagger.tag([{"form": r[1], "upos": "?"} for r in rows]) == pred[0]
+    # dict tokens go to the model's columns by name; one with none of them
+    # is a mistake
+    assert tagger.tag([{"upos": "?", "form": r[1]} for r in rows]) == pred[0]
+    with pytest.raises(ValueError, match="none of the model's columns"):
+        tagger.tag([{"word": "x"}])
+
+
+def test_dump_and_info(attr_model, tmp_path):
+    path = attr_model[0]
+    text = crfpipe.dump_model(path)
+    assert text.startswith("labels\t")
+    assert "features\tattributes" in text and "\nU\tw=the\t" in text
+    tagger = crfpipe.Tagger().open(path)
+    assert tagger.dump(str(tmp_path / "d.txt")) == text
+    assert (tmp_path / "d.txt").read_text() == text
+    info = tagger.info()
+    assert info["features"] == "attributes" and info["meta"]["trainer"] == "lbfgs"
+    assert 0 < info["active"] <= info["parameters"]
+    with open(path, "rb") as f:
+        t2 = crfpipe.Tagger().open_inmemory(f.read())
+    assert t2.labels() == tagger.labels()
+
+
+CONLL = "He PRP B-NP\nreckons VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\n"
+PIPE = """<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="conll_reader"><param name="columns" value="word,pos,chunk"/></stage>
+  <stage plugin="xml_writer"/>
+</pipeline>"""
+
+
+def test_run_on_strings(tmp_path, attr_model):
+    xml = crfpipe.run(PIPE, CONLL)
+    assert isinstance(xml, str) and "<corpus" in xml and ">reckons</f>" in xml
+    assert isinstance(crfpipe.run(PIPE, CONLL.encode()), bytes)
+    back = crfpipe.run([("xml_reader", {}), ("conll_writer", {})], xml)
+    assert back == CONLL
+    pfile = tmp_path / "p.xml"
+    pfile.write_text(PIPE)
+    assert crfpipe.run(str(pfile), CONLL) == xml
+    src = tmp_path / "in.txt"
+    src.write_text(CONLL)
+    assert crfpipe.run(str(pfile), path=str(src)) == xml.encode()
+    with pytest.raises(crfpipe.Error, match="nonesuch"):
+        crfpipe.run([("conll_reader", {"nonesuch": 1}), ("xml_writer", {})], CONLL)
+    with pytest.raises(crfpipe.Error, match="fields"):
+        crfpipe.run(PIPE, "a b\nc\n")
+    names = {p["name"] for p in crfpipe.plugins()}
+    assert {"conll_reader", "viterbi", "lbfgs", "attributes"} <= names
+
+
+def test_sklearn_estimator(ewt, tmp_path):
+    X = [xseq_of(rows) for rows, _ in ewt["train"][:600]]
+    y = [ys for _, ys in ewt["train"][:600]]
+    Xt = [xseq_of(rows) for rows, _ in ewt["test"][:200]]
+    yt = [ys for _, ys in ewt["test"][:200]]
+    crf = crfpipe.CRF(c2=0.3, max_iterations=20, threads=1)
+    assert crf.fit(X, y) is crf
+    assert "NOUN" in crf.classes_
+    pred = crf.predict(Xt)
+    assert crf.score(Xt, yt) == pytest.approx(accuracy(pred, yt))
+    assert crf.score(Xt, yt) > 0.7
+    assert crf.predict_single(Xt[0]) == pred[0]
+    m = crf.predict_marginals_single(Xt[0])
+    assert max(m[0], key=m[0].get) == pred[0][0]
+    assert crf.get_params()["c2"] == 0.3
+    clone = pickle.loads(pickle.dumps(crf))
+    assert clone.predict(Xt) == pred
+    assert crf.training_log_ and "objective" in crf.training_log_[0]
