@@ -30,12 +30,12 @@ def count_while(fn):
 
 def test_tagging_releases_the_gil(ewt, attr_model):
     tagger = crfpipe.Tagger().open(attr_model[0])
-    xs = [xseq_of(rows) for rows, _ in ewt["test"]] * 6
+    xs = [xseq_of(rows) for rows, _ in ewt["test"]] * 30
     single = tagger.tag_batch(xs, threads=1)
     n, secs, res = count_while(lambda: tagger.tag_batch(xs, threads=1))
     assert res == single
     # the conversion of the Python lists holds the GIL, the decoding does not
-    assert secs > 0.05 and n > 50, "main thread ran %d times in %.2fs" % (n, secs)
+    assert n > 50, "main thread ran %d times in %.2fs" % (n, secs)
 
 
 def test_training_releases_the_gil(ewt, tmp_path):

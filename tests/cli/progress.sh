@@ -5,6 +5,9 @@
 . "$top_srcdir/tests/pipeline/common.sh"
 pos="$top_srcdir/samples/pos"
 unset CRFPIPE_PROGRESS
+# a short redraw interval, so that even a fast machine draws the bar
+CRFPIPE_PROGRESS_MS=2
+export CRFPIPE_PROGRESS_MS
 
 "$CRFPIPE" -q train --template "$top_srcdir/tests/pipeline/tiny.tpl" --label upos --threads 1 \
     --max-iter 3 --model "$tmp/m" "$pos/train.conllu" || fail "train"

@@ -122,18 +122,18 @@ awk 'BEGIN { srand(7); for (s = 0; s < 1500; s++) { for (i = 0; i < 12; i++) {
 # start_training WHAT [SIGNAL-TO-IGNORE]: in the background, once it has
 # reached iteration 2.
 start_training() {
-    rm -f sig.model
+    rm -f sig.model sig.err
     (
         [ $# -gt 1 ] && trap '' "$2"
         exec "$CRFPIPE" train --template "$tpl" --columns form,label --threads 1 \
-            --max-iter 100000 --epsilon 0 --gtol 0 --model sig.model big.conll 2> err
+            --max-iter 100000 --epsilon 0 --gtol 0 --model sig.model big.conll 2> sig.err
     ) &
     pid=$!
     n=0
-    while ! grep -q 'iter *2 ' err 2>/dev/null; do
+    while ! grep -q 'iter *2 ' sig.err 2>/dev/null; do
         n=$((n + 1))
         [ $n -gt 600 ] && { kill -KILL $pid; fail "$1: training never reached iteration 2"; }
-        kill -0 $pid 2>/dev/null || { cat err >&2; fail "$1: training ended early"; }
+        kill -0 $pid 2>/dev/null || { cat sig.err >&2; fail "$1: training ended early"; }
         sleep 0.1
     done
 }
@@ -148,9 +148,9 @@ stopped_and_saved() {
         sleep 0.1
     done
     wait $pid || rc=$?
-    [ "$rc" = 1 ] || { cat err >&2; fail "$1: exit status $rc, expected 1"; }
-    grep -q 'interrupted at iteration [0-9]*; model saved to sig.model' err ||
-        { cat err >&2; fail "$1: no 'model saved' message"; }
+    [ "$rc" = 1 ] || { cat sig.err >&2; fail "$1: exit status $rc, expected 1"; }
+    grep -q 'interrupted at iteration [0-9]*; model saved to sig.model' sig.err ||
+        { cat sig.err >&2; fail "$1: no 'model saved' message"; }
     run 30 0 '' model dump sig.model
     grep -q '^meta	iterations	[1-9]' out || fail "$1: saved model records no iteration"
     run 30 0 '' tag --model sig.model --columns form,label "$train"
