@@ -85,7 +85,8 @@ static crfp_status draw(cli_train_report *r)
             /* a new stage's clock starts at 0: continue the time axis */
             offset = last;
             if (it->nstages > 1) {
-                marks[nmarks] = (double)i + 1;
+                /* where the previous stage ended, as on the time axis */
+                marks[nmarks] = (double)i;
                 tmarks[nmarks] = offset;
                 mlabels[nmarks++] = it->trainer;
             }

@@ -238,7 +238,9 @@ char *cplot_fmt(double v, double step, char *buf, size_t len)
         snprintf(buf, len, "%.3gG", v / 1e9);
     } else if (a >= 1e6) {
         snprintf(buf, len, "%.3gM", v / 1e6);
-    } else if (a >= 1e4) {
+    } else if (a >= 1e4 || (a >= 1e3 && s >= 100)) {
+        /* thousands as k, unless the ticks are closer than that (counts
+         * written in full) */
         snprintf(buf, len, "%.3gk", v / 1e3);
     } else if (s >= 1 && fabs(v - round(v)) < 1e-9) {
         snprintf(buf, len, "%.0f", v);
@@ -429,10 +431,6 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
         cairo_line_to(cr, floor(px) + 0.5, bottom);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
-        if (c->mark_labels && c->mark_labels[m]) {
-            cplot_rgb(cr, 0x555555);
-            cplot_text(cr, px + 3, top + 3, c->mark_labels[m], 10, 0, 0, 0, 0);
-        }
     }
     /* curves */
     cairo_set_line_width(cr, 1.8);
@@ -467,6 +465,20 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
                               ax_pos(&ay, s[k].y[i], bottom, top), 3, 0, 2 * M_PI);
                     cairo_fill(cr);
                 }
+    }
+    /* the marks' names after the curves, so that a curve never hides one */
+    for (size_t m = 0; m < c->nmarks; m++) {
+        double px = ax_pos(&ax, c->marks[m], left, right);
+        if (c->mark_labels && c->mark_labels[m]) {
+            /* at the foot of the line (the legend has the top right), on
+             * a light backing so that a curve passing there leaves it legible */
+            double tw = text_width(cr, c->mark_labels[m], 10);
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+            cairo_rectangle(cr, px + 1.5, bottom - 16, tw + 4, 14);
+            cairo_fill(cr);
+            cplot_rgb(cr, 0x555555);
+            cplot_text(cr, px + 3, bottom - 3, c->mark_labels[m], 10, 0, 1, 0, 0);
+        }
     }
     cairo_restore(cr);
     cairo_set_line_width(cr, 1);

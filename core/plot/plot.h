@@ -109,8 +109,9 @@ typedef struct cplot_bars {
 /* Horizontal grouped bars, one row per label, a legend on top. */
 void cplot_bars_draw(cairo_t *cr, const cplot_bars *b);
 
-/* "1.5k", "12M", "0.25": a compact label for an axis tick or a count,
- * written to buf (always NUL-terminated); returns buf. */
+/* "1.5k", "12M", "0.25": a compact label for an axis tick (step: the
+ * distance between ticks, which sets the precision) or a count (step 1:
+ * exact below 10,000), written to buf (always NUL-terminated); returns buf. */
 char *cplot_fmt(double v, double step, char *buf, size_t len);
 
 #endif

@@ -23,7 +23,8 @@ export CRFPIPE_PLUGIN_PATH CRFPIPE_SCHEMA_DIR="$top_srcdir/schemas"
 # has to be loaded first, and Python's own allocations are not leaks of ours.
 if command -v ldd >/dev/null 2>&1 && ldd "$mod" | grep -q libasan; then
     asan=$(ldd "$mod" | awk '/libasan/ { print $3 }')
-    export LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    # (the last setting of an option wins: detect_leaks=0 goes last)
+    export LD_PRELOAD="$asan" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
 cd "$tmp"
 exec "$PYTHON" -m pytest -q -p no:cacheprovider --rootdir="$tmp" "$top_srcdir/python/tests"

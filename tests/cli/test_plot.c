@@ -76,7 +76,9 @@ static void check_fmt(void)
 {
     char b[32];
     CHECK(strcmp(cplot_fmt(0, 1, b, sizeof b), "0") == 0, "0 -> %s", b);
-    CHECK(strcmp(cplot_fmt(1500, 500, b, sizeof b), "1500") == 0, "1500 -> %s", b);
+    CHECK(strcmp(cplot_fmt(1500, 500, b, sizeof b), "1.5k") == 0, "1500 -> %s", b);
+    CHECK(strcmp(cplot_fmt(1021, 1, b, sizeof b), "1021") == 0, "count 1021 -> %s", b);
+    CHECK(strcmp(cplot_fmt(8000, 2000, b, sizeof b), "8k") == 0, "8000 -> %s", b);
     CHECK(strcmp(cplot_fmt(25000, 5000, b, sizeof b), "25k") == 0, "25000 -> %s", b);
     CHECK(strcmp(cplot_fmt(1.2e6, 1e5, b, sizeof b), "1.2M") == 0, "1.2e6 -> %s", b);
     CHECK(strcmp(cplot_fmt(0.25, 0.05, b, sizeof b), "0.25") == 0, "0.25 -> %s", b);
