@@ -1,3 +1,9 @@
+# English named entities in noisy text (WNUT-17) from the word and its UPOS
+# tag (columns word, pos).  Chosen on the WNUT-17 dev set (README): words
+# and lowercased words in a 5-word window, lowercased bigrams, affixes up
+# to 4, shapes, ICU-regex tests (capital, digit, @/# prefix, all capitals,
+# capitalisation of the neighbours), UPOS tags in a 5-word window with
+# their bigrams.  Decoded with label-bias O:-1.5 (also chosen on dev).
 U00:%x[-2,word]
 U01:%x[-1,word]
 U02:%x[0,word]

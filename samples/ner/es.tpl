@@ -1,3 +1,8 @@
+# Spanish named entities (CoNLL-2002: columns word, pos, ne; trained with
+# BIOES labels).  Chosen on testa (README): words and lowercased words in a
+# 7-word window, lowercased bigrams, affixes up to 4, shapes, ICU-regex
+# capitalisation/digit/hyphen tests, the corpus's POS tags in a 5-word
+# window, and label bigrams conditioned on the shape and the POS.
 U00:%x[-2,word]
 U01:%x[-1,word]
 U02:%x[0,word]
@@ -36,4 +41,14 @@ U36:%x[0,pos]/%x[1,pos]
 U37:%x[0,pos]/%w[0,word]
 U38:%X[-2,word]
 U39:%X[2,word]
+U40:%X[-3,word]
+U41:%X[3,word]
+U42:%X[-2,word]/%X[-1,word]
+U43:%X[1,word]/%X[2,word]
+U44:%s[-1,word,3]
+U45:%s[1,word,3]
+U46:%X[0,word]/%x[0,pos]
+U47:%w[-1,word]/%w[0,word]/%w[1,word]
 B
+B50:%w[0,word]
+B51:%x[0,pos]
