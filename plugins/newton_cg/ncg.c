@@ -315,7 +315,7 @@ static crfp_status iterate(run *R, int *iters, end_reason *why)
                 step_evals++;
                 ls++;
             }
-            crfp_log(R->host, CRFP_LOG_INFO,
+            crfp_log(R->host, CRFP_LOG_DEBUG,
                      "newton_cg: %d CG iterations, |s| %.4g, eta %.3g, pred %.6g, step %g after "
                      "%d backtracks, actual %.6g",
                      cg, snorm, eta, pred, a, ls, R->F - Fn);
@@ -334,7 +334,7 @@ static crfp_status iterate(run *R, int *iters, end_reason *why)
         }
         step_evals++;
         double ratio = isfinite(Fn) ? (R->F - Fn) / pred : -INFINITY;
-        crfp_log(R->host, CRFP_LOG_INFO,
+        crfp_log(R->host, CRFP_LOG_DEBUG,
                  "newton_cg: %d CG iterations%s, |s|_M %.4g, radius %.4g, eta %.3g, "
                  "pred %.6g, actual %.6g, ratio %.4f",
                  cg, hit ? " (boundary)" : "", snorm, R->delta, eta, pred, R->F - Fn, ratio);
