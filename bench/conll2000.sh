@@ -2,7 +2,8 @@
 # CoNLL-2000 chunking benchmark: training time, iterations, peak memory,
 # active features, chunk F1, tagging speed, model load time, sparse vs dense
 # forward-backward, for every trainer (lbfgs, OWL-QN, sgd-l1, sgd-l1 then
-# lbfgs, the averaged perceptron and passive-aggressive).  With BASELINE=DIR
+# lbfgs, the averaged perceptron and passive-aggressive, newton-cg, bcd then
+# lbfgs).  With BASELINE=DIR
 # (a build of an earlier revision, see bench/baseline.sh) it also times
 # L-BFGS iterations and tagging of that build and this one side by side,
 # alternating them, and prints the ratios.
@@ -62,6 +63,8 @@ run sgd-l1 chunking.tpl --trainer sgd-l1 --rho1 "${SGD_RHO1:-0.6}"
 run sgd-l1,lbfgs chunking.tpl --trainer sgd-l1,lbfgs --rho1 "${SGD_RHO1:-0.6}" --2.rho1 0
 run perceptron chunking.tpl --trainer perceptron
 run perceptron-pa chunking.tpl --trainer perceptron --variant pa
+run newton-cg chunking.tpl --trainer newton-cg
+run bcd,lbfgs chunking.tpl --trainer bcd,lbfgs --rho1 "${BCD_RHO1:-0.5}" --2.rho1 0
 fi
 
 # Side by side with a baseline build: L-BFGS seconds per iteration (same
@@ -108,6 +111,6 @@ echo "| run            | iters | s/iter | train s | wall    | MB peak | active /
 echo "|----------------|-------|--------|---------|---------|--------|-------------------------|--------|-----------|-------|-------|"
 printf '%s\n' "${rows[@]}"
 echo "(fb d/s: dense / sparse forward-backward time on the test sequences with that model;"
-echo " iters: epochs for sgd-l1 and the perceptron, summed over both stages for sgd-l1,lbfgs)"
+echo " iters: epochs for sgd-l1 and the perceptron, sweeps for bcd, summed over both stages for chains)"
 [ -n "$side" ] && { echo; echo "Side by side with the baseline build $BASELINE:"; echo "$side"; }
 true

@@ -44,17 +44,17 @@
 
 void ncg_opts_default(ncg_opts *o)
 {
-    o->epsilon = 1e-4;
-    o->window = 2;
+    o->epsilon = 1e-2;
+    o->window = 3;
     o->gtol = 1e-5;
     o->max_iter = 0;
-    o->max_cg = 100;
+    o->max_cg = 3;
     o->forcing = 0.5;
     o->precond = 1;
     o->mnorm = 0;
-    o->line = 0;
+    o->line = 1;
     o->sample = 1.0;
-    o->diag_every = 1;
+    o->diag_every = 3;
     o->team = NULL;
 }
 
@@ -150,7 +150,7 @@ static crfp_status prepare(run *R, uint64_t seed)
         R->diags++;
         for (size_t i = 0; i < R->n; i++)
             R->c[i] = R->m[i] > R->c[i] ? R->m[i] - R->c[i] : 0.0;
-    } else if (R->m) {
+    } else if (R->m && seed % (uint64_t)R->o->diag_every == 0) {
         if ((st = obj->hessdiag(obj->ud, R->x, R->m)) != CRFP_OK)
             goto out;
         R->diags++;
@@ -315,7 +315,7 @@ static crfp_status iterate(run *R, int *iters, end_reason *why)
                 step_evals++;
                 ls++;
             }
-            crfp_log(R->host, CRFP_LOG_INFO,
+            crfp_log(R->host, CRFP_LOG_DEBUG,
                      "newton_cg: %d CG iterations, |s| %.4g, eta %.3g, pred %.6g, step %g after "
                      "%d backtracks, actual %.6g",
                      cg, snorm, eta, pred, a, ls, R->F - Fn);
@@ -334,7 +334,7 @@ static crfp_status iterate(run *R, int *iters, end_reason *why)
         }
         step_evals++;
         double ratio = isfinite(Fn) ? (R->F - Fn) / pred : -INFINITY;
-        crfp_log(R->host, CRFP_LOG_INFO,
+        crfp_log(R->host, CRFP_LOG_DEBUG,
                  "newton_cg: %d CG iterations%s, |s|_M %.4g, radius %.4g, eta %.3g, "
                  "pred %.6g, actual %.6g, ratio %.4f",
                  cg, hit ? " (boundary)" : "", snorm, R->delta, eta, pred, R->F - Fn, ratio);

@@ -35,28 +35,29 @@
 #include <string.h>
 
 static const crfp_param_spec ncg_params[] = {
-    {"epsilon", CRFP_PARAM_FLOAT, "1e-4",
+    {"epsilon", CRFP_PARAM_FLOAT, "1e-2",
      "stop when (F[k-window] - F[k]) / |F[k]| falls to epsilon or below (0 disables)"},
-    {"window", CRFP_PARAM_INT, "2",
+    {"window", CRFP_PARAM_INT, "3",
      "number of iterations over which the relative decrease of F is measured"},
     {"gtol", CRFP_PARAM_FLOAT, "1e-5",
      "stop when the gradient norm is at most gtol * max(1, |theta|) (0 disables)"},
     {"max-iter", CRFP_PARAM_INT, "0",
      "stop after this many Newton iterations (0 = no limit besides the host's own)"},
-    {"max-cg", CRFP_PARAM_INT, "100", "conjugate-gradient iterations per Newton system"},
+    {"max-cg", CRFP_PARAM_INT, "3", "conjugate-gradient iterations per Newton system"},
     {"forcing", CRFP_PARAM_FLOAT, "0.5",
      "CG stops when |residual| <= eta |g|, eta = min(forcing, sqrt(|g| / |g0|))"},
     {"precond", CRFP_PARAM_BOOL, "true",
      "precondition CG by the approximate diagonal of the Hessian (one more pass per iteration)"},
     {"mnorm", CRFP_PARAM_BOOL, "false",
      "measure the trust region in the preconditioner's norm (else the Euclidean norm)"},
-    {"line", CRFP_PARAM_BOOL, "false", "line search instead of the trust region"},
+    {"line", CRFP_PARAM_BOOL, "true",
+     "globalise by a backtracking line search (false: Steihaug trust region)"},
     {"hessian-sample", CRFP_PARAM_FLOAT, "1",
      "fraction of the sequences the Hessian is estimated on, drawn anew each iteration "
      "(1 = exact)"},
-    {"diag-every", CRFP_PARAM_INT, "1",
-     "with hessian-sample < 1: iterations between two computations of the full Hessian "
-     "diagonal"},
+    {"diag-every", CRFP_PARAM_INT, "3",
+     "iterations between two computations of the (full) Hessian diagonal for the "
+     "preconditioner and the sample's correction"},
     {"keep", CRFP_PARAM_INT, "-1",
      "sequences whose per-position state is kept between Hessian-vector products at the "
      "same weights (-1 = all: nlabels doubles per token; 0 = none)"},

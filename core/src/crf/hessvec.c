@@ -59,6 +59,10 @@ typedef struct hvworker {
     double *alpha, *A, *U, *psih; /* T·Y each */
     double *E, *b, *pair;         /* Y², (Y+1)·Y, Y² */
     double *vec;                  /* 9·Y: β, B̂ (two each), γ, δ, two accumulators, unigram */
+    double *mE, *mK, *mET, *mKT;  /* Y² each: trans_mats */
+    uint32_t mat_obs;             /* the observation they hold, UINT32_MAX: none */
+    uint64_t mat_gen;             /* ... for the job of this generation */
+    int mat_k;                    /* K and KT filled */
     double *kept;        /* ψ̂ of its kept sequences, one after another */
     size_t kept_len;     /* doubles in kept */
     size_t kept_end;     /* kept sequences are [s0, kept_end) */
@@ -90,7 +94,11 @@ struct crfp_hessvec {
     double scale;
     int use_kept;         /* read ψ̂ from the kept state (else compute, and keep) */
     int diag;             /* the job is the diagonal, not a product */
+    uint64_t gen;         /* jobs run so far: a new job invalidates trans_mats' cache */
 };
+
+/* How many positions ahead v's and hv's unigram blocks are prefetched. */
+#define HV_PREFETCH 2
 
 static inline int masked_out(const uint64_t *mask, uint64_t j)
 {
@@ -179,6 +187,55 @@ static const double *bigram_v(hvworker *k, const crfp_seq *s, uint32_t t, const 
     return b;
 }
 
+/* The matrices one position's recursions need: E = exp(λ_t) and
+ * K = E∘b_t (row-major, rows < Y) and their transposes, so that every
+ * Y² loop runs along contiguous rows with no reduction inside and
+ * vectorises.  A position with one bigram observation, the common case
+ * (CRF++'s "B"), reuses them from the last position with the same
+ * observation within the product (ws->mat_*), so they cost Y² once per
+ * observation, not per position.  With want_k = 0 (the diagonal) K is not
+ * needed. */
+typedef struct tmats {
+    const double *E, *K, *ET, *KT;
+} tmats;
+
+static void transpose(uint32_t Y, const double *a, double *at)
+{
+    for (uint32_t r = 0; r < Y; r++)
+        for (uint32_t c = 0; c < Y; c++)
+            at[(size_t)c * Y + r] = a[(size_t)r * Y + c];
+}
+
+static crfp_status trans_mats(hvworker *k, const crfp_seq *s, uint32_t t, const double *theta,
+                              const double *v, int want_k, tmats *m)
+{
+    const crfp_crf *crf = k->h->crf;
+    const uint32_t Y = crf->Y, nb = s->boff[t + 1] - s->boff[t];
+    const size_t YY = (size_t)Y * Y;
+    const int cacheable = nb == 1 && !k->h->mask;
+    const uint32_t o = cacheable ? s->bobs[s->boff[t]] : UINT32_MAX;
+    double *E = k->mE, *K = k->mK, *ET = k->mET, *KT = k->mKT;
+    m->E = E, m->K = K, m->ET = ET, m->KT = KT;
+    if (cacheable && k->mat_obs == o && k->mat_gen == k->h->gen && k->mat_k >= want_k)
+        return CRFP_OK;
+    crfp_tview tv;
+    if (crfp_view_get(k->w, s, t, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+        return CRFP_ENOMEM;
+    memcpy(E, dense_E(k, &tv), YY * sizeof *E);
+    crfp_view_release(k->w, s, t);
+    transpose(Y, E, ET);
+    if (want_k) {
+        const double *b = bigram_v(k, s, t, v);
+        for (size_t j = 0; j < YY; j++)
+            K[j] = E[j] * b[j];
+        transpose(Y, K, KT);
+    }
+    k->mat_obs = o;
+    k->mat_gen = k->h->gen;
+    k->mat_k = want_k;
+    return CRFP_OK;
+}
+
 /* hv += ∇² loss(θ) v for sequence s, given its ψ̂. */
 static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, const double *v,
                           const double *psih, double *hv)
@@ -189,15 +246,22 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
     const size_t YY = (size_t)Y * Y;
     if (T == 0 || Y == 0)
         return CRFP_OK;
-    double *alpha = k->alpha, *A = k->A, *U = k->U;
+    double *restrict alpha = k->alpha, *restrict A = k->A, *restrict U = k->U;
     double *beta = k->vec, *B = beta + Y, *nbeta = B + Y, *nB = nbeta + Y;
-    double *gam = nB + Y, *del = gam + Y, *acc_a = del + Y, *acc_A = acc_a + Y;
-    double *uh = acc_A + Y;
+    double *restrict gam = nB + Y, *restrict del = gam + Y, *restrict acc_a = del + Y;
+    double *restrict acc_A = acc_a + Y, *restrict uh = acc_A + Y;
     crfp_tview tv;
+    tmats m;
 
-    /* u_t for every t: read once, used by both recursions. */
+    /* u_t for every t: read once, used by both recursions.  v's blocks are
+     * scattered over the whole vector: their cache misses, and those of
+     * the writes to hv below, dominate a product unless they are asked for
+     * a few positions ahead, as fwdbwd.c does for θ and the gradient. */
+    for (uint32_t t = 0; t < HV_PREFETCH && t < T; t++)
+        crfp_prefetch_unigram(crf, s, t, v, 0);
     for (uint32_t t = 0; t < T; t++) {
         double *u = U + (size_t)t * Y;
+        crfp_prefetch_unigram(crf, s, t + HV_PREFETCH, v, 0);
         memset(u, 0, Y * sizeof *u);
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
             const uint64_t base = crf->ublk[s->uobs[a]];
@@ -213,7 +277,7 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
         }
     }
 
-    /* Forward: α and Â. */
+    /* Forward: α and Â, along the rows of E and K. */
     if (crfp_view_get(k->w, s, 0, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
         return CRFP_ENOMEM;
     {
@@ -226,18 +290,17 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
     }
     crfp_view_release(k->w, s, 0);
     for (uint32_t t = 1; t < T; t++) {
-        if (crfp_view_get(k->w, s, t, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+        if (trans_mats(k, s, t, theta, v, 1, &m) != CRFP_OK)
             return CRFP_ENOMEM;
-        const double *E = dense_E(k, &tv), *b = bigram_v(k, s, t, v);
         const double *ap = alpha + (size_t)(t - 1) * Y, *Ap = A + (size_t)(t - 1) * Y;
         memset(acc_a, 0, Y * sizeof *acc_a);
         memset(acc_A, 0, Y * sizeof *acc_A);
         for (uint32_t r = 0; r < Y; r++) {
             const double ar = ap[r], Ar = Ap[r];
-            const double *Er = E + (size_t)r * Y, *br = b + (size_t)r * Y;
+            const double *restrict Er = m.E + (size_t)r * Y, *restrict Kr = m.K + (size_t)r * Y;
             for (uint32_t c = 0; c < Y; c++) {
                 acc_a[c] += ar * Er[c];
-                acc_A[c] += Er[c] * (Ar + ar * br[c]);
+                acc_A[c] += Ar * Er[c] + ar * Kr[c];
             }
         }
         const double *ph = psih + (size_t)t * Y, *u = U + (size_t)t * Y;
@@ -247,19 +310,23 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
             at[c] = a;
             At[c] = ph[c] * acc_A[c] + a * u[c];
         }
-        crfp_view_release(k->w, s, t);
     }
     double Es = 0.0;
     for (uint32_t c = 0; c < Y; c++)
         Es += A[(size_t)(T - 1) * Y + c];
 
-    /* Backward: β and B̂, fused with the accumulation of the products. */
+    /* Backward: β and B̂ along the rows of the transposes, the products'
+     * pair terms along the rows of E and K. */
     for (uint32_t c = 0; c < Y; c++) {
         beta[c] = 1.0;
         B[c] = 0.0;
     }
+    for (uint32_t t = T; t-- > 0 && t + HV_PREFETCH >= T;)
+        crfp_prefetch_unigram(crf, s, t, hv, 1);
     for (uint32_t t = T; t-- > 0;) {
         const double *at = alpha + (size_t)t * Y, *At = A + (size_t)t * Y;
+        if (t >= HV_PREFETCH)
+            crfp_prefetch_unigram(crf, s, t - HV_PREFETCH, hv, 1);
         for (uint32_t c = 0; c < Y; c++)
             uh[c] = At[c] * beta[c] + at[c] * (B[c] - beta[c] * Es);
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
@@ -275,43 +342,48 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
             }
             break;
         }
-        if (crfp_view_get(k->w, s, t, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+        if (trans_mats(k, s, t, theta, v, 1, &m) != CRFP_OK)
             return CRFP_ENOMEM;
-        const double *E = dense_E(k, &tv), *b = bigram_v(k, s, t, v);
         const double *ph = psih + (size_t)t * Y, *u = U + (size_t)t * Y;
         for (uint32_t c = 0; c < Y; c++) {
             gam[c] = ph[c] * beta[c];
             del[c] = ph[c] * (B[c] + beta[c] * u[c]);
         }
-        const uint32_t nb = s->boff[t + 1] - s->boff[t];
-        double *out;
-        if (nb == 1) {
-            out = hv + crf->bblk[s->bobs[s->boff[t]]];
-        } else {
-            out = k->pair;
-            memset(out, 0, YY * sizeof *out);
-        }
-        const double *ap = alpha + (size_t)(t - 1) * Y, *Ap = A + (size_t)(t - 1) * Y;
-        for (uint32_t r = 0; r < Y; r++) {
-            const double ar = ap[r], Ar = Ap[r] - Es * ar;
-            const double *Er = E + (size_t)r * Y, *br = b + (size_t)r * Y;
-            double *o = out + (size_t)r * Y;
-            double sb = 0.0, sB = 0.0;
-            for (uint32_t c = 0; c < Y; c++) {
-                const double e = Er[c], q = del[c] + gam[c] * br[c];
-                sb += e * gam[c];
-                sB += e * q;
-                o[c] += e * (Ar * gam[c] + ar * q);
+        /* β_{t−1} = E γ, B̂_{t−1} = E δ + K γ */
+        memset(nbeta, 0, Y * sizeof *nbeta);
+        memset(nB, 0, Y * sizeof *nB);
+        for (uint32_t c = 0; c < Y; c++) {
+            const double gc = gam[c], dc = del[c];
+            const double *restrict ETc = m.ET + (size_t)c * Y, *restrict KTc = m.KT + (size_t)c * Y;
+            for (uint32_t r = 0; r < Y; r++) {
+                nbeta[r] += ETc[r] * gc;
+                nB[r] += ETc[r] * dc + KTc[r] * gc;
             }
-            nbeta[r] = sb;
-            nB[r] = sB;
         }
-        for (uint32_t a = s->boff[t]; nb > 1 && a < s->boff[t + 1]; a++) {
-            double *o = hv + crf->bblk[s->bobs[a]];
-            for (size_t j = 0; j < YY; j++)
-                o[j] += out[j];
+        const uint32_t nb = s->boff[t + 1] - s->boff[t];
+        if (nb > 0) {
+            double *out;
+            if (nb == 1) {
+                out = hv + crf->bblk[s->bobs[s->boff[t]]];
+            } else {
+                out = k->pair;
+                memset(out, 0, YY * sizeof *out);
+            }
+            const double *ap = alpha + (size_t)(t - 1) * Y, *Ap = A + (size_t)(t - 1) * Y;
+            for (uint32_t r = 0; r < Y; r++) {
+                const double ar = ap[r], Ar = Ap[r] - Es * ar;
+                const double *restrict Er = m.E + (size_t)r * Y;
+                const double *restrict Kr = m.K + (size_t)r * Y;
+                double *restrict o = out + (size_t)r * Y;
+                for (uint32_t c = 0; c < Y; c++)
+                    o[c] += Er[c] * (Ar * gam[c] + ar * del[c]) + ar * Kr[c] * gam[c];
+            }
+            for (uint32_t a = s->boff[t]; nb > 1 && a < s->boff[t + 1]; a++) {
+                double *o = hv + crf->bblk[s->bobs[a]];
+                for (size_t j = 0; j < YY; j++)
+                    o[j] += out[j];
+            }
         }
-        crfp_view_release(k->w, s, t);
         double *x = beta;
         beta = nbeta;
         nbeta = x;
@@ -335,21 +407,22 @@ static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
     const size_t YY = (size_t)Y * Y;
     if (T == 0 || Y == 0)
         return CRFP_OK;
-    double *alpha = k->alpha, *beta = k->vec, *nbeta = beta + Y, *gam = nbeta + Y;
-    double *acc = gam + Y, *p = acc + Y;
+    double *restrict alpha = k->alpha, *beta = k->vec, *nbeta = beta + Y;
+    double *restrict gam = nbeta + Y, *restrict acc = gam + Y, *restrict p = acc + Y;
     crfp_tview tv;
+    tmats m;
     if (crfp_view_get(k->w, s, 0, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
         return CRFP_ENOMEM;
     for (uint32_t c = 0; c < Y; c++)
         alpha[c] = psih[c] * tv.sE[c];
     crfp_view_release(k->w, s, 0);
     for (uint32_t t = 1; t < T; t++) {
-        if (crfp_view_get(k->w, s, t, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+        if (trans_mats(k, s, t, theta, NULL, 0, &m) != CRFP_OK)
             return CRFP_ENOMEM;
-        const double *E = dense_E(k, &tv), *ap = alpha + (size_t)(t - 1) * Y;
+        const double *ap = alpha + (size_t)(t - 1) * Y;
         memset(acc, 0, Y * sizeof *acc);
         for (uint32_t r = 0; r < Y; r++) {
-            const double ar = ap[r], *Er = E + (size_t)r * Y;
+            const double ar = ap[r], *restrict Er = m.E + (size_t)r * Y;
             for (uint32_t c = 0; c < Y; c++)
                 acc[c] += ar * Er[c];
         }
@@ -357,12 +430,15 @@ static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
         double *at = alpha + (size_t)t * Y;
         for (uint32_t c = 0; c < Y; c++)
             at[c] = ph[c] * acc[c];
-        crfp_view_release(k->w, s, t);
     }
     for (uint32_t c = 0; c < Y; c++)
         beta[c] = 1.0;
+    for (uint32_t t = T; t-- > 0 && t + HV_PREFETCH >= T;)
+        crfp_prefetch_unigram(crf, s, t, d, 1);
     for (uint32_t t = T; t-- > 0;) {
         const double *at = alpha + (size_t)t * Y;
+        if (t >= HV_PREFETCH)
+            crfp_prefetch_unigram(crf, s, t - HV_PREFETCH, d, 1);
         for (uint32_t c = 0; c < Y; c++) {
             double q = at[c] * beta[c];
             p[c] = q * (1.0 - q);
@@ -380,31 +456,34 @@ static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
             }
             break;
         }
-        if (crfp_view_get(k->w, s, t, theta, CRFP_VIEW_FB, &tv) != CRFP_OK)
+        if (trans_mats(k, s, t, theta, NULL, 0, &m) != CRFP_OK)
             return CRFP_ENOMEM;
-        const double *E = dense_E(k, &tv), *ph = psih + (size_t)t * Y;
-        const double *ap = alpha + (size_t)(t - 1) * Y;
+        const double *ph = psih + (size_t)t * Y, *ap = alpha + (size_t)(t - 1) * Y;
         for (uint32_t c = 0; c < Y; c++)
             gam[c] = ph[c] * beta[c];
+        memset(nbeta, 0, Y * sizeof *nbeta);
+        for (uint32_t c = 0; c < Y; c++) {
+            const double gc = gam[c], *restrict ETc = m.ET + (size_t)c * Y;
+            for (uint32_t r = 0; r < Y; r++)
+                nbeta[r] += ETc[r] * gc;
+        }
         const uint32_t nb = s->boff[t + 1] - s->boff[t];
-        double *out = k->pair;
-        memset(out, 0, YY * sizeof *out);
-        for (uint32_t r = 0; r < Y; r++) {
-            const double ar = ap[r], *Er = E + (size_t)r * Y;
-            double *o = out + (size_t)r * Y, sb = 0.0;
-            for (uint32_t c = 0; c < Y; c++) {
-                const double eg = Er[c] * gam[c], q = ar * eg;
-                sb += eg;
-                o[c] = q * (1.0 - q);
+        if (nb > 0) {
+            double *out = k->pair;
+            for (uint32_t r = 0; r < Y; r++) {
+                const double ar = ap[r], *restrict Er = m.E + (size_t)r * Y;
+                double *restrict o = out + (size_t)r * Y;
+                for (uint32_t c = 0; c < Y; c++) {
+                    const double q = ar * Er[c] * gam[c];
+                    o[c] = q * (1.0 - q);
+                }
             }
-            nbeta[r] = sb;
+            for (uint32_t a = s->boff[t]; a < s->boff[t + 1]; a++) {
+                double *o = d + crf->bblk[s->bobs[a]];
+                for (size_t j = 0; j < YY; j++)
+                    o[j] += out[j];
+            }
         }
-        for (uint32_t a = s->boff[t]; nb > 0 && a < s->boff[t + 1]; a++) {
-            double *o = d + crf->bblk[s->bobs[a]];
-            for (size_t j = 0; j < YY; j++)
-                o[j] += out[j];
-        }
-        crfp_view_release(k->w, s, t);
         double *x = beta;
         beta = nbeta;
         nbeta = x;
@@ -536,6 +615,10 @@ void crfp_hessvec_free(crfp_hessvec *h)
         free(k->b);
         free(k->pair);
         free(k->vec);
+        free(k->mE);
+        free(k->mK);
+        free(k->mET);
+        free(k->mKT);
         free(k->kept);
     }
     free(h->wk);
@@ -577,7 +660,13 @@ crfp_status crfp_hessvec_new(const crfp_crf *crf, const crfp_dataset *ds, crfp_t
         k->b = malloc((Y1 * Y + 1) * sizeof *k->b);
         k->pair = malloc((Y * Y + 1) * sizeof *k->pair);
         k->vec = malloc((9 * Y + 1) * sizeof *k->vec);
-        if (!k->w || !k->E || !k->b || !k->pair || !k->vec) {
+        k->mE = malloc((Y * Y + 1) * sizeof *k->mE);
+        k->mK = malloc((Y * Y + 1) * sizeof *k->mK);
+        k->mET = malloc((Y * Y + 1) * sizeof *k->mET);
+        k->mKT = malloc((Y * Y + 1) * sizeof *k->mKT);
+        k->mat_obs = UINT32_MAX;
+        if (!k->w || !k->E || !k->b || !k->pair || !k->vec || !k->mE || !k->mK || !k->mET ||
+            !k->mKT) {
             free(cut);
             crfp_hessvec_free(h);
             return CRFP_ENOMEM;
@@ -679,6 +768,7 @@ static crfp_status run(crfp_hessvec *h, const double *theta, const double *v, do
     h->hv = hv;
     h->rho2 = rho2;
     h->diag = diag;
+    h->gen++;
     uint64_t hash = 0;
     if (h->keep > 0) {
         crfp_team_run(h->team, job_hash, h);
