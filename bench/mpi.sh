@@ -49,11 +49,12 @@ run() { # NAME RANKS THREADS
     local t
     t=$(sed -n 's/^iter *\([0-9]*\) .*(\([0-9.]*\)s)$/\1 \2/p' "$out/$name.log" |
         awk -v k="$skip" '$1 == k { a = $2 } { n = $1; b = $2 } END { printf "%.4f", (b - a) / (n - k) }')
-    # and the CPU seconds rank 0 (the process) used per iteration: on a
-    # machine shared with other work, what the run would take on cores of
-    # its own (A's threads split it, so A's estimate is half of it)
+    # and the CPU seconds rank 0 (the process) used per iteration, less
+    # those it burnt polling in MPI waits: on a machine shared with other
+    # work, what the run would take on cores of its own (A's threads split
+    # it, so A's estimate is half of it)
     local c
-    c=$(awk -v k="$skip" '$1 == "iter" && $11 == "cpu" { if ($2 == k) a = $12; n = $2; b = $12 }
+    c=$(awk -v k="$skip" '$1 == "iter" && $11 == "cpu" { v = $12 - $14; if ($2 == k) a = v; n = $2; b = v }
         END { printf "%.4f", (b - a) / (n - k) }' "$out/$name.log")
     echo "$name $t $c" >>"$out/times"
     echo "  $name: $t s/iteration, $c CPU s/iteration" >&2
@@ -108,7 +109,7 @@ parameters: $dim (one gradient: $(awk -v n="$dim" 'BEGIN { printf "%.1f", n * 8 
   A  1 process  x 2 threads : $tA s/iteration
   B  2 ranks    x 1 thread  : $tB s/iteration  ($(awk -v a="$tA" -v b="$tB" 'BEGIN { printf "%+.0f %%", 100 * (b / a - 1) }') against A)
   C  1 process  x 1 thread  : $tC s/iteration
-CPU seconds per iteration (rank 0; a rank's waits count as CPU: MPI polls):
+CPU seconds per iteration (rank 0, less what it spent polling in MPI waits):
   A $cA (both threads; on 2 free cores about $(awk -v c="$cA" 'BEGIN { printf "%.4f", c / 2 }') s/iteration),
   B $cB (on a free core each: about $cB s/iteration, $(awk -v a="$cA" -v b="$cB" 'BEGIN { printf "%+.0f %%", 100 * (b / (a / 2) - 1) }') against A),
   C $cC
@@ -122,16 +123,20 @@ memory, 1 process: $single
 memory, per rank (peak RSS / training data / dictionary, MB): $perrank
 same model: largest relative objective difference over the first 20 iterations $maxrel; chunk F1 $fA (A), $fB (B)
 
-Projection to P nodes, 10 Gb/s (1.25 GB/s each way), ring allreduce, 30 us per message,
-computation split P ways (from C), optimizer loops not split (from B's rest):
+Projection to P machines of 2 cores (one rank of 2 threads each), 10 Gb/s (1.25 GB/s each
+way), ring allreduce between machines, 30 us per message; from the CPU figures above:
+one core needs C = compute + optimizer loops, a rank of B half the compute + the loops + the
+sum, so the loops take about 2B - C - 2*sum on one core:
 EOF
-awk -v n="$dim" -v c1="$tC" -v tb="$tB" -v comp="$comp" -v w="$wait_s" -v x="$xfer" -v it="$((iters - skip))" -v e="$evals" 'BEGIN {
-    S = n * 8 * e / it; rest = tb - (comp + w + x) / it; if (rest < 0) rest = 0
-    printf "  %5s %12s %12s %12s %12s\n", "P", "compute s", "allreduce s", "iteration s", "speed-up"
+awk -v n="$dim" -v ca="$cA" -v cb="$cB" -v cc="$cC" -v x="$xfer" -v it="$((iters - skip))" -v e="$evals" 'BEGIN {
+    S = n * 8 * e / it; sum = x / it
+    opt = 2 * cb - cc - 2 * sum; if (opt < 0) opt = 0
+    comp = cc - opt; one = ca / 2
+    printf "  one machine (A on 2 free cores): %.4f s/iteration; computation %.4f s on one core, optimizer loops %.4f s\n", one, comp, opt
+    printf "  %5s %12s %12s %12s %12s %12s\n", "P", "compute s", "optimizer s", "allreduce s", "iteration s", "speed-up"
     for (P = 8; P <= 64; P *= 2) {
         comm = 2 * (P - 1) / P * S / 1.25e9 + 2 * (P - 1) * 30e-6
-        comp_p = (c1 - rest) / P; if (comp_p < 0) comp_p = 0
-        t = comp_p + comm + rest
-        printf "  %5d %12.4f %12.4f %12.4f %12.2f\n", P, comp_p, comm, t, c1 / t
+        t = comp / (2 * P) + opt / 2 + comm
+        printf "  %5d %12.4f %12.4f %12.4f %12.4f %12.2f\n", P, comp / (2 * P), opt / 2, comm, t, one / t
     }
 }'

@@ -371,8 +371,9 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
         cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
               ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
     crfp_log(r->host, CRFP_LOG_DEBUG,
-             "iter %d objective %.17g compute %.4f wait %.4f xfer %.4f cpu %.4f", info->iter,
-             info->objective, crfp_dist_compute_seconds(), cw, cx, cpu);
+             "iter %d objective %.17g compute %.4f wait %.4f xfer %.4f cpu %.4f waitcpu %.4f",
+             info->iter, info->objective, crfp_dist_compute_seconds(), cw, cx, cpu,
+             crfp_dist_wait_cpu_seconds());
     obs.trainer = r->stages[r->cur].plugin->desc->name;
     obs.stage = r->cur;
     obs.nstages = r->nstages;

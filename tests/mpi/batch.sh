@@ -7,6 +7,7 @@
 # - with a dev set, the dev errors (summed over the ranks' shares) agree;
 # - a format the readers cannot cut (XML: every rank reads all of it and
 #   keeps every second sentence) gives the same trajectory and layout;
+# - 4 ranks (the shared-memory sum by slices) agree as well;
 # - a job of one rank writes exactly the plain run's model.
 . "$top_srcdir/tests/mpi/common.sh"
 
@@ -28,6 +29,13 @@ cmp -s "$tmp/d1" "$tmp/d2" || fail "the 2-rank model's labels, observations or l
 "$CRFPIPE" tag --model "$tmp/m1" "$top_srcdir/samples/pos/test.conllu" >"$tmp/t1"
 "$CRFPIPE" tag --model "$tmp/m2" "$top_srcdir/samples/pos/test.conllu" >"$tmp/t2"
 cmp -s "$tmp/t1" "$tmp/t2" || fail "the two models tag the test set differently"
+
+# 4 ranks: more than 3 on a machine take the other shared-memory sum (each
+# rank adds a slice, all copy the result)
+RUN="mpi 4" train "$tmp/l8" "$tmp/m8" "$DATA" || { cat "$tmp/l8"; fail "4-rank run"; }
+same_trajectory "$tmp/l1" "$tmp/l8" 1e-9 20
+layout "$tmp/m8" >"$tmp/d8"
+cmp -s "$tmp/d1" "$tmp/d8" || fail "the 4-rank model's layout differs"
 
 # dev set: each rank scores its share, the counts are summed
 DEV=$top_srcdir/samples/pos/dev.conllu

@@ -71,6 +71,10 @@ void crfp_dist_end(int ok, int exit_code);
  * crfp_dist_init: `wait` the part spent waiting for the slowest rank (the
  * small collectives that precede every large one), `xfer` the rest. */
 void crfp_dist_comm_seconds(double *wait, double *xfer);
+/* CPU seconds the calling (main) thread used while waiting in those
+ * collectives: MPI polls, so waiting costs CPU that a machine with a core
+ * per rank would not have spent on anything else. */
+double crfp_dist_wait_cpu_seconds(void);
 
 #ifdef __cplusplus
 }

@@ -27,10 +27,11 @@ static struct {
     int active, rank, size;
     crfp_dist_failure failure;
     double wait, xfer; /* seconds in collectives */
+    double wait_cpu;   /* CPU seconds this thread burnt while waiting (MPI polls) */
 #ifdef CRFP_HAVE_MPI
     MPI_Comm comm;
 #endif
-} job = {0, 0, 1, CRFP_DIST_FAIL_ALONE, 0, 0
+} job = {0, 0, 1, CRFP_DIST_FAIL_ALONE, 0, 0, 0
 #ifdef CRFP_HAVE_MPI
          , MPI_COMM_NULL
 #endif
@@ -59,6 +60,13 @@ static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 #endif
@@ -103,6 +111,11 @@ void crfp_dist_comm_seconds(double *wait, double *xfer)
         *wait = job.wait;
     if (xfer)
         *xfer = job.xfer;
+}
+
+double crfp_dist_wait_cpu_seconds(void)
+{
+    return job.wait_cpu;
 }
 
 crfp_status crfp_dist_init(crfp_host *host, int *argc, char ***argv, int *ranks)
@@ -179,7 +192,7 @@ static crfp_status mpi_failed(crfp_host *host, int rc, const char *what)
 static crfp_status allreduce(crfp_host *host, void *v, size_t n, size_t width, MPI_Datatype t,
                              MPI_Op op, int wait)
 {
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now();
     for (size_t at = 0; at < n; at += PIECE) {
         size_t k = n - at < PIECE ? n - at : PIECE;
         int rc = MPI_Allreduce(MPI_IN_PLACE, (char *)v + at * width, (int)k, t, op, job.comm);
@@ -187,6 +200,8 @@ static crfp_status allreduce(crfp_host *host, void *v, size_t n, size_t width, M
             return mpi_failed(host, rc, "MPI_Allreduce");
     }
     *(wait ? &job.wait : &job.xfer) += now() - t0;
+    if (wait)
+        job.wait_cpu += cpu_now() - c0;
     return CRFP_OK;
 }
 #endif
@@ -291,15 +306,24 @@ crfp_status crfp_comm_recv(crfp_host *host, int src, void **buf, size_t *len)
 /* --- node-local shared sums ------------------------------------------------ */
 
 #ifdef CRFP_HAVE_MPI
+/* Up to this many ranks on a machine, each rank adds up all the segments
+ * itself, straight into its own vector: one barrier and one pass (P reads
+ * and a write per value).  Beyond, the ranks add a slice each into a shared
+ * result and then copy it out (about two reads and a write per value and
+ * rank, two barriers), which keeps the memory traffic from growing with
+ * the number of ranks. */
+#define DIRECT_MAX 3
+
 static struct {
     MPI_Comm node, leaders;   /* ranks of this machine; node leaders (or NULL) */
     MPI_Win segwin, reswin;
-    double **seg;             /* every node rank's segment, mapped here */
-    double *res;              /* the node's sum (shared) */
+    double **seg;             /* every node rank's two segments (2n), mapped here */
+    double *res;              /* the node's sum (shared), slice path only */
     int nrank, nsize;
     size_t n;
+    int cur;                  /* which of its two segments a rank computes into */
     int locked;               /* the windows are in a passive-target epoch */
-} shm = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_WIN_NULL, MPI_WIN_NULL, NULL, NULL, 0, 0, 0, 0};
+} shm = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_WIN_NULL, MPI_WIN_NULL, NULL, NULL, 0, 0, 0, 0, 0};
 
 /* A barrier of the node's ranks that also orders their memory accesses to
  * the shared windows (the "separate" memory model's sync, a no-op on
@@ -313,13 +337,17 @@ static int node_sync(void)
     MPI_Win_sync(shm.reswin);
     return rc;
 }
+
+static int direct(void)
+{
+    return shm.leaders == MPI_COMM_NULL && shm.nsize <= DIRECT_MAX;
+}
 #endif
 
-crfp_status crfp_comm_shared_new(crfp_host *host, size_t n, double **seg)
+crfp_status crfp_comm_shared_new(crfp_host *host, size_t n)
 {
-    *seg = NULL;
 #ifdef CRFP_HAVE_MPI
-    if (!job.active || job.size < 2 || n == 0 || n > (size_t)INT_MAX * 8)
+    if (!job.active || job.size < 2 || n == 0 || n > (size_t)INT_MAX * 4)
         return CRFP_OK;
     crfp_comm_shared_free();
     int rc = MPI_Comm_split_type(job.comm, MPI_COMM_TYPE_SHARED, job.rank, MPI_INFO_NULL,
@@ -337,13 +365,16 @@ crfp_status crfp_comm_shared_new(crfp_host *host, size_t n, double **seg)
         (rc = MPI_Comm_split(job.comm, shm.nrank == 0 ? 0 : MPI_UNDEFINED, job.rank,
                              &shm.leaders)) != MPI_SUCCESS)
         return mpi_failed(host, rc, "MPI_Comm_split");
+    /* Two segments per rank, used in turn: a rank may start computing the
+     * next vector while the others still read its last one. */
     double *mine = NULL, *res = NULL;
-    if ((rc = MPI_Win_allocate_shared((MPI_Aint)(n * sizeof(double)), sizeof(double),
+    size_t resn = shm.nrank == 0 && !direct() ? n : 0;
+    if ((rc = MPI_Win_allocate_shared((MPI_Aint)(2 * n * sizeof(double)), sizeof(double),
                                       MPI_INFO_NULL, shm.node, &mine, &shm.segwin)) !=
             MPI_SUCCESS ||
-        (rc = MPI_Win_allocate_shared((MPI_Aint)(shm.nrank == 0 ? n * sizeof(double) : 0),
-                                      sizeof(double), MPI_INFO_NULL, shm.node, &res,
-                                      &shm.reswin)) != MPI_SUCCESS) {
+        (rc = MPI_Win_allocate_shared((MPI_Aint)(resn * sizeof(double)), sizeof(double),
+                                      MPI_INFO_NULL, shm.node, &res, &shm.reswin)) !=
+            MPI_SUCCESS) {
         /* Not fatal: the sums go through MPI_Allreduce instead. */
         crfp_log(host, CRFP_LOG_DEBUG, "mpi: no shared memory for the sums; using MPI_Allreduce");
         crfp_comm_shared_free();
@@ -365,19 +396,35 @@ crfp_status crfp_comm_shared_new(crfp_host *host, size_t n, double **seg)
     MPI_Win_lock_all(MPI_MODE_NOCHECK, shm.reswin);
     shm.locked = 1;
     shm.n = n;
-    *seg = shm.seg[shm.nrank];
+    shm.cur = 0;
 #else
     (void)host, (void)n;
 #endif
     return CRFP_OK;
 }
 
+double *crfp_comm_shared_buffer(void)
+{
 #ifdef CRFP_HAVE_MPI
-/* One team member's part of a node's sum: its share of this rank's slice,
- * each element added up over the node's segments in rank order. */
+    if (shm.seg)
+        return shm.seg[shm.nrank] + (size_t)shm.cur * shm.n;
+#endif
+    return NULL;
+}
+
+#ifdef CRFP_HAVE_MPI
+/* One team member's part of a sum (each element added up over the
+ * segments in rank order, so every rank gets the same bits):
+ *  - adding (out NULL): this rank's slice [lo, hi) into the shared result;
+ *  - direct: everything into out, plus rho2·x, Σx² in part[id];
+ *  - copy-out: the shared result into out, plus rho2·x, Σx². */
 typedef struct sumjob {
-    size_t lo, hi;      /* this rank's slice */
-    double *out;        /* the copy-out target, or NULL in the adding phase */
+    size_t lo, hi;
+    double *out;
+    const double *x;    /* the ℓ2 term's vector, or NULL */
+    double rho2;
+    int from_res;       /* copy-out */
+    double part[256];   /* Σx² per member */
 } sumjob;
 
 static void sum_member(void *arg, int id, int parts)
@@ -387,53 +434,84 @@ static void sum_member(void *arg, int id, int parts)
     crfp_team_slice(j->hi - j->lo, id, parts, &a, &b);
     a += j->lo;
     b += j->lo;
-    if (j->out) {
-        memcpy(j->out + a, shm.res + a, (b - a) * sizeof(double));
-        return;
+    size_t off = (size_t)shm.cur * shm.n;
+    double *dst = j->out ? j->out : shm.res;
+    if (j->from_res)
+        memcpy(dst + a, shm.res + a, (b - a) * sizeof(double));
+    else {
+        memcpy(dst + a, shm.seg[0] + off + a, (b - a) * sizeof(double));
+        for (int r = 1; r < shm.nsize; r++) {
+            const double *s = shm.seg[r] + off;
+            for (size_t i = a; i < b; i++)
+                dst[i] += s[i];
+        }
     }
-    double *res = shm.res;
-    memcpy(res + a, shm.seg[0] + a, (b - a) * sizeof(double));
-    for (int r = 1; r < shm.nsize; r++) {
-        const double *s = shm.seg[r];
-        for (size_t i = a; i < b; i++)
-            res[i] += s[i];
+    double sq = 0;
+    if (j->out && j->x) {
+        const double *x = j->x, r2 = j->rho2;
+        for (size_t i = a; i < b; i++) {
+            dst[i] += r2 * x[i];
+            sq += x[i] * x[i];
+        }
+    }
+    if (id < 256)
+        j->part[id] = sq;
+}
+
+static void run_sum(sumjob *j, crfp_team *team, double *sq)
+{
+    if (crfp_team_size(team) > 256)
+        team = NULL;
+    crfp_team_run(team, sum_member, j);
+    if (sq) {
+        double s = 0;
+        for (int i = 0; i < crfp_team_size(team); i++)
+            s += j->part[i];
+        *sq = s;
     }
 }
 #endif
 
-crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team)
+crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team,
+                                 const double *x, double rho2, double *sq)
 {
 #ifdef CRFP_HAVE_MPI
     if (!shm.seg || n != shm.n)
         return crfp_error(host, CRFP_EINVAL, "shared sum of %zu values without segments", n);
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now();
     int rc = node_sync(); /* every segment written */
     double t1 = now();
-    if (rc == MPI_SUCCESS) {
-        sumjob j;
-        crfp_team_slice(n, shm.nrank, shm.nsize, &j.lo, &j.hi);
-        j.out = NULL;
-        crfp_team_run(team, sum_member, &j);
+    job.wait_cpu += cpu_now() - c0;
+    sumjob j = {0, n, out, x, rho2, 0, {0}};
+    if (rc == MPI_SUCCESS && direct()) {
+        run_sum(&j, team, sq);
+    } else if (rc == MPI_SUCCESS) {
+        sumjob a = {0, 0, NULL, NULL, 0, 0, {0}};
+        crfp_team_slice(n, shm.nrank, shm.nsize, &a.lo, &a.hi);
+        run_sum(&a, team, NULL);
         rc = node_sync(); /* the node's sum complete */
-    }
-    if (rc == MPI_SUCCESS && shm.leaders != MPI_COMM_NULL) {
-        for (size_t at = 0; rc == MPI_SUCCESS && at < n; at += PIECE) {
-            size_t k = n - at < PIECE ? n - at : PIECE;
-            rc = MPI_Allreduce(MPI_IN_PLACE, shm.res + at, (int)k, MPI_DOUBLE, MPI_SUM,
-                               shm.leaders);
+        if (rc == MPI_SUCCESS && shm.leaders != MPI_COMM_NULL) {
+            if (shm.nrank == 0)
+                for (size_t at = 0; rc == MPI_SUCCESS && at < n; at += PIECE) {
+                    size_t k = n - at < PIECE ? n - at : PIECE;
+                    rc = MPI_Allreduce(MPI_IN_PLACE, shm.res + at, (int)k, MPI_DOUBLE, MPI_SUM,
+                                       shm.leaders);
+                }
+            if (rc == MPI_SUCCESS)
+                rc = node_sync(); /* the machines' sum in every node's result */
+        }
+        if (rc == MPI_SUCCESS) {
+            j.from_res = 1;
+            run_sum(&j, team, sq);
         }
     }
-    if (rc == MPI_SUCCESS && shm.leaders != MPI_COMM_NULL)
-        rc = node_sync(); /* the machines' sum in every node's result */
-    if (rc == MPI_SUCCESS) {
-        sumjob j = {0, n, out};
-        crfp_team_run(team, sum_member, &j);
-    }
+    /* The other segment takes the next vector (see crfp_comm_shared_new). */
+    shm.cur ^= 1;
     job.wait += t1 - t0;
     job.xfer += now() - t1;
     return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "the shared-memory sum");
 #else
-    (void)out, (void)n, (void)team;
+    (void)out, (void)n, (void)team, (void)x, (void)rho2, (void)sq;
     return crfp_error(host, CRFP_EINVAL, "no shared sums without MPI");
 #endif
 }

@@ -33,24 +33,29 @@ crfp_status crfp_comm_recv(crfp_host *host, int src, void **buf, size_t *len);
 
 /* Sums of large vectors through node-local shared memory (MPI-3 shared
  * windows), for the gradient of every evaluation: each rank computes into
- * its own segment, the ranks of a node add the segments up slice by slice
- * (each rank one slice, reading the others' segments directly, in rank
- * order), node leaders combine their nodes' sums with MPI_Allreduce when
- * the job spans several machines, and every rank copies the result out.
- * On one machine nothing goes through MPI's message layer: the sum costs
- * about two passes over the vector per rank, and every rank gets the same
- * bits.
+ * a segment of its own, then the ranks of a machine add the segments up in
+ * rank order (with few ranks per machine each rank adds them all straight
+ * into its own vector; with more, each adds a slice into a shared result
+ * that every rank then copies), node leaders combine their machines' sums
+ * with MPI_Allreduce when the job spans several.  On one machine nothing
+ * goes through MPI's message layer, and every rank gets the same bits.
  *
- * crfp_comm_shared_new: allocate the segments for vectors of n doubles
- * (collective); *seg receives this rank's (owned by the job, valid until
- * crfp_comm_shared_free).  *seg is NULL, and CRFP_OK returned, when shared
- * memory is not available (no MPI, one rank, or the MPI library refuses):
- * callers then use crfp_comm_sum_f64.  Errors: CRFP_EIO.
- * crfp_comm_shared_sum: out[0..n) = Σ over ranks of their segments; `team`
- * (may be NULL) splits the node's adding and the copy.  Errors: CRFP_EIO.
- * crfp_comm_shared_free: collective; NULL-safe. */
-crfp_status crfp_comm_shared_new(crfp_host *host, size_t n, double **seg);
-crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team);
+ * crfp_comm_shared_new: set up for vectors of n doubles (collective): two
+ * segments per rank, used in turn.  Nothing is set up, and CRFP_OK
+ * returned, when shared memory is not available (no MPI, one rank, or the
+ * MPI library refuses): crfp_comm_shared_buffer then returns NULL and
+ * callers use crfp_comm_sum_f64.  Errors: CRFP_EIO, CRFP_ENOMEM.
+ * crfp_comm_shared_buffer: the segment to compute the next vector into
+ * (owned by the job, valid until crfp_comm_shared_free), or NULL.
+ * crfp_comm_shared_sum: out[0..n) = Σ over ranks of their current
+ * segments + rho2·x (x may be NULL: no such term), and *sq (may be NULL) =
+ * Σ x², summed in an order that depends on the team size only; `team` (may
+ * be NULL) splits the work.  Errors: CRFP_EIO.
+ * crfp_comm_shared_free: collective; safe when nothing was set up. */
+crfp_status crfp_comm_shared_new(crfp_host *host, size_t n);
+double *crfp_comm_shared_buffer(void);
+crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team,
+                                 const double *x, double rho2, double *sq);
 void crfp_comm_shared_free(void);
 
 /* Whether every rank passes `ok` (non-zero): one small collective.  Used

@@ -29,7 +29,7 @@ typedef struct dist_ts {
     crfp_trainset pub;
     crfp_host *host;
     crfp_trainset *local;
-    double *seg;  /* this rank's shared-memory segment (comm.h), or NULL */
+    int shared;   /* sums through shared memory (comm.h) */
 } dist_ts;
 
 static double compute_seconds;
@@ -87,9 +87,14 @@ static double add_l2(const dist_ts *d, const double *theta, double *g)
 
 /* Sum v[0..n) over the ranks after agreeing on the local status st (a
  * failed rank contributes nothing useful): the statuses travel in the same
- * small reduction as `scalar` (may be NULL). */
-static crfp_status reduce(dist_ts *d, crfp_status st, double *scalar, double *v, size_t n)
+ * small reduction as `scalar` (may be NULL).  With shared memory the
+ * vectors were computed into the shared buffers, and the ℓ2 term rho2·x
+ * (x not NULL) is added in the same pass, *sq receiving Σx²; otherwise
+ * *sq is left alone and the caller adds the term. */
+static crfp_status reduce(dist_ts *d, crfp_status st, double *scalar, double *v, size_t n,
+                          const double *x, double rho2, double *sq, int *added)
 {
+    *added = 0;
     double head[2] = {scalar ? *scalar : 0.0, st != CRFP_OK};
     crfp_status cs = crfp_comm_sum_f64(d->host, head, 2, 1);
     if (cs != CRFP_OK)
@@ -103,21 +108,27 @@ static crfp_status reduce(dist_ts *d, crfp_status st, double *scalar, double *v,
     }
     if (scalar)
         *scalar = head[0];
-    /* The vector was computed into the shared segment when there is one. */
-    if (d->seg)
-        return crfp_comm_shared_sum(d->host, v, n, d->pub.team);
+    if (d->shared) {
+        *added = x != NULL;
+        return crfp_comm_shared_sum(d->host, v, n, d->pub.team, x, rho2, sq);
+    }
     return crfp_comm_sum_f64(d->host, v, n, 0);
 }
 
 static crfp_status d_batch(void *ud, const double *theta, int with_l2, double *f, double *g)
 {
     dist_ts *d = ud;
-    double t0 = now();
-    crfp_status st = d->local->batch(d->local->ud, theta, 0, f, d->seg ? d->seg : g);
+    double t0 = now(), *buf = d->shared ? crfp_comm_shared_buffer() : g;
+    crfp_status st = d->local->batch(d->local->ud, theta, 0, f, buf);
     compute_seconds += now() - t0;
-    if ((st = reduce(d, st, f, g, d->pub.dim)) != CRFP_OK)
+    int l2 = with_l2 && d->pub.rho2 != 0.0, added;
+    double sq = 0;
+    if ((st = reduce(d, st, f, g, d->pub.dim, l2 ? theta : NULL, d->pub.rho2, &sq, &added)) !=
+        CRFP_OK)
         return st;
-    if (with_l2 && d->pub.rho2 != 0.0)
+    if (added)
+        *f += 0.5 * d->pub.rho2 * sq;
+    else if (l2)
         *f += add_l2(d, theta, g);
     return CRFP_OK;
 }
@@ -126,12 +137,14 @@ static crfp_status d_hessvec(void *ud, const double *theta, const double *v, int
                              double *hv)
 {
     dist_ts *d = ud;
-    double t0 = now();
-    crfp_status st = d->local->hessvec(d->local->ud, theta, v, 0, d->seg ? d->seg : hv);
+    double t0 = now(), *buf = d->shared ? crfp_comm_shared_buffer() : hv;
+    crfp_status st = d->local->hessvec(d->local->ud, theta, v, 0, buf);
     compute_seconds += now() - t0;
-    if ((st = reduce(d, st, NULL, hv, d->pub.dim)) != CRFP_OK)
+    int l2 = with_l2 && d->pub.rho2 != 0.0, added;
+    if ((st = reduce(d, st, NULL, hv, d->pub.dim, l2 ? v : NULL, d->pub.rho2, NULL, &added)) !=
+        CRFP_OK)
         return st;
-    if (with_l2 && d->pub.rho2 != 0.0) {
+    if (l2 && !added) {
         const double r = d->pub.rho2;
         for (size_t i = 0; i < d->pub.dim; i++)
             hv[i] += r * v[i];
@@ -219,11 +232,12 @@ crfp_status crfp_dist_trainset(crfp_host *host, crfp_trainset *local, crfp_train
     t->mix = d_mix;
     /* Gradients are summed through shared memory where the ranks share a
      * machine (comm.h): one more vector per rank, far less time. */
-    crfp_status st = crfp_comm_shared_new(host, t->dim, &d->seg);
+    crfp_status st = crfp_comm_shared_new(host, t->dim);
     if (st != CRFP_OK) {
         free(d);
         return st;
     }
+    d->shared = crfp_comm_shared_buffer() != NULL;
     *out = t;
     return CRFP_OK;
 }
