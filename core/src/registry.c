@@ -434,6 +434,13 @@ static crfp_status adopt(crfp_host *host, lt_dlhandle h, const char *file, const
     l->pub.desc = d;
     l->pub.file = fcopy;
     l->handle = h;
+    /* An accepted module stays mapped until the process ends (as
+     * GStreamer's plugins do): the libraries it pulls in (cairo's pixman,
+     * ICU, ...) keep process-lifetime allocations in their globals, made by
+     * their constructors; unloading them with the module would orphan those
+     * blocks and rerun the constructors at the next load.  lt_dlclose in
+     * crfp_host_free then only drops the host's reference. */
+    lt_dlmakeresident(h);
     if (remember(host, l) != CRFP_OK) {
         free(fcopy);
         free(l);
