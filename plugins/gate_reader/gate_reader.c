@@ -340,7 +340,8 @@ static int cmp_node(const void *a, const void *b)
 static long node_off(pstate *ps, long id)
 {
     if (!ps->sorted) {
-        qsort(ps->nodes, ps->nnodes, sizeof *ps->nodes, cmp_node);
+        if (ps->nnodes > 1) /* qsort(NULL, 0, ...) is undefined */
+            qsort(ps->nodes, ps->nnodes, sizeof *ps->nodes, cmp_node);
         ps->sorted = 1;
     }
     size_t lo = 0, hi = ps->nnodes;

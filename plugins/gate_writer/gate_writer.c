@@ -388,7 +388,8 @@ static crfp_status map_offsets(gwriter *w, const crfp_doc *doc, const char *doci
             w->offs[n++] = a->end;
         }
     }
-    qsort(w->offs, n, sizeof *w->offs, cmp_size);
+    if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(w->offs, n, sizeof *w->offs, cmp_size);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (m == 0 || w->offs[m - 1] != w->offs[i])

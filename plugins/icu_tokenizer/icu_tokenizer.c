@@ -531,7 +531,8 @@ static crfp_status keep_find(tokenizer *tk, const char *docid, const UChar *u, i
                               docid, u_errorName(err),
                               err == U_REGEX_TIME_OUT ? " (raise --limit regex-time=N)" : "");
     }
-    qsort(tk->keeps, k, 2 * sizeof *tk->keeps, cmp_keep);
+    if (k > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(tk->keeps, k, 2 * sizeof *tk->keeps, cmp_keep);
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
         if (m && tk->keeps[2 * i] < tk->keeps[2 * m - 1])

@@ -29,5 +29,16 @@ big=$(peak "$tmp/big.txt")
 nbig=$(grep -c '<document ' "$tmp/out.xml")
 echo "peak RSS: $small kB for $nsmall documents, $big kB for $nbig documents"
 [ "$nbig" -eq $((10 * nsmall)) ] || fail "documents: $nsmall then $nbig"
-[ "$big" -le $((small + 16384)) ] || fail "memory grows with the input: $small kB -> $big kB"
+# AddressSanitizer keeps freed blocks in quarantine (up to 256 MB), so peak
+# memory grows with the input there whatever the program does: the bound
+# is checked in the plain build only.
+asan=0
+for bin in "$top_builddir/core/.libs/lt-crfpipe" "$top_builddir/core/.libs/crfpipe"; do
+    [ -f "$bin" ] && ldd "$bin" 2>/dev/null | grep -q 'libasan' && asan=1
+done
+if [ "$asan" = 0 ]; then
+    [ "$big" -le $((small + 16384)) ] || fail "memory grows with the input: $small kB -> $big kB"
+else
+    echo "sanitizer build: the memory bound is checked in the plain build"
+fi
 finish
