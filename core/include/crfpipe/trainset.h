@@ -187,14 +187,14 @@ struct crfp_trainset {
      * sample), an unbiased estimate of the exact Hessian at a fraction of
      * its cost (Byrd, Chin, Neveitt & Nocedal 2011).  fraction >= 1 (the
      * default): every sequence, exact.  The state kept by hessvec_keep is
-     * dropped.  Errors: CRFP_EINVAL (fraction <= 0), CRFP_ENOMEM. */
+     * recomputed at the next product.  Errors: CRFP_EINVAL (fraction <= 0),
+     * CRFP_ENOMEM. */
     crfp_status (*hessvec_sample)(void *ud, double fraction, uint64_t seed);
 };
 
 /* Whether training set `ts` is large enough to hold `member` and has it
- * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag,
- * hessvec_sample) are
- * only read when this holds. */
+ * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep,
+ * hessdiag, hessvec_sample) are only read when this holds. */
 #define CRFP_TS_HAS(ts, member)                                                            \
     ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \
      (ts)->member != NULL)
