@@ -64,7 +64,7 @@ run sgd-l1,lbfgs chunking.tpl --trainer sgd-l1,lbfgs --rho1 "${SGD_RHO1:-0.6}" -
 run perceptron chunking.tpl --trainer perceptron
 run perceptron-pa chunking.tpl --trainer perceptron --variant pa
 run newton-cg chunking.tpl --trainer newton-cg
-run bcd,lbfgs chunking.tpl --trainer bcd,lbfgs --rho1 "${BCD_RHO1:-0.5}" --2.rho1 0
+run bcd,lbfgs chunking.tpl --trainer bcd,lbfgs --rho1 "${BCD_RHO1:-0.5}" --2.rho1 0 --bcd.max-sweeps 4
 fi
 
 # Side by side with a baseline build: L-BFGS seconds per iteration (same

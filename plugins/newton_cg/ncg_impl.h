@@ -63,7 +63,7 @@ crfp_status ncg_opts_check(crfp_host *host, const ncg_opts *o);
  * a non-finite objective at the start; any status of obj->eval,
  * obj->hessvec or obj->iteration (theta = last accepted iterate).
  * Memory: five vectors of dim doubles besides theta, six with the
- * preconditioner. */
+ * preconditioner, seven with a sample. */
 crfp_status ncg_minimize(crfp_host *host, const ncg_opts *opts, const ncg_objective *obj,
                          double *theta);
 

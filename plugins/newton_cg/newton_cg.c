@@ -1,19 +1,19 @@
 /* newton_cg plugin — truncated Newton trainer (Tsuboi et al. 2011):
- * conjugate gradient on the Newton system with the training set's exact
- * Hessian-vector products, in a trust region (Steihaug-CG).  Minimises
- * F(θ) = Σ_i loss_i + rho2/2‖θ‖²; the ℓ1 term is refused (see below).
+ * preconditioned conjugate gradient on the Newton system with the training
+ * set's exact Hessian-vector products, globalised by a line search (or a
+ * Steihaug trust region).  Minimises F(θ) = Σ_i loss_i + rho2/2‖θ‖²; the
+ * ℓ1 term is refused (see below).  Capabilities needed: BATCH, HESSVEC.
  *
- * Why this design, in short (details in ncg.c and README.md):
- *  - The products come from the engine (HESSVEC): one pass per product,
- *    about a gradient's cost, exact, on the host's team.  The engine keeps
- *    the first `keep` sequences' per-position state between products at
- *    the same θ (Tsuboi et al.'s c), which saves the pass over θ — the
- *    reads of its scattered unigram blocks and the exp() — in all the
- *    products of a Newton system but the first.  Default: every sequence
- *    (nlabels doubles per token, 39 MB on CoNLL-2000, less than one
- *    weight vector).
- *  - Trust region rather than line search, inexact CG with a forcing term
- *    going to 0 with the gradient: ncg.c.
+ * Why this design, in short (details in ncg.c, measurements in README.md):
+ *  - The products come from the engine (hessvec): one pass per product,
+ *    exact, on the host's team.  The engine keeps the first `keep`
+ *    sequences' per-position state between products at the same θ
+ *    (Tsuboi et al.'s c), which saves the pass over θ — the reads of its
+ *    scattered unigram blocks and the exp() — in all the products of a
+ *    Newton system but the first.  Default: every sequence (nlabels
+ *    doubles per token, 39 MB on CoNLL-2000, less than one weight vector).
+ *  - A Jacobi preconditioner from the engine's approximate Hessian
+ *    diagonal (hessdiag).
  *  - rho1 > 0 is an error, not silently ignored: the ℓ1 term is not twice
  *    differentiable, and an orthant-wise Newton-CG was not worth its
  *    complexity when lbfgs (OWL-QN), sgd-l1 and bcd already train sparse
@@ -21,8 +21,9 @@
  *    their active set with Newton-CG.
  *  - Stopping: as lbfgs — relative decrease of F over `window` iterations
  *    at most `epsilon`, gradient norm at most gtol·max(1, ‖θ‖), max-iter,
- *    and the monitor (dev patience, Ctrl-C).  Defaults chosen on a dev
- *    split of CoNLL-2000 (README.md).
+ *    and the monitor (dev patience, Ctrl-C, which is also polled between
+ *    CG iterations).  Defaults chosen on a dev split of CoNLL-2000
+ *    (README.md).
  *
  * This file only turns parameters into options.
  */
@@ -35,7 +36,7 @@
 #include <string.h>
 
 static const crfp_param_spec ncg_params[] = {
-    {"epsilon", CRFP_PARAM_FLOAT, "1e-2",
+    {"epsilon", CRFP_PARAM_FLOAT, "5e-3",
      "stop when (F[k-window] - F[k]) / |F[k]| falls to epsilon or below (0 disables)"},
     {"window", CRFP_PARAM_INT, "3",
      "number of iterations over which the relative decrease of F is measured"},
@@ -48,8 +49,8 @@ static const crfp_param_spec ncg_params[] = {
      "CG stops when |residual| <= eta |g|, eta = min(forcing, sqrt(|g| / |g0|))"},
     {"precond", CRFP_PARAM_BOOL, "true",
      "precondition CG by the approximate diagonal of the Hessian (one more pass per iteration)"},
-    {"mnorm", CRFP_PARAM_BOOL, "false",
-     "measure the trust region in the preconditioner's norm (else the Euclidean norm)"},
+    {"mnorm", CRFP_PARAM_BOOL, "true",
+     "trust region: measured in the preconditioner's norm (false: the Euclidean norm)"},
     {"line", CRFP_PARAM_BOOL, "true",
      "globalise by a backtracking line search (false: Steihaug trust region)"},
     {"hessian-sample", CRFP_PARAM_FLOAT, "1",

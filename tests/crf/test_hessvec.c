@@ -10,6 +10,7 @@
  *  - the approximate diagonal (hessdiag) against the same formula on
  *    brute-force marginals, and against the exact diagonal where features
  *    fire once per sequence;
+ *  - subsampled products (hessvec_sample): a scaled sum over a subset;
  *  - kept state (hessvec_keep): products after the first at the same θ are
  *    bit-identical to those computed from scratch, and a θ changed in place
  *    is noticed. */
@@ -276,6 +277,78 @@ static void single_tokens(void)
     crfp_crf_free(crf);
 }
 
+/* Subsampled products (hessvec_sample): fraction 1 is the exact product
+ * bit for bit; a fraction below 1 gives (N/|S|)·Σ_{i∈S} H_i v for some
+ * non-empty subset S of the sequences — found among all 2^N — and another
+ * seed another subset. */
+static void sampled(crfp_team *team2)
+{
+    uint32_t Y = 3;
+    crfp_crf *crf = ct_model(Y, 20);
+    ct_weights(crf, 0.2, 0, 1.0);
+    enum { N = 8 };
+    crfp_seq seqs[N];
+    crfp_dataset *ds = crfp_dataset_new(), *one[N];
+    for (int i = 0; i < N; i++) {
+        ct_seq_make(crf, 2 + ct_int(8), 3, 2, &seqs[i]);
+        CHECK(crfp_dataset_add_ids(NULL, ds, &seqs[i]) == CRFP_OK, "add");
+        one[i] = crfp_dataset_new();
+        CHECK(crfp_dataset_add_ids(NULL, one[i], &seqs[i]) == CRFP_OK, "add one");
+    }
+    size_t dim = crfp_crf_nparams(crf);
+    const double *theta = crfp_crf_weights_const(crf);
+    double *v = malloc(dim * sizeof *v), *hv = malloc(dim * sizeof *hv);
+    double *ref = malloc(dim * sizeof *ref), *P = malloc(N * dim * sizeof *P);
+    for (size_t j = 0; j < dim; j++)
+        v[j] = 2.0 * ct_unif() - 1.0;
+    for (int i = 0; i < N; i++) {
+        crfp_trainset *t1 = NULL;
+        CHECK(crfp_trainset_new(NULL, crf, one[i], NULL, NULL, 0.0, 0.0, &t1) == CRFP_OK, "t1");
+        CHECK(t1->hessvec(t1->ud, theta, v, 0, P + (size_t)i * dim) == CRFP_OK, "P_i");
+        crfp_trainset_free(t1);
+    }
+    crfp_trainset *ts = NULL;
+    CHECK(crfp_trainset_new(NULL, crf, ds, team2, NULL, 0.0, 0.0, &ts) == CRFP_OK, "ts");
+    CHECK(CRFP_TS_HAS(ts, hessvec_sample), "hessvec_sample");
+    CHECK(ts->hessvec(ts->ud, theta, v, 0, ref) == CRFP_OK, "exact");
+    CHECK(ts->hessvec_sample(ts->ud, 1.0, 7) == CRFP_OK, "fraction 1");
+    CHECK(ts->hessvec(ts->ud, theta, v, 0, hv) == CRFP_OK, "fraction 1 product");
+    CHECK(memcmp(hv, ref, dim * sizeof *hv) == 0, "fraction 1 differs from the exact product");
+    CHECK(ts->hessvec_sample(ts->ud, 0.0, 7) == CRFP_EINVAL, "fraction 0 accepted");
+    unsigned found[2] = {0, 0};
+    for (int sd = 0; sd < 2; sd++) {
+        CHECK(ts->hessvec_sample(ts->ud, 0.5, 11 + (uint64_t)sd) == CRFP_OK, "sample");
+        CHECK(ts->hessvec(ts->ud, theta, v, 0, hv) == CRFP_OK, "sampled product");
+        for (unsigned S = 1; S < (1u << N) && !found[sd]; S++) {
+            double scale = (double)N / __builtin_popcount(S);
+            int ok = 1;
+            for (size_t j = 0; j < dim && ok; j++) {
+                double want = 0.0;
+                for (int i = 0; i < N; i++)
+                    if (S >> i & 1)
+                        want += P[(size_t)i * dim + j];
+                want *= scale;
+                ok = fabs(hv[j] - want) <= 1e-11 * (1.0 + fabs(want));
+            }
+            if (ok)
+                found[sd] = S;
+        }
+        CHECK(found[sd] != 0, "seed %d: the sampled product is no scaled subset sum", sd);
+    }
+    CHECK(found[0] != found[1], "two seeds drew the same sample (%x)", found[0]);
+    crfp_trainset_free(ts);
+    free(v);
+    free(hv);
+    free(ref);
+    free(P);
+    for (int i = 0; i < N; i++) {
+        ct_seq_free(&seqs[i]);
+        crfp_dataset_free(one[i]);
+    }
+    crfp_dataset_free(ds);
+    crfp_crf_free(crf);
+}
+
 static void larger(int trial, crfp_team *team2)
 {
     uint32_t Y = 2 + ct_int(8);
@@ -386,6 +459,7 @@ int main(void)
     for (int k = 0; k < 10; k++)
         larger(k, team2);
     single_tokens();
+    sampled(team2);
     crfp_team_free(team2);
     return test_failures ? 1 : 0;
 }

@@ -187,7 +187,8 @@ struct crfp_trainset {
      * sample), an unbiased estimate of the exact Hessian at a fraction of
      * its cost (Byrd, Chin, Neveitt & Nocedal 2011).  fraction >= 1 (the
      * default): every sequence, exact.  The state kept by hessvec_keep is
-     * dropped.  Errors: CRFP_EINVAL (fraction <= 0), CRFP_ENOMEM. */
+     * recomputed at the next product.  Errors: CRFP_EINVAL (fraction <= 0),
+     * CRFP_ENOMEM. */
     crfp_status (*hessvec_sample)(void *ud, double fraction, uint64_t seed);
     /* Distributed runs (dist.h), optional: NULL, or beyond `size`, in one
      * process (test with CRFP_TS_HAS_MIX).  The training set is then this
