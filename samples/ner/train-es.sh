@@ -51,5 +51,5 @@ tobio "$out/esp.testb.chain-bioes" "$out/esp.testb.chain"
 "$CRFPIPE" eval "$out/esp.testb.chain" | grep -E 'chunk|FB1' | head -2
 echo "== from raw text (GATE XML)"
 echo "El presidente de Telefónica, César Alierta, visitó ayer la sede de la ONU en Nueva York." |
-    "$CRFPIPE" run samples/ner/annotate-es.xml -o "$out/es-example.gate.xml"
-grep -c 'Type="Entity"' "$out/es-example.gate.xml" | sed 's/^/Entity annotations: /'
+    "$CRFPIPE" run samples/ner/annotate-es.xml -o "$out/es-example.gate"
+grep -c 'Type="Entity"' "$out/es-example.gate" | sed 's/^/Entity annotations: /'
