@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CRFPIPE=${CRFPIPE:-core/crfpipe}
 out=samples/out
+# (GATE XML outputs are named *.gate: tests/pipeline/samples.sh validates
+# every samples/*/*.xml as a pipeline or corpus)
 mkdir -p "$out"
 
 echo "== training a POS tagger: samples/pos/train.xml (1,500 EWT sentences)"
@@ -35,7 +37,7 @@ echo
 echo "== from raw text to entities, in GATE XML: samples/ner/annotate.xml"
 text="Apple's CEO Tim Cook met students in Berlin on Tuesday."
 echo "\$ echo \"$text\" | crfpipe run samples/ner/annotate.xml"
-echo "$text" | "$CRFPIPE" run samples/ner/annotate.xml -o "$out/example.gate.xml"
+echo "$text" | "$CRFPIPE" run samples/ner/annotate.xml -o "$out/example.gate"
 # the entities found, with their text (the example is ASCII, so GATE's
 # UTF-16 offsets are character positions)
 awk -v text="$text" '
@@ -44,4 +46,4 @@ awk -v text="$text" '
                       want = 1; next }
     want && />type</ { getline; sub(/.*">/, ""); sub(/<.*/, "")
                       printf "Entity %-14s %s\n", $0, substr(text, s + 1, e - s); want = 0 }
-' "$out/example.gate.xml"
+' "$out/example.gate"
