@@ -4,7 +4,10 @@
  * goes through the writer plugin into a memory stream.  Oracle: what the
  * writer produced must read back into as many documents, each equal to the
  * one written (the readers record in document metadata what the writers
- * need to reproduce their input). */
+ * need to reproduce their input).  The writer runs with
+ * unrepresentable=error: a cell it would have to escape (a token holding a
+ * line break, say) is refused with a message rather than written in a form
+ * that reads back as a different string. */
 #include "fuzzhost.h"
 
 #include <stdlib.h>
@@ -49,7 +52,8 @@ void fz_columns(const uint8_t *data, size_t size, const char *reader, const char
     crfp_host *h = fz_host();
     crfp_params *rp, *wp;
     const crfp_reader_vtable *rd = fz_plugin(reader, CRFP_KIND_READER, NULL, NULL, 0, &rp);
-    const crfp_writer_vtable *wr = fz_plugin(writer, CRFP_KIND_WRITER, NULL, NULL, 0, &wp);
+    static const char *const wnames[] = {"unrepresentable"}, *const wvalues[] = {"error"};
+    const crfp_writer_vtable *wr = fz_plugin(writer, CRFP_KIND_WRITER, wnames, wvalues, 1, &wp);
     crfp_doc *docs[MAXDOCS], *again[MAXDOCS];
     size_t n = 0, m = 0;
 
