@@ -7,54 +7,12 @@
  * its starting value and come close to the optimum.  The module's
  * descriptor, the capability it needs and its parameter checks are tested
  * too. */
-#include "config.h"
-#include "crfpipe/crfpipe.h"
+#include "../tinycrf.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "../testcheck.h"
-#define FAILIF(st)                                                                        \
-    do {                                                                                  \
-        if ((st) != CRFP_OK) {                                                            \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, crfp_errmsg(host));        \
-            return 1;                                                                     \
-        }                                                                                 \
-    } while (0)
-
-static uint64_t rs = 77;
-static double unif(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return (double)(rs >> 11) / 9007199254740992.0;
-}
-
-static double objective(const crfp_trainset *ts, const double *theta, double *g)
-{
-    double f;
-    if (ts->batch(ts->ud, theta, 1, &f, g) != CRFP_OK)
-        return NAN;
-    for (size_t k = 0; k < ts->dim; k++)
-        f += ts->rho1 * fabs(theta[k]);
-    return f;
-}
-
-static crfp_params *params(crfp_host *host, const crfp_plugin *pl, const char *const *kv)
-{
-    crfp_params *p = crfp_params_new(pl->desc->params, pl->desc->nparams);
-    if (!p)
-        exit(99);
-    for (; kv && kv[0]; kv += 2) {
-        crfp_status st = crfp_params_set(host, p, "test", kv[0], kv[1], NULL);
-        CHECK(st == CRFP_OK, "set %s=%s: %s", kv[0], kv[1], crfp_errmsg(host));
-    }
-    return p;
-}
-
 typedef struct mon {
     int sweeps;
     double last;
@@ -75,38 +33,16 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
 
 int main(void)
 {
-    crfp_host *host = crfp_host_new();
-    crfp_crf *crf = crfp_crf_new();
-    crfp_dataset *ds = crfp_dataset_new();
-    crfp_obsseq *obs = crfp_obsseq_new();
-    if (!host || !crf || !ds || !obs)
+    static const tinycrf_spec spec = {77, 50, 15, 3, 3, 6, 0.7};
+    tinycrf t = {0};
+    crfp_host *host = NULL;
+    if (tinycrf_build(&t, &spec) != CRFP_OK) {
+        fprintf(stderr, "tiny CRF: %s\n", t.host ? crfp_errmsg(t.host) : "out of memory");
         return 99;
-    crfp_host_set_verbosity(host, CRFP_LOG_WARN);
-    static const char *const labels[] = {"A", "B", "C"};
-    /* Labels depend on the word (noisily) and on the previous label; rare
-     * words make ℓ1 zero some weights; "s=" observations carry both kinds
-     * of weights, "b" is the constant bigram one. */
-    for (int s = 0; s < 50; s++) {
-        size_t T = 3 + (size_t)(unif() * 6);
-        const char *lab[16];
-        FAILIF(crfp_obsseq_reset(obs, T));
-        int prev = 0;
-        for (size_t t = 0; t < T; t++) {
-            int w = (int)(unif() * 15);
-            int y = unif() < 0.7 ? w % 3 : (prev + 1) % 3;
-            char buf[32];
-            int len = snprintf(buf, sizeof buf, "w=%d", w);
-            FAILIF(crfp_obsseq_push(obs, t, CRFP_OBS_UNIGRAM, buf, (size_t)len));
-            len = snprintf(buf, sizeof buf, "s=%d", w % 2);
-            FAILIF(crfp_obsseq_push(obs, t, CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM, buf,
-                                    (size_t)len));
-            FAILIF(crfp_obsseq_push(obs, t, CRFP_OBS_BIGRAM, "b", 1));
-            lab[t] = labels[y];
-            prev = y;
-        }
-        FAILIF(crfp_dataset_add(host, ds, crf, obs, lab, 1));
     }
-    FAILIF(crfp_crf_finalize(crf));
+    host = t.host;
+    crfp_crf *crf = t.crf;
+    crfp_dataset *ds = t.ds;
     const double rho1 = 0.5, rho2 = 0.1;
     crfp_trainset *ts = NULL;
     FAILIF(crfp_trainset_new(host, crf, ds, NULL, NULL, rho1, rho2, &ts));
@@ -115,12 +51,11 @@ int main(void)
     ts->monitor = monitor;
     ts->monitor_ud = &m;
 
-    FAILIF(crfp_host_add_plugin_dir(host, CRFP_ABS_BUILDDIR "/plugins/bcd"));
-    FAILIF(crfp_host_add_plugin_dir(host, CRFP_ABS_BUILDDIR "/plugins/lbfgs"));
     const crfp_plugin *bcd, *lbfgs;
-    FAILIF(crfp_host_load_kind(host, "bcd", CRFP_KIND_TRAINER, &bcd));
-    FAILIF(crfp_host_load_kind(host, "lbfgs", CRFP_KIND_TRAINER, &lbfgs));
-    const crfp_trainer_vtable *vb = bcd->desc->vtable, *vl = lbfgs->desc->vtable;
+    const crfp_trainer_vtable *vb = tinycrf_trainer(host, "bcd", &bcd),
+                              *vl = tinycrf_trainer(host, "lbfgs", &lbfgs);
+    if (!vb || !vl)
+        FAILIF(CRFP_ENOTFOUND);
     CHECK(vb->size == sizeof(crfp_trainer_vtable) && vb->needs == CRFP_TS_BLOCKS,
           "vtable: size %zu, needs %llx", vb->size, (unsigned long long)vb->needs);
 
@@ -131,19 +66,19 @@ int main(void)
 
     /* the reference: OWL-QN to convergence */
     const char *kvl[] = {"epsilon", "0", "gtol", "1e-10", NULL};
-    crfp_params *pl = params(host, lbfgs, kvl);
+    crfp_params *pl = tinycrf_params(host, lbfgs, kvl);
     ts->monitor = NULL;
     FAILIF(vl->train(host, pl, ts, xl));
     crfp_params_free(pl);
     ts->monitor = monitor;
-    double Fl = objective(ts, xl, g), F0 = objective(ts, x0, g);
+    double Fl = tinycrf_objective(ts, xl, g), F0 = tinycrf_objective(ts, x0, g);
 
     /* bcd, exact statistics, to convergence */
     const char *kvb[] = {"radius", "0", "max-sweeps", "2000", "epsilon", "0", NULL};
-    crfp_params *pb = params(host, bcd, kvb);
+    crfp_params *pb = tinycrf_params(host, bcd, kvb);
     FAILIF(vb->train(host, pb, ts, xb));
     crfp_params_free(pb);
-    double Fb = objective(ts, xb, g), dx = 0.0;
+    double Fb = tinycrf_objective(ts, xb, g), dx = 0.0;
     size_t zb = 0, zl = 0, zdiff = 0;
     for (size_t k = 0; k < dim; k++) {
         dx = fmax(dx, fabs(xb[k] - xl[k]));
@@ -162,17 +97,17 @@ int main(void)
     memset(xb, 0, dim * sizeof *xb);
     m = (mon){0, INFINITY, 1};
     const char *kvw[] = {"radius", "1", "max-sweeps", "50", NULL};
-    pb = params(host, bcd, kvw);
+    pb = tinycrf_params(host, bcd, kvw);
     FAILIF(vb->train(host, pb, ts, xb));
     crfp_params_free(pb);
-    double Fw = objective(ts, xb, g);
+    double Fw = tinycrf_objective(ts, xb, g);
     printf("bcd radius 1: F = %.10g after %d sweeps\n", Fw, m.sweeps);
     CHECK(Fw < Fl + 0.05 * (F0 - Fl), "radius 1: F = %.10g, optimum %.10g, F(0) %.10g", Fw, Fl,
           F0);
 
     /* parameter checks */
     const char *bad[] = {"max-tries", "0", NULL};
-    pb = params(host, bcd, bad);
+    pb = tinycrf_params(host, bcd, bad);
     CHECK(vb->train(host, pb, ts, xb) == CRFP_EINVAL, "max-tries 0 accepted");
     crfp_params_free(pb);
 
@@ -181,9 +116,6 @@ int main(void)
     free(x0);
     free(g);
     crfp_trainset_free(ts);
-    crfp_obsseq_free(obs);
-    crfp_dataset_free(ds);
-    crfp_crf_free(crf);
-    crfp_host_free(host);
+    tinycrf_free(&t);
     return test_failures ? 1 : 0;
 }

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int test_failures = 0;
-
 double rng_uniform(rng *r)
 {
     uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);

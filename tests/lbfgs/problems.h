@@ -65,16 +65,8 @@ void reference_prox(const problem *p, double rho1, double *x, int maxit);
 /* Largest violation of the ℓ1 optimality conditions at x. */
 double l1_violation(const problem *p, double rho1, const double *x);
 
-/* Test helpers: print and count failures. */
-extern int test_failures;
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fprintf(stderr, "\n");                                                       \
-            test_failures++;                                                             \
-        }                                                                                \
-    } while (0)
+/* The tests' CHECK (one counter per test program: problems.c checks
+ * nothing). */
+#include "../testcheck.h"
 
 #endif

@@ -1,8 +1,7 @@
 /* lbfgs: OWL-QN on a real (tiny, random) linear-chain CRF objective from
  * the engine: F must decrease monotonically and the result must satisfy
  * the ℓ1 optimality conditions with some exact zeros. */
-#include "config.h"
-#include "problems.h"
+#include "../tinycrf.h"
 #include "lbfgs_impl.h"
 
 #include <math.h>
@@ -33,49 +32,18 @@ static crfp_status iteration(void *ud, const crfp_iter_info *info, const double 
     return CRFP_OK;
 }
 
-#define FAILIF(st)                                                                       \
-    do {                                                                                 \
-        if ((st) != CRFP_OK) {                                                           \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, crfp_errmsg(host));       \
-            return 1;                                                                    \
-        }                                                                                \
-    } while (0)
-
 int main(void)
 {
-    crfp_host *host = crfp_host_new();
-    crfp_crf *crf = crfp_crf_new();
-    crfp_dataset *ds = crfp_dataset_new();
-    crfp_obsseq *obs = crfp_obsseq_new();
-    if (!host || !crf || !ds || !obs)
+    static const tinycrf_spec spec = {2024, 40, 12, 3, 3, 6, 0.7};
+    tinycrf t = {0};
+    crfp_host *host = NULL;
+    if (tinycrf_build(&t, &spec) != CRFP_OK) {
+        fprintf(stderr, "tiny CRF: %s\n", t.host ? crfp_errmsg(t.host) : "out of memory");
         return 99;
-    crfp_host_set_verbosity(host, CRFP_LOG_WARN);
-    static const char *const labels[] = {"A", "B", "C"};
-    rng r = {2024};
-    /* Labels depend on the word (noisily) and on the previous label, so
-     * both unigram and bigram weights matter; rare words make ℓ1 zero
-     * some of them. */
-    for (int s = 0; s < 40; s++) {
-        size_t T = 3 + (size_t)(rng_uniform(&r) * 6);
-        const char *lab[16];
-        FAILIF(crfp_obsseq_reset(obs, T));
-        int prev = 0;
-        for (size_t t = 0; t < T; t++) {
-            int w = (int)(rng_uniform(&r) * 12);
-            int y = rng_uniform(&r) < 0.7 ? w % 3 : (prev + 1) % 3;
-            char buf[32];
-            int len = snprintf(buf, sizeof buf, "w=%d", w);
-            FAILIF(crfp_obsseq_push(obs, t, CRFP_OBS_UNIGRAM, buf, (size_t)len));
-            len = snprintf(buf, sizeof buf, "s=%d", w % 2);
-            FAILIF(crfp_obsseq_push(obs, t, CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM, buf,
-                                    (size_t)len));
-            FAILIF(crfp_obsseq_push(obs, t, CRFP_OBS_BIGRAM, "b", 1));
-            lab[t] = labels[y];
-            prev = y;
-        }
-        FAILIF(crfp_dataset_add(host, ds, crf, obs, lab, 1));
     }
-    FAILIF(crfp_crf_finalize(crf));
+    host = t.host;
+    crfp_crf *crf = t.crf;
+    crfp_dataset *ds = t.ds;
     size_t n = crfp_crf_nparams(crf);
     crfrun run = {NULL, 0, 1, INFINITY};
     crfp_team *tm = NULL;
@@ -112,9 +80,6 @@ int main(void)
     free(g);
     crfp_crfobj_free(run.obj);
     crfp_team_free(tm);
-    crfp_obsseq_free(obs);
-    crfp_dataset_free(ds);
-    crfp_crf_free(crf);
-    crfp_host_free(host);
+    tinycrf_free(&t);
     return test_failures ? 1 : 0;
 }

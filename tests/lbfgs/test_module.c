@@ -3,23 +3,12 @@
  * vtable (OWL-QN on a lasso problem checked against optimality). */
 #include "config.h"
 #include "problems.h"
+#include "../tinycrf.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static crfp_params *params(crfp_host *h, const crfp_plugin *pl, const char *const *kv)
-{
-    crfp_params *p = crfp_params_new(pl->desc->params, pl->desc->nparams);
-    if (!p)
-        exit(99);
-    for (; kv && kv[0]; kv += 2) {
-        crfp_status st = crfp_params_set(h, p, "test", kv[0], kv[1], NULL);
-        CHECK(st == CRFP_OK, "set %s=%s: %s", kv[0], kv[1], crfp_errmsg(h));
-    }
-    return p;
-}
 
 int main(void)
 {
@@ -57,7 +46,7 @@ int main(void)
     p.F0 = problem_f(&p, (double[30]){0}, NULL);
     const char *kv[] = {"history", "3", "epsilon", "0", "gtol", "1e-12", "max-iter", "5000",
                         NULL};
-    crfp_params *ps = params(h, pl, kv);
+    crfp_params *ps = tinycrf_params(h, pl, kv);
     double rho1 = 2.0, x[30] = {0};
     crfp_trainset obj = problem_trainset(&p, rho1);
     st = vt->train(h, ps, &obj, x);
@@ -76,7 +65,7 @@ int main(void)
     memset(x, 0, sizeof x);
     p.iters = 0;
     const char *kv2[] = {"max-iter", "2", NULL};
-    ps = params(h, pl, kv2);
+    ps = tinycrf_params(h, pl, kv2);
     st = vt->train(h, ps, &obj, x);
     CHECK(st == CRFP_OK && p.iters == 2, "max-iter=2: status %d, %d iterations", (int)st,
           p.iters);
@@ -84,13 +73,13 @@ int main(void)
 
     /* values the host parses but the plugin rejects */
     const char *kv3[] = {"history", "0", NULL};
-    ps = params(h, pl, kv3);
+    ps = tinycrf_params(h, pl, kv3);
     st = vt->train(h, ps, &obj, x);
     CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "history"), "history=0: %d %s", (int)st,
           crfp_errmsg(h));
     crfp_params_free(ps);
     const char *kv4[] = {"epsilon", "-1", NULL};
-    ps = params(h, pl, kv4);
+    ps = tinycrf_params(h, pl, kv4);
     st = vt->train(h, ps, &obj, x);
     CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "epsilon"), "epsilon=-1: %d %s", (int)st,
           crfp_errmsg(h));

@@ -5,18 +5,7 @@
  * exact zeros, and be bit-for-bit reproducible from its seed. */
 #include "config.h"
 #include "toyset.h"
-
-static crfp_params *params(crfp_host *h, const crfp_plugin *pl, const char *const *kv)
-{
-    crfp_params *p = crfp_params_new(pl->desc->params, pl->desc->nparams);
-    if (!p)
-        exit(99);
-    for (; kv && kv[0]; kv += 2) {
-        crfp_status st = crfp_params_set(h, p, "test", kv[0], kv[1], NULL);
-        CHECK(st == CRFP_OK, "set %s=%s: %s", kv[0], kv[1], crfp_errmsg(h));
-    }
-    return p;
-}
+#include "../tinycrf.h"
 
 /* F(θ) on the toy set. */
 static double objective(const toy *t, const double *theta)
@@ -87,7 +76,7 @@ int main(void)
     CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "sgd_l1") &&
               strstr(crfp_errmsg(h), "sequence"),
           "host check: %d %s", (int)st, crfp_errmsg(h));
-    crfp_params *ps = params(h, pl, NULL);
+    crfp_params *ps = tinycrf_params(h, pl, NULL);
     crfp_error_clear(h);
     st = vt->train(h, ps, &t.ts, x);
     CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), "sequence"), "train: %d %s", (int)st,
@@ -108,7 +97,7 @@ int main(void)
                             {"epsilon", "2"}, {"calib-factor", "0"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *kv[] = {bad[i][0], bad[i][1], NULL};
-        ps = params(h, pl, kv);
+        ps = tinycrf_params(h, pl, kv);
         st = vt->train(h, ps, &t.ts, x);
         CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), bad[i][0]), "%s=%s: %d %s",
               bad[i][0], bad[i][1], (int)st, crfp_errmsg(h));
@@ -118,7 +107,7 @@ int main(void)
     /* a run with calibration: F goes down, exact zeros appear */
     double F0 = objective(&t, x);
     const char *kv[] = {"max-epochs", "40", "epsilon", "0", "calib-sample", "20", NULL};
-    ps = params(h, pl, kv);
+    ps = tinycrf_params(h, pl, kv);
     st = vt->train(h, ps, &t.ts, x);
     CHECK(st == CRFP_OK, "train: %s", crfp_errmsg(h));
     double F = objective(&t, x);
@@ -135,7 +124,7 @@ int main(void)
     crfp_params_free(ps);
     const char *kv2[] = {"max-epochs", "40", "epsilon", "0", "calib-sample", "20", "seed", "7",
                          NULL};
-    ps = params(h, pl, kv2);
+    ps = tinycrf_params(h, pl, kv2);
     memset(x2, 0, t.dim * sizeof *x2);
     st = vt->train(h, ps, &t.ts, x2);
     CHECK(st == CRFP_OK && memcmp(x, x2, t.dim * sizeof *x) != 0, "seed ignored");
@@ -147,7 +136,7 @@ int main(void)
     t.ts.monitor = monitor;
     t.ts.monitor_ud = &m;
     const char *kv3[] = {"eta0", "0.5", "epsilon", "0", NULL};
-    ps = params(h, pl, kv3);
+    ps = tinycrf_params(h, pl, kv3);
     memset(x, 0, t.dim * sizeof *x);
     st = vt->train(h, ps, &t.ts, x);
     CHECK(st == CRFP_EINTR && m.epochs == 7, "interrupt: %d after %d epochs", (int)st,
