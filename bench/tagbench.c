@@ -92,6 +92,8 @@ int main(int argc, char **argv)
     crfp_infer *inf = crfp_infer_new(crf);
     crfp_dataset *ds = crfp_dataset_new();
     const double *theta = crfp_crf_weights_const(crf);
+    if (inf)
+        (void)crfp_infer_fix_theta(inf, theta); /* as the viterbi plugin does */
     uint32_t *y = malloc(100000 * sizeof *y);
     size_t ntok = 0, nsent = 0;
     /* stage times: token table, feature extraction, observation lookup,

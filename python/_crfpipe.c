@@ -673,6 +673,9 @@ static void tag_worker(tagjob *j)
         atomic_store(&j->failed, 1);
         goto done;
     }
+    /* fixed weights: transitions cached across sentences (a failure only
+     * loses the cache) */
+    (void)crfp_infer_fix_theta(inf, theta);
     for (;;) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->b->ns || atomic_load(&j->failed))

@@ -374,6 +374,10 @@ static void *worker(void *arg)
         record_failure(j, CRFP_ENOMEM, "setting up a decoding workspace", SIZE_MAX);
         goto done;
     }
+    /* The model's weights do not change while tagging: let the workspace
+     * keep its per-observation transitions across sentences.  Out of
+     * memory here only loses that cache. */
+    (void)crfp_infer_fix_theta(inf, theta);
     for (;;) {
         size_t s = atomic_fetch_add(&j->next, 1);
         if (s >= j->nsent || atomic_load(&j->failed))

@@ -116,6 +116,61 @@ static void big_trial(int trial)
     crfp_crf_free(crf);
 }
 
+/* crfp_infer_fix_theta: one workspace decoding many sequences with θ fixed
+ * (its per-observation caches and summed transitions kept across calls,
+ * slots of the summed-λ cache reused by other observation sets) must give
+ * bit for bit what a fresh cache per call gives, for Viterbi, n-best and
+ * forward-backward; after θ's values change and θ is fixed again, the
+ * answers must follow the new values. */
+static void fixed_trial(int trial)
+{
+    uint32_t Y = 2 + ct_int(12), nseq = 40;
+    crfp_crf *crf = ct_model(Y, 30);
+    crfp_seq seqs[40];
+    for (uint32_t i = 0; i < nseq; i++)
+        ct_seq_make(crf, 1 + ct_int(12), 3, 3, &seqs[i]);
+    const double *theta = crfp_crf_weights_const(crf);
+    crfp_infer *wf = crfp_infer_new(crf), *wp = crfp_infer_new(crf);
+    uint32_t a[12], b[12], na[3 * 12], nb[3 * 12];
+    double marga[12 * 14], margb[12 * 14];
+    for (int round = 0; round < 2; round++) {
+        /* mostly dense blocks in round 0 (summed views), sparse in round 1 */
+        ct_weights(crf, round ? 0.8 : 0.05, (trial + round) % 2, 2.0);
+        CHECK(crfp_infer_fix_theta(wf, theta) == CRFP_OK, "fix");
+        for (int pass = 0; pass < 2; pass++)
+            for (uint32_t i = 0; i < nseq; i++) {
+                const crfp_seq *q = &seqs[(i * 7 + (uint32_t)pass * 3) % nseq];
+                double sa, sb, za, zb;
+                size_t fa, fb;
+                CHECK(crfp_viterbi(wf, q, theta, a, &sa) == CRFP_OK, "viterbi fixed");
+                CHECK(crfp_viterbi(wp, q, theta, b, &sb) == CRFP_OK, "viterbi");
+                CHECK(sa == sb && memcmp(a, b, q->T * sizeof *a) == 0,
+                      "fixed trial %d round %d: Viterbi %.17g vs %.17g", trial, round, sa, sb);
+                CHECK(ct_close(crfp_path_score(crf, q, theta, a), sa, 1e-12),
+                      "fixed trial %d: score of the labelling", trial);
+                double ta[3], tb[3];
+                CHECK(crfp_nbest(wf, q, theta, 3, na, ta, &fa) == CRFP_OK, "nbest fixed");
+                CHECK(crfp_nbest(wp, q, theta, 3, nb, tb, &fb) == CRFP_OK, "nbest");
+                CHECK(fa == fb && memcmp(ta, tb, fa * sizeof *ta) == 0 &&
+                          memcmp(na, nb, fa * q->T * sizeof *na) == 0,
+                      "fixed trial %d: n-best differs", trial);
+                CHECK(crfp_forward_backward(wf, q, theta, &za, marga) == CRFP_OK, "fb fixed");
+                CHECK(crfp_forward_backward(wp, q, theta, &zb, margb) == CRFP_OK, "fb");
+                CHECK(ct_close(za, zb, 1e-12), "fixed trial %d: log Z %.17g vs %.17g", trial,
+                      za, zb);
+                for (size_t k = 0; k < (size_t)q->T * Y; k++)
+                    CHECK(ct_close(marga[k], margb[k], 1e-10), "fixed trial %d: marginal",
+                          trial);
+            }
+    }
+    CHECK(crfp_infer_fix_theta(wf, NULL) == CRFP_OK, "unfix");
+    crfp_infer_free(wf);
+    crfp_infer_free(wp);
+    for (uint32_t i = 0; i < nseq; i++)
+        ct_seq_free(&seqs[i]);
+    crfp_crf_free(crf);
+}
+
 int main(void)
 {
     ct_rng = 0x0badc0ffee123457ULL;
@@ -123,6 +178,8 @@ int main(void)
         trial_run(trial);
     for (int trial = 0; trial < 40; trial++)
         big_trial(trial);
+    for (int trial = 0; trial < 30; trial++)
+        fixed_trial(trial);
     if (test_failures)
         fprintf(stderr, "%d failures\n", test_failures);
     return test_failures ? 1 : 0;

@@ -157,6 +157,19 @@ void crfp_infer_free(crfp_infer *w);
  * For tests and benchmarks. */
 void crfp_infer_set_mode(crfp_infer *w, int mode);
 
+/* Declare that the following inference calls on w use `theta` and that it
+ * does not change meanwhile (tagging with a loaded model).  The workspace
+ * then keeps what it derives from θ per bigram observation (non-zero lists,
+ * exp(λ), and for Viterbi the summed λ of positions with several bigram
+ * observations) across calls, instead of rebuilding it for every sequence:
+ * with G2P's letter-conditioned transitions that was most of the decoding
+ * time.  Calls with another θ behave as before (a fresh cache per call).
+ * NULL, or crfp_infer_set_mode, ends it.  The caller must not change the
+ * values of a fixed θ; re-fix after doing so.  Memory: up to 16 MB per
+ * workspace for the summed matrices, plus the model's bigram non-zeros.
+ * Errors: CRFP_EINVAL (w NULL), CRFP_ENOMEM (w stays usable, not fixed). */
+crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta);
+
 /* Best labelling (sparse Viterbi).  out_y has seq->T entries; *score (may be
  * NULL) its unnormalised log score. */
 crfp_status crfp_viterbi(crfp_infer *w, const crfp_seq *seq, const double *theta,

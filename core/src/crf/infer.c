@@ -7,6 +7,10 @@
 /* Cached exp(λ) matrices per workspace, in doubles: enough for thousands of
  * frequent bigram observations, bounded so many threads stay affordable. */
 #define EXP_CACHE_DOUBLES ((size_t)4 << 20)
+/* The fixed-θ cache of combined λ matrices, in doubles per workspace
+ * (16 MB), and at most this many of them. */
+#define LOG_CACHE_DOUBLES ((size_t)2 << 20)
+#define LOG_CACHE_SLOTS 256
 
 crfp_infer *crfp_infer_new(const crfp_crf *crf)
 {
@@ -27,6 +31,7 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
     w->stamp = calloc(crf->nbig + 1, sizeof *w->stamp);
     w->ce = calloc(crf->nbig + 1, sizeof *w->ce);
     w->Ls = calloc(Y1 * Y + 1, sizeof *w->Ls);
+    w->Lm = malloc((Y1 * Y + 1) * sizeof *w->Lm);
     w->Es = calloc(YY + 1, sizeof *w->Es);
     w->Ps = malloc((Y1 * Y + 1) * sizeof *w->Ps);
     w->slam = calloc(Y1 * Y + 1, sizeof *w->slam);
@@ -40,7 +45,7 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
      * as the column pointers of an empty transition. */
     w->cnt = calloc(2 * Y1, sizeof *w->cnt);
     w->consts = malloc((YY + Y1 * Y + 1) * sizeof *w->consts);
-    if (!w->tmp || !w->order || !w->mark || !w->pair || !w->stamp || !w->ce || !w->Ls ||
+    if (!w->tmp || !w->order || !w->mark || !w->pair || !w->stamp || !w->ce || !w->Ls || !w->Lm ||
         !w->Es || !w->Ps || !w->slam || !w->sm || !w->sE || !w->touched_mark || !w->touched ||
         !w->scol || !w->srow || !w->cnt || !w->consts) {
         crfp_infer_free(w);
@@ -76,6 +81,10 @@ void crfp_infer_free(crfp_infer *w)
     free(w->ipool);
     free(w->dpool);
     free(w->Ls);
+    free(w->Lm);
+    free(w->lc);
+    free(w->lc_obs);
+    free(w->lc_nobs);
     free(w->Es);
     free(w->Ps);
     free(w->slam);
@@ -96,6 +105,48 @@ void crfp_infer_free(crfp_infer *w)
 void crfp_infer_set_mode(crfp_infer *w, int mode)
 {
     w->mode = mode == 1 || mode == 2 ? mode : 0;
+    /* the caches hold views chosen under the old mode */
+    w->fixed = NULL;
+}
+
+crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta)
+{
+    if (!w)
+        return CRFP_EINVAL;
+    w->fixed = NULL;
+    crfp_infer_epoch(w);
+    if (!theta)
+        return CRFP_OK;
+    if (!w->lc) {
+        size_t per = ((size_t)w->Y + 1) * w->Y + 1;
+        size_t slots = LOG_CACHE_DOUBLES / per;
+        if (slots > LOG_CACHE_SLOTS)
+            slots = LOG_CACHE_SLOTS;
+        if (slots) {
+            w->lc = malloc(slots * per * sizeof *w->lc);
+            w->lc_obs = malloc(slots * CRFP_LC_MAXOBS * sizeof *w->lc_obs);
+            w->lc_nobs = malloc(slots * sizeof *w->lc_nobs);
+            if (!w->lc || !w->lc_obs || !w->lc_nobs) {
+                free(w->lc);
+                free(w->lc_obs);
+                free(w->lc_nobs);
+                w->lc = NULL;
+                w->lc_obs = w->lc_nobs = NULL;
+                return CRFP_ENOMEM;
+            }
+            w->lc_slots = (uint32_t)slots;
+        }
+    }
+    if (w->lc)
+        memset(w->lc_nobs, 0, w->lc_slots * sizeof *w->lc_nobs);
+    w->fixed = theta;
+    return CRFP_OK;
+}
+
+void crfp_infer_begin(crfp_infer *w, const double *theta)
+{
+    if (!w->fixed || w->fixed != theta)
+        crfp_infer_epoch(w);
 }
 
 static int grow(void **p, size_t n, size_t size)
@@ -136,7 +187,7 @@ crfp_status crfp_viterbi(crfp_infer *w, const crfp_seq *seq, const double *theta
     crfp_status st = crfp_seq_check(NULL, w->crf, seq);
     if (st != CRFP_OK)
         return st;
-    crfp_infer_epoch(w);
+    crfp_infer_begin(w, theta);
     return crfp_viterbi_run(w, seq, theta, out_y, score);
 }
 
@@ -148,7 +199,7 @@ crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const doub
     crfp_status st = crfp_seq_check(NULL, w->crf, seq);
     if (st != CRFP_OK)
         return st;
-    crfp_infer_epoch(w);
+    crfp_infer_begin(w, theta);
     st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL, NULL, NULL);
     if (st != CRFP_OK || !marg)
         return st;
@@ -166,7 +217,7 @@ crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double
     crfp_status st = crfp_seq_check(NULL, w->crf, seq);
     if (st != CRFP_OK)
         return st;
-    crfp_infer_epoch(w);
+    crfp_infer_begin(w, theta);
     double logz;
     return crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair, NULL, NULL);
 }

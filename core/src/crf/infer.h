@@ -59,8 +59,20 @@ struct crfp_infer {
     size_t ipool_n, ipool_cap;
     double *dpool;
     size_t dpool_n, dpool_cap, ebudget, eused;
+    /* θ declared fixed by crfp_infer_fix_theta: the epoch then outlives
+     * the public calls made with that θ */
+    const double *fixed;
     /* scratch view for positions with several bigram observations */
     double *Ls, *Es, *slam, *sm, *sE;
+    double *Lm;      /* (Y+1)·Y: a dense multi-observation λ, overwritten whole */
+    /* With θ fixed: the dense multi-observation λ matrices of the last
+     * observation sets seen, direct-mapped by a hash of the set (a G2P
+     * model's positions combine the constant "B" with one of a few dozen
+     * letters' blocks: each combination is summed once, not per letter). */
+    double *lc;          /* lc_slots matrices of (Y+1)·Y */
+    uint32_t *lc_obs;    /* lc_slots × CRFP_LC_MAXOBS observation ids */
+    uint32_t *lc_nobs;   /* lc_slots: how many ids; 0 = empty */
+    uint32_t lc_slots;
     double *Ps;      /* product of the observations' exp(λ), 1 where untouched */
     unsigned char *touched_mark;
     uint32_t *touched, ntouched, *scol, *srow, *cnt;
@@ -75,6 +87,11 @@ struct crfp_infer {
 
 /* Start a new epoch: forget cached transitions (θ may have changed). */
 void crfp_infer_epoch(crfp_infer *w);
+/* What a public inference call does first: a new epoch, unless θ is the
+ * one fixed by crfp_infer_fix_theta (then the caches stay). */
+void crfp_infer_begin(crfp_infer *w, const double *theta);
+/* Observation sets of more ids than this are not kept in the λ cache. */
+#define CRFP_LC_MAXOBS 8
 /* Make the T-sized buffers hold T positions.  Errors: CRFP_ENOMEM. */
 crfp_status crfp_infer_reserve(crfp_infer *w, size_t T);
 

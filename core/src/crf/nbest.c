@@ -87,7 +87,7 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
     }
     if (k > UINT32_MAX / Y)
         return CRFP_EINVAL;
-    crfp_infer_epoch(w);
+    crfp_infer_begin(w, theta);
     if (nb_reserve(w, T, k) != CRFP_OK)
         return CRFP_ENOMEM;
     double *s = w->tmp;

@@ -48,6 +48,8 @@ void crfp_infer_epoch(crfp_infer *w)
     w->ipool_n = 0;
     w->dpool_n = 0;
     w->eused = 0;
+    if (w->lc)
+        memset(w->lc_nobs, 0, w->lc_slots * sizeof *w->lc_nobs);
 }
 
 /* Non-zero list of observation o's block (rows < Y, column-major) with
@@ -127,10 +129,37 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
     const uint32_t *obs = seq->bobs + seq->boff[t];
     const uint32_t nb = seq->boff[t + 1] - seq->boff[t];
     const int fb = want == CRFP_VIEW_FB;
-    double *Ls = w->Ls, *Es = w->Es, *sE = w->sE;
+    double *Ls = w->Lm, *Es = w->Es, *sE = w->sE;
     const double *Lb = theta + crf->bblk[obs[base]];
-    memcpy(Ls, Lb, (YY + Y) * sizeof *Ls);
+    /* With θ fixed, Viterbi's Σλ of this observation set may be cached. */
+    uint32_t *slot_obs = NULL, *claim = NULL;
+    if (!fb && w->lc && w->fixed == theta && nb <= CRFP_LC_MAXOBS) {
+        uint64_t h = 0x9E3779B97F4A7C15ull * (nb + 1);
+        for (uint32_t i = 0; i < nb; i++)
+            h = (h ^ obs[i]) * 0xBF58476D1CE4E5B9ull;
+        uint32_t slot = (uint32_t)((h >> 32) % w->lc_slots);
+        double *cached = w->lc + (size_t)slot * ((YY + Y) + 1);
+        slot_obs = w->lc_obs + (size_t)slot * CRFP_LC_MAXOBS;
+        if (w->lc_nobs[slot] == nb && memcmp(slot_obs, obs, nb * sizeof *obs) == 0) {
+            w->multi_dense = 1;
+            v->nnz = (uint32_t)YY;
+            v->colptr = w->cnt + Y + 1;
+            v->row = NULL;
+            v->lam = v->m = NULL;
+            v->L = cached;
+            v->sE = sE;
+            v->dense = 1;
+            v->E = NULL;
+            return CRFP_OK;
+        }
+        /* a miss: fill the slot (claimed once filled) */
+        Ls = cached;
+        w->lc_nobs[slot] = 0;
+        memcpy(slot_obs, obs, nb * sizeof *obs);
+        claim = w->lc_nobs + slot;
+    }
     w->multi_dense = 1;
+    memcpy(Ls, Lb, (YY + Y) * sizeof *Ls);
     if (fb) {
         crfp_centry *eb = &w->ce[crf->bidx[obs[base]]];
         if (eb->eoff == SIZE_MAX && w->eused + YY <= w->ebudget) {
@@ -168,6 +197,8 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
             for (uint32_t y = 0; y < Y; y++)
                 sE[y] *= se[y];
     }
+    if (claim)
+        *claim = nb;
     v->nnz = (uint32_t)YY;
     v->colptr = w->cnt + Y + 1;
     v->row = NULL;
@@ -313,8 +344,9 @@ void crfp_view_release(crfp_infer *w, const crfp_seq *seq, uint32_t t)
     if (seq->boff[t + 1] - seq->boff[t] < 2)
         return;
     size_t YY = (size_t)w->Y * w->Y;
+    /* a dense multi-observation view lives in Lm (or the cache), written
+     * whole each time: nothing to undo */
     if (w->multi_dense) {
-        memset(w->Ls, 0, (YY + w->Y) * sizeof *w->Ls);
         w->multi_dense = 0;
         return;
     }
