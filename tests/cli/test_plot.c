@@ -145,8 +145,8 @@ static void check_lines(const char *dir)
     snprintf(path, sizeof path, "%s/lines.png", dir);
     double x[] = {1, 2, 3, 4, 5}, y[] = {100, 50, 25, 12, 6};
     cplot_series s = {"objective", x, y, 5, 0xd62728, 0};
-    cplot_chart c = {0, 0, 400, 300, "t", "iteration", "objective", 1, 0, NULL, NULL, 0, NULL};
-    cplot_chart e = {400, 0, 400, 300, "empty", "x", "y", 0, 0, NULL, NULL, 0, "nothing here"};
+    cplot_chart c = {0, 0, 400, 300, "t", "iteration", "objective", 1, 0, NULL, NULL, 0, NULL, 0, 0};
+    cplot_chart e = {400, 0, 400, 300, "empty", "x", "y", 0, 0, NULL, NULL, 0, "nothing here", 0, 0};
     cplot *p;
     CHECK(cplot_open(path, 800, 300, &p, err, sizeof err) == 0, "open: %s", err);
     if (test_failures)
