@@ -298,7 +298,7 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
             cplot_text(cr, 14, 36, sub, 12, 0, 0, 0, 0);
             cplot_chart c = {10, HEADER, W - 20, H - HEADER - 10, NULL, qx->label, qy->word,
                              qy->log, qy->percent, NULL, NULL, 0, "no iteration in these runs",
-                             0, 0};
+                             0, 0, NULL, 0};
             cplot_lines(cr, &c, ser, nspec);
             if (cplot_close(pl, err, sizeof err) != 0) {
                 fprintf(stderr, "crfpipe: error: %s\n", err);

@@ -206,19 +206,19 @@ static crfp_status draw(cli_train_report *r)
         double x0 = 10 + col * pw;
         cplot_series so = {"objective", xs[col], obj, n, 0x1f77b4, 0};
         cplot_chart co = {x0, HEADER, pw, ph, "Objective (log scale)", xl[col], "objective", 1, 0,
-                          mk[col], mlabels, nmarks, "no iteration recorded", 0, 0};
+                          mk[col], mlabels, nmarks, "no iteration recorded", 0, 0, NULL, 0};
         cplot_lines(cr, &co, &so, 1);
         cplot_series sd[2] = {{"dev error", xs[col], dev, n, 0xd62728, 0},
                               {"training error", xs[col], trn, n, 0x7f7f7f, 1}};
         cplot_chart cd = {x0, HEADER + ph, pw, ph, "Token error rate", xl[col], "error",
                           0, 1, mk[col], mlabels, nmarks,
-                          "no dev set: train with --dev FILE to follow the error", 0, 0};
+                          "no dev set: train with --dev FILE to follow the error", 0, 0, NULL, 0};
         cplot_lines(cr, &cd, sd + (has_dev ? 0 : 1), has_dev ? (has_train ? 2 : 1) :
                                                              (has_train ? 1 : 0));
         cplot_series sa = {NULL, xs[col], act, n, 0x2ca02c, 0};
         cplot_chart ca = {x0, HEADER + 2 * ph, pw, ph, "Active features (non-zero weights)",
                           xl[col], "weights", 0, 0, mk[col], mlabels, nmarks,
-                          "no iteration recorded", 0, 0};
+                          "no iteration recorded", 0, 0, NULL, 0};
         cplot_lines(cr, &ca, &sa, 1);
     }
     free(buf);
@@ -372,13 +372,13 @@ static crfp_status path_plot(cli_path_report *r)
     cplot_series sa = {NULL, x, act, n, 0x2ca02c, 0};
     cplot_chart ca = {10, HEADER, pw, ph, "Active features (non-zero weights)",
                       "\u03c11 (l1 weight)", "weights", 0, 0, NULL, NULL, 0,
-                      "no point trained", 1, 1};
+                      "no point trained", 1, 1, x, n};
     cplot_lines(cr, &ca, &sa, 1);
     cplot_series sd = {NULL, x, dev, n, 0xd62728, 0};
     cplot_chart cd = {10 + pw, HEADER, pw, ph, "Dev token error rate", "\u03c11 (l1 weight)",
                       "error", 0, 1, NULL, NULL, 0,
                       n ? "no dev set: train with --dev FILE to score each point"
-                        : "no point trained", 1, 1};
+                        : "no point trained", 1, 1, x, n};
     cplot_lines(cr, &cd, &sd, has_dev ? 1 : 0);
     free(buf);
     if (cplot_close(pl, err, sizeof err) != 0)

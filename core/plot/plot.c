@@ -370,7 +370,23 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
             whole = isnan(s[k].x[i]) || s[k].x[i] == floor(s[k].x[i]);
     if (whole && xs < 1)
         xs = 1;
-    if (ax.log) {
+    if (ax.log && c->nxticks) {
+        /* the caller's values (a path's rho1), where 1-2-5 ticks could
+         * leave a point unlabelled */
+        for (size_t k = 0; k < c->nxticks; k++) {
+            double v = c->xticks[k];
+            if (!(v > 0) || log10(v) < ax.lo || log10(v) > ax.hi)
+                continue;
+            double px = ax_pos(&ax, v, left, right);
+            cplot_rgb(cr, GRID);
+            cairo_move_to(cr, floor(px) + 0.5, top + 1);
+            cairo_line_to(cr, floor(px) + 0.5, bottom);
+            cairo_stroke(cr);
+            cplot_rgb(cr, INK);
+            snprintf(buf, sizeof buf, "%g", v);
+            cplot_text(cr, px, bottom + 4, buf, 10, 0.5, 0, 0, 0);
+        }
+    } else if (ax.log) {
         /* 1, 2, 5 times powers of ten over up to three decades */
         static const double mult[] = {1, 2, 5};
         int decades = (int)ceil(ax.hi) - (int)floor(ax.lo);

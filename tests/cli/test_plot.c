@@ -106,7 +106,7 @@ static void check_heatmap(const char *dir)
     char path[4096], err[512];
     snprintf(path, sizeof path, "%s/heat.png", dir);
     static const char *const labels[] = {"B-NP", "I-NP", "O"};
-    static const double counts[] = {90, 10, 0, 50, 50, 0, 0, 0, 0};
+    static const double counts[] = {90, 10, 0, 50, 50, 0, 0, 0, 0, NULL, 0};
     cplot_heatmap m = {0, 0, 500, 420, "test", labels, 3, counts};
     cplot *p;
     CHECK(cplot_open(path, 500, 420, &p, err, sizeof err) == 0, "open: %s", err);
@@ -145,8 +145,8 @@ static void check_lines(const char *dir)
     snprintf(path, sizeof path, "%s/lines.png", dir);
     double x[] = {1, 2, 3, 4, 5}, y[] = {100, 50, 25, 12, 6};
     cplot_series s = {"objective", x, y, 5, 0xd62728, 0};
-    cplot_chart c = {0, 0, 400, 300, "t", "iteration", "objective", 1, 0, NULL, NULL, 0, NULL, 0, 0};
-    cplot_chart e = {400, 0, 400, 300, "empty", "x", "y", 0, 0, NULL, NULL, 0, "nothing here", 0, 0};
+    cplot_chart c = {0, 0, 400, 300, "t", "iteration", "objective", 1, 0, NULL, NULL, 0, NULL, 0, 0, NULL, 0};
+    cplot_chart e = {400, 0, 400, 300, "empty", "x", "y", 0, 0, NULL, NULL, 0, "nothing here", 0, 0, NULL, 0};
     cplot *p;
     CHECK(cplot_open(path, 800, 300, &p, err, sizeof err) == 0, "open: %s", err);
     if (test_failures)
