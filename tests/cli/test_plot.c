@@ -106,7 +106,7 @@ static void check_heatmap(const char *dir)
     char path[4096], err[512];
     snprintf(path, sizeof path, "%s/heat.png", dir);
     static const char *const labels[] = {"B-NP", "I-NP", "O"};
-    static const double counts[] = {90, 10, 0, 50, 50, 0, 0, 0, 0, NULL, 0};
+    static const double counts[] = {90, 10, 0, 50, 50, 0, 0, 0, 0};
     cplot_heatmap m = {0, 0, 500, 420, "test", labels, 3, counts};
     cplot *p;
     CHECK(cplot_open(path, 500, 420, &p, err, sizeof err) == 0, "open: %s", err);
