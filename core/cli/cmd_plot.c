@@ -27,6 +27,8 @@ typedef struct quantity {
 static const quantity xs[] = {
     {"time", "train_seconds", "training time (s), without the dev-set scoring", 0, 0},
     {"seconds", "seconds", "time (s), dev-set scoring included", 0, 0},
+    {"cpu", "train_cpu_seconds", "training CPU time (s, user + system of every thread), "
+     "without the dev-set scoring", 0, 0},
     {"iteration", NULL, "iteration (all stages and points in turn)", 0, 0},
 };
 static const quantity ys[] = {
@@ -203,7 +205,7 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
             title = v;
         } else if ((r = cli_opt(argv[0], argc, argv, &i, "x", &v)) != 0) {
             if (r > 0 && !(qx = find_quantity(xs, sizeof xs / sizeof *xs, v)))
-                rc = cli_usage(argv[0], "--x must be time, seconds or iteration, not '%s'", v);
+                rc = cli_usage(argv[0], "--x must be time, seconds, cpu or iteration, not '%s'", v);
         } else if ((r = cli_opt(argv[0], argc, argv, &i, "y", &v)) != 0) {
             if (r > 0 && !(qy = find_quantity(ys, sizeof ys / sizeof *ys, v)))
                 rc = cli_usage(argv[0], "--y must be dev-error, dev-seq-error, train-error, "

@@ -108,8 +108,9 @@ static const optdoc train_opts[] = {
 
 static const optdoc plot_opts[] = {
     {"--output", "-o", "FILE", NULL, "the chart: SVG, or PNG when FILE ends in .png (required)"},
-    {"--x", NULL, "time|seconds|iteration", "time",
-     "horizontal axis: training time without the dev-set scoring, time with it, or iterations"},
+    {"--x", NULL, "time|seconds|cpu|iteration", "time",
+     "horizontal axis: training time without the dev-set scoring, time with it, training CPU "
+     "time (every thread) without it, or iterations"},
     {"--y", NULL, "dev-error|dev-seq-error|train-error|objective|active", "dev-error",
      "vertical axis"},
     {"--x-max", NULL, "X", NULL, "end the curves at X (zoom on their start)"},

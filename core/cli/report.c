@@ -43,7 +43,7 @@ static void observe(void *ud, const crfp_train_iter *it)
     /* a library built with a shorter struct leaves the rest unknown */
     crfp_train_iter *dst = &r->its[r->n++];
     memset(dst, 0, sizeof *dst);
-    dst->dev_error = dst->dev_seq_error = dst->train_error = NAN;
+    dst->dev_error = dst->dev_seq_error = dst->train_error = dst->cpu_seconds = NAN;
     memcpy(dst, it, it->size < sizeof *dst ? it->size : sizeof *dst);
 }
 
@@ -89,20 +89,22 @@ static crfp_status write_tsv(cli_train_report *r)
         return crfp_error_wrap(r->host, st, "--report");
     FILE *f = o.stream.fp;
     fprintf(f, "trainer\tstage\tpoint\trho1\titer\tseconds\ttrain_seconds\tobjective\tactive\t"
-               "nparams\tdev_error\tdev_seq_error\ttrain_error\n");
-    double off = 0, toff = 0, last = 0, tlast = 0;
+               "nparams\tdev_error\tdev_seq_error\ttrain_error\ttrain_cpu_seconds\n");
+    double off = 0, toff = 0, coff = 0, last = 0, tlast = 0, clast = 0;
     for (size_t i = 0; i < r->n; i++) {
         const crfp_train_iter *it = &r->its[i];
         if (new_segment(r->its, i)) {
             off = last;
             toff = tlast;
+            coff = clast;
         }
         last = off + it->seconds;
         tlast = toff + it->seconds - it->monitor_seconds;
-        fprintf(f, "%s\t%zu\t%zu\t%.17g\t%d\t%.6f\t%.6f\t%.17g\t%zu\t%zu\t%.9g\t%.9g\t%.9g\n",
+        clast = coff + it->cpu_seconds;
+        fprintf(f, "%s\t%zu\t%zu\t%.17g\t%d\t%.6f\t%.6f\t%.17g\t%zu\t%zu\t%.9g\t%.9g\t%.9g\t%.3f\n",
                 it->trainer ? it->trainer : "?", it->stage, it->point, it->rho1, it->iter, last,
                 tlast, it->objective, it->active, it->nparams, it->dev_error, it->dev_seq_error,
-                it->train_error);
+                it->train_error, clast);
     }
     if (ferror(f) || (f != stdout && fflush(f) != 0)) {
         cli_output_abort(&o);

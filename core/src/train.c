@@ -75,8 +75,9 @@ struct crfp_trainrun {
     int merged;
     uint64_t total[4];  /* train sequences, tokens; dev sequences, tokens */
     void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
-    /* monitoring time of the running stage (observe.h: monitor_seconds) */
-    double monitor_secs;
+    /* monitoring time of the running stage (observe.h: monitor_seconds),
+     * the process's CPU time when it started and the monitor's share */
+    double monitor_secs, cpu0, monitor_cpu;
     /* regularisation path (rho1-path): the point running, of npoints */
     size_t point, npoints;
 };
@@ -86,6 +87,16 @@ static double seconds_since(const struct timespec *a)
     struct timespec b;
     clock_gettime(CLOCK_MONOTONIC, &b);
     return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+/* CPU time of the process, user and system, every thread. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return NAN;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
 }
 
 const char *crfp_train_param(const crfp_trainrun *r, const char *name)
@@ -453,6 +464,7 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     r->objective = info->objective;
     struct timespec tmon;
     clock_gettime(CLOCK_MONOTONIC, &tmon);
+    double cmon = cpu_seconds();
     if (r->total[2] > 0) {
         size_t te = 0, se = 0;
         crfp_status st = crfp_crf_errors(r->crf, r->dev, theta, r->team, &te, &se);
@@ -491,6 +503,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     /* Scoring is the monitor's time, not the optimizer's: observers that
      * compare trainers against time subtract it. */
     r->monitor_secs += seconds_since(&tmon);
+    double cnow = cpu_seconds();
+    r->monitor_cpu += cnow - cmon;
     char who[48] = "";
     if (r->nstages > 1)
         snprintf(who, sizeof who, "%s ", r->stages[r->cur].plugin->desc->name);
@@ -501,12 +515,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     /* In full, for comparing runs (--verbose), with this rank's cumulative
      * seconds of objective computation and of communication (waiting,
      * transfer) in a job, for bench/mpi.sh. */
-    double cw = 0, cx = 0, cpu = 0;
+    double cw = 0, cx = 0, cpu = cnow;
     crfp_dist_comm_seconds(&cw, &cx);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-              ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
     crfp_log(r->host, CRFP_LOG_DEBUG,
              "iter %d objective %.17g compute %.4f wait %.4f xfer %.4f cpu %.4f waitcpu %.4f",
              info->iter, info->objective, crfp_dist_compute_seconds(), cw, cx, cpu,
@@ -522,6 +532,7 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     obs.nparams = n;
     obs.seconds = seconds_since(&r->t0);
     obs.monitor_seconds = r->monitor_secs;
+    obs.cpu_seconds = cnow - r->cpu0 - r->monitor_cpu;
     obs.rho1 = crfp_params_float(sp, "rho1");
     obs.point = r->point;
     obs.npoints = r->npoints ? r->npoints : 1;
@@ -678,6 +689,8 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     r->best_iter = 0;
     r->last_iter = 0;
     r->monitor_secs = 0;
+    r->monitor_cpu = 0;
+    r->cpu0 = cpu_seconds();
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     r->tlast = r->t0;
     if (r->nstages > 1)
@@ -749,15 +762,6 @@ static crfp_status save_model(crfp_trainrun *r, const char *path, const char *tr
     if (st == CRFP_OK)
         crfp_log(r->host, CRFP_LOG_INFO, "model written to %s", path);
     return st;
-}
-
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return NAN;
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
 }
 
 /* A copy of `base` (the user's settings only, so that "isset" still means

@@ -64,6 +64,12 @@ awk -v w="$warm1" -v e="$end0" 'BEGIN { exit !(w < e) }' ||
 rows=$(tail -n +2 "$tmp/run.tsv" | wc -l)
 iters=$(tail -n +2 "$tmp/table" | awk -F'\t' '{ s += $2 } END { print s }')
 [ "$rows" -eq "$iters" ] || fail "run.tsv has $rows rows for $iters iterations"
+# its clocks run on across the points: wall, training, training CPU time
+head -1 "$tmp/run.tsv" | grep -q "	seconds	train_seconds	.*	train_cpu_seconds" ||
+    fail "run.tsv lacks its time columns: $(head -1 "$tmp/run.tsv")"
+awk -F'\t' 'NR > 2 && ($6 < s || $7 < t || $14 < c) { exit 1 } NR > 1 { s = $6; t = $7; c = $14 }
+    END { exit !(t <= s && c > 0) }' "$tmp/run.tsv" ||
+    fail "run.tsv's times go backwards, or training time exceeds the time"
 
 # the chart: well-formed SVG of the declared size, with curves
 head -c 300 "$tmp/path.svg" | grep -q '<svg .*width="1100px" height="520px"' ||
@@ -128,6 +134,9 @@ grep -q '<path' "$tmp/cmp.svg" || fail "cmp.svg draws nothing"
 for y in objective active dev-seq-error; do
     "$CRFPIPE" plot -o "$tmp/y.png" --x iteration --y "$y" --x-max 20 "$tmp/run.tsv" ||
         fail "plot --y $y"
+done
+for x in cpu seconds; do
+    "$CRFPIPE" plot -o "$tmp/x.svg" --x "$x" --y-max 50 "$tmp/run.tsv" || fail "plot --x $x"
 done
 expect_fail "No such file" "$CRFPIPE" plot -o "$tmp/z.svg" "$tmp/none.tsv"
 expect_fail "not a table written by crfpipe train" "$CRFPIPE" plot -o "$tmp/z.svg" "$tmp/table"

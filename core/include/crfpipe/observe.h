@@ -47,6 +47,9 @@ typedef struct crfp_train_iter {
     double rho1;           /* the l1 weight this stage trains with */
     size_t point, npoints; /* 0-based point of a regularisation path, and
                             * its length (1 without a path) */
+    double cpu_seconds;    /* CPU time of the process (user + system, every
+                            * thread) since this stage started, less the
+                            * monitor's scoring: training CPU time */
 } crfp_train_iter;
 
 typedef void (*crfp_train_observer)(void *ud, const crfp_train_iter *it);
