@@ -98,8 +98,7 @@ curve() { # name train-options...
 }
 if [[ " $parts " == *" curves "* ]]; then
     curve lbfgs
-    # the OWL-QN curve is the path part's cold run at rho1 0.5 when there is one
-    [ -f "$out/cold-0.5.tsv" ] || { curve owl-qn --rho1 0.5; mv "$out/curve-owl-qn.tsv" "$out/cold-0.5.tsv"; mv "$out/curve-owl-qn.time" "$out/cold-0.5.time"; }
+    curve owl-qn --rho1 0.5
     curve sgd-l1 --trainer sgd-l1
     curve bcd --trainer bcd --rho1 0.5 --max-iter "$BCD_SWEEPS"
     curve newton-cg --trainer newton-cg
@@ -108,27 +107,29 @@ fi
 
 # the error-against-time plot and its table, from the runs' tables
 if [[ " $parts " == *" plot "* ]]; then
-    runs=("lbfgs=$out/curve-lbfgs.tsv" "owl-qn=$out/cold-0.5.tsv" "sgd-l1=$out/curve-sgd-l1.tsv"
-          "bcd=$out/curve-bcd.tsv" "newton-cg=$out/curve-newton-cg.tsv"
-          "perceptron=$out/curve-perceptron.tsv")
+    runs=()
+    for r in lbfgs owl-qn sgd-l1 bcd newton-cg perceptron; do
+        runs+=("$r=$out/curve-$r.tsv")
+    done
+    # the first iterations' errors (up to 70 %) would flatten the rest
     "$CRFPIPE" plot --title "CoNLL-2000 chunking: test error against training time" \
-        -o "$out/error-time.svg" "${runs[@]}"
-    "$CRFPIPE" plot --title "CoNLL-2000 chunking: test error against training time" \
-        --x-max 60 -o "$out/error-time-60s.svg" "${runs[@]}"
+        --y-max "${Y_MAX:-8}" -o "$out/error-time.svg" "${runs[@]}"
+    "$CRFPIPE" plot --title "CoNLL-2000 chunking: test error against training CPU time" \
+        --x cpu --y-max "${Y_MAX:-8}" -o "$out/error-cpu.svg" "${runs[@]}"
     {
         echo "Error against time, CoNLL-2000 ($date_line)"
-        echo "| run | iterations | train s (no scoring) | wall s | CPU s | final test error | best test error (at s) |"
-        echo "|---|---|---|---|---|---|---|"
+        echo "| run | iterations | training s (wall, no scoring) | training CPU s (no scoring) | wall s | CPU s (whole run) | final test error | best test error (at training s) | test F1 |"
+        echo "|---|---|---|---|---|---|---|---|---|"
         for r in "${runs[@]}"; do
             name=${r%%=*}
             tsv=${r#*=}
             base=$(basename "$tsv" .tsv)
             read -r w c <"$out/$base.time"
-            awk -F'\t' -v n="$name" -v w="$w" -v c="$c" 'NR > 1 {
-                    k++; t = $7; e = $11
+            awk -F'\t' -v n="$name" -v w="$w" -v c="$c" -v f1="$(f1 "$out/$base.model")" 'NR > 1 {
+                    k++; t = $7; e = $11; cpu = $14
                     if (best == "" || e < best) { best = e; bt = $7 }
-                } END { printf "| %s | %d | %.1f | %s | %s | %.3f %% | %.3f %% (%.1f s) |\n",
-                        n, k, t, w, c, 100 * e, 100 * best, bt }' "$tsv"
+                } END { printf "| %s | %d | %.1f | %.1f | %s | %s | %.3f %% | %.3f %% (%.1f s) | %s |\n",
+                        n, k, t, cpu, w, c, 100 * e, 100 * best, bt, f1 }' "$tsv"
         done
     } | tee "$out/curves.txt"
 fi
