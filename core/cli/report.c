@@ -393,8 +393,9 @@ crfp_status cli_path_report_finish(cli_path_report *r, int failed)
 {
     crfp_host_set_path_observer(r->host, NULL, NULL);
     crfp_status st = CRFP_OK;
-    /* A path that stopped after some points still reports those. */
-    if (!failed || r->n > 0) {
+    /* A path that stopped after some points still reports those.  In an
+     * MPI job every rank saw the same points: rank 0 alone writes them. */
+    if ((!failed || r->n > 0) && crfp_dist_rank() == 0) {
         st = path_table(r);
         if (st == CRFP_OK && r->plot)
             st = path_plot(r);
