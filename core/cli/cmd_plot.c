@@ -181,6 +181,7 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
     const char *out = NULL, *title = NULL, *v;
     const quantity *qx = &xs[0], *qy = &ys[0];
     double xmax = INFINITY, ymax = INFINITY;
+    int logx = 0;
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     const char **specs = calloc((size_t)argc + 1, sizeof *specs);
@@ -197,6 +198,11 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
                 rc = cli_usage(argv[0], "-o needs a file");
             else
                 out = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--log-x") == 0) {
+            /* trainers' times span orders of magnitude (seconds to minutes) */
+            logx = 1;
             continue;
         }
         if ((r = cli_opt(argv[0], argc, argv, &i, "output", &v)) != 0) {
@@ -300,7 +306,7 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
             cplot_text(cr, 14, 36, sub, 12, 0, 0, 0, 0);
             cplot_chart c = {10, HEADER, W - 20, H - HEADER - 10, NULL, qx->label, qy->word,
                              qy->log, qy->percent, NULL, NULL, 0, "no iteration in these runs",
-                             0, 0, NULL, 0};
+                             logx, 0, NULL, 0};
             cplot_lines(cr, &c, ser, nspec);
             if (cplot_close(pl, err, sizeof err) != 0) {
                 fprintf(stderr, "crfpipe: error: %s\n", err);

@@ -113,6 +113,8 @@ static const optdoc plot_opts[] = {
      "time (every thread) without it, or iterations"},
     {"--y", NULL, "dev-error|dev-seq-error|train-error|objective|active", "dev-error",
      "vertical axis"},
+    {"--log-x", NULL, NULL, NULL,
+     "logarithmic horizontal axis, for runs whose times differ by orders of magnitude"},
     {"--x-max", NULL, "X", NULL, "end the curves at X (zoom on their start)"},
     {"--y-max", NULL, "Y", NULL,
      "leave out points above Y (error rates in percent), e.g. the first iterations"},

@@ -387,11 +387,11 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
             cplot_text(cr, px, bottom + 4, buf, 10, 0.5, 0, 0, 0);
         }
     } else if (ax.log) {
-        /* 1, 2, 5 times powers of ten over up to three decades */
+        /* 1, 2, 5 times powers of ten over up to four decades */
         static const double mult[] = {1, 2, 5};
         int decades = (int)ceil(ax.hi) - (int)floor(ax.lo);
         for (int e = (int)floor(ax.lo); e <= (int)ceil(ax.hi); e++)
-            for (size_t m = 0; m < (decades <= 3 ? 3u : 1u); m++) {
+            for (size_t m = 0; m < (decades <= 4 ? 3u : 1u); m++) {
                 double v = mult[m] * pow(10, e), lv = log10(v);
                 if (lv < ax.lo || lv > ax.hi)
                     continue;
