@@ -18,6 +18,7 @@ int cmd_train(crfp_host *host, int argc, char **argv);
 int cmd_tag(crfp_host *host, int argc, char **argv);
 int cmd_eval(crfp_host *host, int argc, char **argv);
 int cmd_model(crfp_host *host, int argc, char **argv);
+int cmd_plot(crfp_host *host, int argc, char **argv);
 
 /* "crfpipe", or "crfpipe[rank R]" in an MPI job of several ranks (static
  * storage). */

@@ -116,6 +116,9 @@ static int describe(crfp_host *host, const char *name)
     printf("abi:         %u.%u\n", (unsigned)d->abi_major, (unsigned)d->abi_minor);
     printf("file:        %s\n", p->file);
     printf("description: %s\n", str_or(d->description, ""));
+    /* whether --rho1-path can use it (CRFP_PLUGIN_TRAINER_L1) */
+    if (d->kind == CRFP_KIND_TRAINER)
+        printf("l1:          %s\n", d->flags & CRFP_PLUGIN_TRAINER_L1 ? "yes" : "no");
     if (d->nparams == 0) {
         printf("parameters:  none\n");
     } else {

@@ -83,7 +83,7 @@ int cmd_train(crfp_host *host, int argc, char **argv)
 {
     const char *trainer = "lbfgs", *features = "templates", *tpl = NULL, *format = NULL;
     const char *columns = NULL, *input = NULL, *v;
-    const char *report = NULL;
+    const char *report = NULL, *path_report = NULL, *table = NULL;
     kv tp = {{0}, {0}, 0};
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
@@ -104,6 +104,16 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             r = kv_add(&tp, "resume", "true") ? 1 : -1;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "report", &v)) != 0)
             report = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "path-report", &v)) != 0)
+            path_report = v;
+        else if (strcmp(argv[i], "-o") == 0) {
+            /* the path's table, instead of stdout */
+            if (i + 1 >= argc)
+                return cli_usage(argv[0], "-o needs a file");
+            table = argv[++i];
+            r = 1;
+        } else if ((r = cli_opt(argv[0], argc, argv, &i, "output", &v)) != 0)
+            table = v;
         else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */
@@ -129,6 +139,16 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         has_model |= strcmp(tp.names[k], "model") == 0;
     if (!has_model)
         return cli_usage(argv[0], "--model OUT is required");
+    /* The path's table and chart exist only for a path (a --rho1-path
+     * given to the trainer, or to trainer N of a chain, which the driver
+     * then refuses with its reason). */
+    int path = 0;
+    for (size_t k = 0; k < tp.n; k++) {
+        const char *dot = strchr(tp.names[k], '.');
+        path |= strcmp(dot ? dot + 1 : tp.names[k], "rho1-path") == 0;
+    }
+    if (!path && (path_report || table))
+        return cli_usage(argv[0], "%s needs --rho1-path", path_report ? "--path-report" : "-o");
     const char *reader;
     if (cli_reader_for(host, format, input, &reader) != CRFP_OK)
         return cli_lookup_fail(host, argv[0]);
@@ -217,10 +237,19 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         crfp_pipeline_free(p);
         return cli_fail(host);
     }
+    cli_path_report *prep = NULL;
+    if (ok && path && !(prep = cli_path_report_start(host, table, path_report))) {
+        if (rep)
+            cli_train_report_finish(rep, 1);
+        crfp_pipeline_free(p);
+        return cli_fail(host);
+    }
     rc = ok ? cli_run_pipeline(host, p, input, NULL) : cli_fail(host);
     /* The curves are drawn also when training stopped early or was
      * interrupted: they show why. */
     if (rep && cli_train_report_finish(rep, rc != CLI_OK) != CRFP_OK && rc == CLI_OK)
+        rc = cli_fail(host);
+    if (prep && cli_path_report_finish(prep, rc != CLI_OK) != CRFP_OK && rc == CLI_OK)
         rc = cli_fail(host);
     crfp_pipeline_free(p);
     return rc;

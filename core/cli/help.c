@@ -96,7 +96,29 @@ static const optdoc train_opts[] = {
      "comma-separated column names of a CoNLL input (default: word, col1..colN-2, label)"},
     {"--report", NULL, "FILE", NULL,
      "plot the objective, the dev error and the active features against iteration and time: "
-     "SVG, or PNG when FILE ends in .png"},
+     "SVG, or PNG when FILE ends in .png; FILE.tsv writes the figures instead, one row per "
+     "iteration, for crfpipe plot"},
+    {"--path-report", NULL, "FILE", NULL,
+     "with --rho1-path: plot the active features and the dev error against rho1 (SVG, or PNG "
+     "when FILE ends in .png)"},
+    {"--output", "-o", "FILE", NULL,
+     "with --rho1-path: write the path's table (rho1, iterations, active features, dev error, "
+     "seconds, model file) to FILE instead of stdout"},
+};
+
+static const optdoc plot_opts[] = {
+    {"--output", "-o", "FILE", NULL, "the chart: SVG, or PNG when FILE ends in .png (required)"},
+    {"--x", NULL, "time|seconds|cpu|iteration", "time",
+     "horizontal axis: training time without the dev-set scoring, time with it, training CPU "
+     "time (every thread) without it, or iterations"},
+    {"--y", NULL, "dev-error|dev-seq-error|train-error|objective|active", "dev-error",
+     "vertical axis"},
+    {"--log-x", NULL, NULL, NULL,
+     "logarithmic horizontal axis, for runs whose times differ by orders of magnitude"},
+    {"--x-max", NULL, "X", NULL, "end the curves at X (zoom on their start)"},
+    {"--y-max", NULL, "Y", NULL,
+     "leave out points above Y (error rates in percent), e.g. the first iterations"},
+    {"--title", NULL, "TEXT", NULL, "the chart's title (default: crfpipe plot)"},
 };
 
 static const optdoc tag_opts[] = {
@@ -218,6 +240,11 @@ static const cmddoc commands[] = {
      "Without NAME, list every plugin on the search path (name, kind, version, file); with "
      "NAME, its parameters with their types and defaults.",
      plugins_opts, N(plugins_opts), NULL},
+    {"plot", "-o OUT [OPTIONS] [NAME=]RUN.tsv...", "overlay the curves of training runs",
+     "Draw the curves of several training runs in one chart, e.g. the dev error of every "
+     "trainer against its training time.  Each RUN.tsv is a table written by crfpipe train "
+     "--report RUN.tsv; NAME= names it in the legend (default: the file name without .tsv).",
+     plot_opts, N(plot_opts), NULL},
     {"model", "dump MODEL", "print a model's labels, features and weights",
      "Print the labels, the feature configuration, the metadata and every non-zero weight of "
      "MODEL.",

@@ -295,16 +295,18 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
     if (c->title)
         cplot_text(cr, c->x + 8, c->y + 6, c->title, 13, 0, 0, 0, 1);
     /* ranges */
-    axis ax = {INFINITY, -INFINITY, 0}, ay = {INFINITY, -INFINITY, c->ylog};
-    int any = 0, positive = 1;
+    axis ax = {INFINITY, -INFINITY, c->xlog}, ay = {INFINITY, -INFINITY, c->ylog};
+    int any = 0, positive = 1, xpositive = 1;
     for (size_t k = 0; k < ns; k++)
         for (size_t i = 0; i < s[k].n; i++) {
             if (isnan(s[k].y[i]) || isnan(s[k].x[i]))
                 continue;
             positive &= s[k].y[i] > 0;
+            xpositive &= s[k].x[i] > 0;
             any = 1;
         }
     ay.log = c->ylog && positive;
+    ax.log = c->xlog && xpositive;
     for (size_t k = 0; k < ns; k++)
         for (size_t i = 0; i < s[k].n; i++) {
             double x = s[k].x[i], y = s[k].y[i];
@@ -312,6 +314,8 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
                 continue;
             if (ay.log)
                 y = log10(y);
+            if (ax.log)
+                x = log10(x);
             ax.lo = fmin(ax.lo, x);
             ax.hi = fmax(ax.hi, x);
             ay.lo = fmin(ay.lo, y);
@@ -337,9 +341,15 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
      * counts and times read better against their origin */
     if (!ay.log && ay.lo > 0 && ay.lo < 0.5 * ay.hi)
         ay.lo = 0;
-    if (ax.lo > 0 && ax.lo < 0.5 * ax.hi)
+    if (!ax.log && ax.lo > 0 && ax.lo < 0.5 * ax.hi)
         ax.lo = 0;
     widen(&ax);
+    if (ax.log) {
+        /* room for the end points' dots */
+        double pad = 0.04 * (ax.hi - ax.lo);
+        ax.lo -= pad;
+        ax.hi += pad;
+    }
     widen(&ay);
     if (!ay.log) {
         double pad = (ay.hi - ay.lo) * 0.05;
@@ -360,7 +370,42 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
             whole = isnan(s[k].x[i]) || s[k].x[i] == floor(s[k].x[i]);
     if (whole && xs < 1)
         xs = 1;
-    for (double t = ceil(ax.lo / xs - 1e-9) * xs; t <= ax.hi + 1e-9 * xs; t += xs) {
+    if (ax.log && c->nxticks) {
+        /* the caller's values (a path's rho1), where 1-2-5 ticks could
+         * leave a point unlabelled */
+        for (size_t k = 0; k < c->nxticks; k++) {
+            double v = c->xticks[k];
+            if (!(v > 0) || log10(v) < ax.lo || log10(v) > ax.hi)
+                continue;
+            double px = ax_pos(&ax, v, left, right);
+            cplot_rgb(cr, GRID);
+            cairo_move_to(cr, floor(px) + 0.5, top + 1);
+            cairo_line_to(cr, floor(px) + 0.5, bottom);
+            cairo_stroke(cr);
+            cplot_rgb(cr, INK);
+            snprintf(buf, sizeof buf, "%g", v);
+            cplot_text(cr, px, bottom + 4, buf, 10, 0.5, 0, 0, 0);
+        }
+    } else if (ax.log) {
+        /* 1, 2, 5 times powers of ten over up to four decades */
+        static const double mult[] = {1, 2, 5};
+        int decades = (int)ceil(ax.hi) - (int)floor(ax.lo);
+        for (int e = (int)floor(ax.lo); e <= (int)ceil(ax.hi); e++)
+            for (size_t m = 0; m < (decades <= 4 ? 3u : 1u); m++) {
+                double v = mult[m] * pow(10, e), lv = log10(v);
+                if (lv < ax.lo || lv > ax.hi)
+                    continue;
+                double px = ax_pos(&ax, v, left, right);
+                cplot_rgb(cr, GRID);
+                cairo_move_to(cr, floor(px) + 0.5, top + 1);
+                cairo_line_to(cr, floor(px) + 0.5, bottom);
+                cairo_stroke(cr);
+                cplot_rgb(cr, INK);
+                cplot_text(cr, px, bottom + 4, cplot_fmt(v, v, buf, sizeof buf), 10, 0.5, 0, 0,
+                           0);
+            }
+    }
+    for (double t = ceil(ax.lo / xs - 1e-9) * xs; !ax.log && t <= ax.hi + 1e-9 * xs; t += xs) {
         double px = ax_pos(&ax, t, left, right);
         cplot_rgb(cr, GRID);
         cairo_move_to(cr, floor(px) + 0.5, top + 1);
@@ -458,7 +503,7 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
         /* a lone point (one iteration) would draw nothing: mark it */
-        if (npts <= 1)
+        if (npts <= 1 || c->dots)
             for (size_t i = 0; i < s[k].n; i++)
                 if (!isnan(s[k].y[i]) && !isnan(s[k].x[i])) {
                     cairo_arc(cr, ax_pos(&ax, s[k].x[i], left, right),

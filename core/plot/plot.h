@@ -62,6 +62,11 @@ typedef struct cplot_chart {
     const char *const *mark_labels;
     size_t nmarks;
     const char *empty;            /* said in the panel when no series has points */
+    int xlog;                     /* log10 x axis, when every x is > 0 */
+    int dots;                     /* a dot at every point (few, meaningful points) */
+    const double *xticks;         /* with xlog: ticks at these values instead of
+                                   * 1, 2, 5 times powers of ten (nxticks) */
+    size_t nxticks;
 } cplot_chart;
 
 /* One panel of curves with axes, ticks, grid, legend. */

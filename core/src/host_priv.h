@@ -34,6 +34,8 @@ struct crfp_host {
     void *train_obs_ud;
     crfp_doc_observer doc_obs;
     void *doc_obs_ud;
+    crfp_path_observer path_obs;
+    void *path_obs_ud;
 
     crfp_status errcode;
     char *errmsg;     /* heap, at least CRFP_ERRBUF_MIN bytes from crfp_host_new

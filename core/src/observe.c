@@ -48,3 +48,17 @@ size_t crfp_doc_count_tokens(const crfp_doc *doc, const char *set)
     }
     return k;
 }
+
+void crfp_host_set_path_observer(crfp_host *host, crfp_path_observer fn, void *ud)
+{
+    if (!host)
+        return;
+    host->path_obs = fn;
+    host->path_obs_ud = fn ? ud : NULL;
+}
+
+void crfp_host_observe_point(crfp_host *host, const crfp_train_point *pt)
+{
+    if (host && host->path_obs && pt)
+        host->path_obs(host->path_obs_ud, pt);
+}

@@ -36,6 +36,11 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"checkpoint-every", CRFP_PARAM_INT, "10", "iterations between two checkpoints"},
     {"resume", CRFP_PARAM_BOOL, "false",
      "continue from the checkpoint file instead of starting afresh"},
+    {"rho1-path", CRFP_PARAM_STRING, NULL,
+     "regularisation path: comma-separated l1 weights (e.g. 2,1,0.5,0.25,0.1), trained in "
+     "turn, each warm-started from the previous solution; point V's model is written to "
+     "MODEL.rho1-V and MODEL gets the one with the lowest dev error (the last without a dev "
+     "set); only for trainers that support l1"},
 };
 const size_t crfp_train_common_nparams =
     sizeof crfp_train_common_params / sizeof crfp_train_common_params[0];
@@ -70,6 +75,11 @@ struct crfp_trainrun {
     int merged;
     uint64_t total[4];  /* train sequences, tokens; dev sequences, tokens */
     void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
+    /* monitoring time of the running stage (observe.h: monitor_seconds),
+     * the process's CPU time when it started and the monitor's share */
+    double monitor_secs, cpu0, monitor_cpu;
+    /* regularisation path (rho1-path): the point running, of npoints */
+    size_t point, npoints;
 };
 
 static double seconds_since(const struct timespec *a)
@@ -77,6 +87,16 @@ static double seconds_since(const struct timespec *a)
     struct timespec b;
     clock_gettime(CLOCK_MONOTONIC, &b);
     return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+/* CPU time of the process, user and system, every thread. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return NAN;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
 }
 
 const char *crfp_train_param(const crfp_trainrun *r, const char *name)
@@ -100,8 +120,131 @@ static int run_bool(const crfp_trainrun *r, const char *name)
                  strcmp(v, "on") == 0);
 }
 
+/* --- regularisation path: the parts checked before any data is read ------ */
+
+enum { PATH_MAX_POINTS = 1000 };
+
+/* The values of rho1-path `spec` ("2,1,0.5"), in the user's order, into
+ * *vals (malloc'd, caller frees) and *n >= 1.  Errors: CRFP_EINVAL naming
+ * the bad item (not a number, negative, not finite, repeated: two points
+ * would write the same model file), CRFP_ENOMEM. */
+static crfp_status parse_path(crfp_host *host, const char *spec, double **vals, size_t *n)
+{
+    size_t cap = 1;
+    for (const char *c = spec; *c; c++)
+        cap += *c == ',';
+    if (cap > PATH_MAX_POINTS)
+        return crfp_error(host, CRFP_EINVAL, "rho1-path: %zu values; at most %d", cap,
+                          PATH_MAX_POINTS);
+    double *v = malloc(cap * sizeof *v);
+    if (!v)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    size_t k = 0;
+    const char *p = spec;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char item[64], *stop;
+        if (len == 0 || len >= sizeof item) {
+            free(v);
+            return crfp_error(host, CRFP_EINVAL, "rho1-path '%s': %s", spec,
+                              len ? "a value is too long" : "an empty value (write e.g. "
+                              "2,1,0.5,0.25,0.1)");
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        errno = 0;
+        double x = strtod(item, &stop);
+        if (stop == item || *stop || errno == ERANGE || !isfinite(x) || x < 0) {
+            free(v);
+            return crfp_error(host, CRFP_EINVAL, "rho1-path '%s': '%s' is not a finite l1 "
+                              "weight >= 0", spec, item);
+        }
+        /* Model names are written with %g: values that print alike
+         * would overwrite each other's file. */
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%g", x);
+        for (size_t j = 0; j < k; j++) {
+            snprintf(b, sizeof b, "%g", v[j]);
+            if (strcmp(a, b) == 0) {
+                free(v);
+                return crfp_error(host, CRFP_EINVAL, "rho1-path '%s': %s appears twice", spec,
+                                  a);
+            }
+        }
+        v[k++] = x;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *vals = v;
+    *n = k;
+    return CRFP_OK;
+}
+
+/* The model file of path point rho1: MODEL.rho1-V, V printed with %g.
+ * malloc'd; NULL when out of memory. */
+static char *point_model(const char *model, double rho1)
+{
+    size_t len = strlen(model) + 48;
+    char *s = malloc(len);
+    if (s)
+        snprintf(s, len, "%s.rho1-%g", model, rho1);
+    return s;
+}
+
+/* Whether a path can run with these stages, before any data is read. */
+static crfp_status check_path(crfp_host *host, const crfp_train_stage *stages, size_t n,
+                              const char *spec)
+{
+    const crfp_plugin_descriptor *d = stages[0].plugin->desc;
+    if (n > 1)
+        return crfp_error(host, CRFP_EINVAL, "rho1-path: a regularisation path trains one "
+                          "trainer, not a chain (%s, %s...): the shrinking between stages "
+                          "would freeze the features a smaller rho1 needs",
+                          d->name, stages[1].plugin->desc->name);
+    /* The trainer says whether it handles l1: rho1 is a parameter every
+     * trainer receives, so its declaration alone cannot tell. */
+    if (!(d->flags & CRFP_PLUGIN_TRAINER_L1))
+        return crfp_error(host, CRFP_EINVAL, "rho1-path: trainer '%s' does not support the l1 "
+                          "penalty (it does not declare it); a regularisation path needs a "
+                          "trainer that does (crfpipe plugins --kind trainer; crfpipe plugins "
+                          "NAME says \"l1: yes\")", d->name);
+    const crfp_params *sp = stages[0].params;
+    if (crfp_params_isset(sp, "rho1"))
+        return crfp_error(host, CRFP_EINVAL, "rho1 and rho1-path exclude each other: the "
+                          "path sets rho1 for each of its points");
+    if (crfp_params_isset(sp, "checkpoint") || crfp_params_isset(sp, "resume"))
+        return crfp_error(host, CRFP_EINVAL, "checkpoints are not available with rho1-path");
+    double *vals;
+    size_t nv;
+    crfp_status st = parse_path(host, spec, &vals, &nv);
+    if (st != CRFP_OK)
+        return st;
+    const char *model = crfp_params_str(sp, "model");
+    for (size_t i = 0; model && i < nv && st == CRFP_OK; i++) {
+        char *mp = point_model(model, vals[i]);
+        st = mp ? crfp_crf_check_save_path(host, mp) : crfp_error(host, CRFP_ENOMEM,
+                                                                   "out of memory");
+        if (st != CRFP_OK && mp)
+            crfp_error_wrap(host, st, "rho1-path, point rho1 = %g", vals[i]);
+        free(mp);
+    }
+    free(vals);
+    return st;
+}
+
 crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n)
 {
+    for (size_t k = 0; k < n; k++) {
+        const char *spec = crfp_params_str(stages[k].params, "rho1-path");
+        if (spec) {
+            crfp_status st = check_path(host, stages, n, spec);
+            if (st != CRFP_OK)
+                return st;
+            break;
+        }
+    }
     for (size_t k = 0; k < n; k++) {
         const crfp_params *sp = stages[k].params;
         if (k + 1 < n && !crfp_params_isset(sp, "model"))
@@ -319,6 +462,9 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
                            .train_error = NAN};
     r->last_iter = info->iter;
     r->objective = info->objective;
+    struct timespec tmon;
+    clock_gettime(CLOCK_MONOTONIC, &tmon);
+    double cmon = cpu_seconds();
     if (r->total[2] > 0) {
         size_t te = 0, se = 0;
         crfp_status st = crfp_crf_errors(r->crf, r->dev, theta, r->team, &te, &se);
@@ -354,6 +500,11 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
         obs.train_error = (double)c[0] / (double)r->total[1];
         snprintf(train, sizeof train, "  train-err %6.3f%%", 100.0 * obs.train_error);
     }
+    /* Scoring is the monitor's time, not the optimizer's: observers that
+     * compare trainers against time subtract it. */
+    r->monitor_secs += seconds_since(&tmon);
+    double cnow = cpu_seconds();
+    r->monitor_cpu += cnow - cmon;
     char who[48] = "";
     if (r->nstages > 1)
         snprintf(who, sizeof who, "%s ", r->stages[r->cur].plugin->desc->name);
@@ -364,12 +515,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     /* In full, for comparing runs (--verbose), with this rank's cumulative
      * seconds of objective computation and of communication (waiting,
      * transfer) in a job, for bench/mpi.sh. */
-    double cw = 0, cx = 0, cpu = 0;
+    double cw = 0, cx = 0, cpu = cnow;
     crfp_dist_comm_seconds(&cw, &cx);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-              ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
     crfp_log(r->host, CRFP_LOG_DEBUG,
              "iter %d objective %.17g compute %.4f wait %.4f xfer %.4f cpu %.4f waitcpu %.4f",
              info->iter, info->objective, crfp_dist_compute_seconds(), cw, cx, cpu,
@@ -384,6 +531,11 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     obs.active = active;
     obs.nparams = n;
     obs.seconds = seconds_since(&r->t0);
+    obs.monitor_seconds = r->monitor_secs;
+    obs.cpu_seconds = cnow - r->cpu0 - r->monitor_cpu;
+    obs.rho1 = crfp_params_float(sp, "rho1");
+    obs.point = r->point;
+    obs.npoints = r->npoints ? r->npoints : 1;
     crfp_host_observe_iter(r->host, &obs);
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(sp, "max-iter");
@@ -536,6 +688,9 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     r->cur = k;
     r->best_iter = 0;
     r->last_iter = 0;
+    r->monitor_secs = 0;
+    r->monitor_cpu = 0;
+    r->cpu0 = cpu_seconds();
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     r->tlast = r->t0;
     if (r->nstages > 1)
@@ -609,6 +764,142 @@ static crfp_status save_model(crfp_trainrun *r, const char *path, const char *tr
     return st;
 }
 
+/* A copy of `base` (the user's settings only, so that "isset" still means
+ * what the user set) with rho1 = `rho1`, in *out (caller frees).  Errors:
+ * CRFP_ENOMEM, those of crfp_params_set. */
+static crfp_status point_params(crfp_host *host, const crfp_params *base, double rho1,
+                                crfp_params **out)
+{
+    size_t ns;
+    const crfp_param_spec *specs = crfp_params_specs(base, &ns);
+    crfp_params *p = crfp_params_new(specs, ns);
+    if (!p)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    crfp_status st = CRFP_OK;
+    const char *name, *value;
+    for (size_t i = 0; st == CRFP_OK && crfp_params_iter(base, i, &name, &value); i++)
+        if (crfp_params_isset(base, name))
+            st = crfp_params_set(host, p, "rho1-path", name, value, NULL);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.17g", rho1);
+    if (st == CRFP_OK)
+        st = crfp_params_set(host, p, "rho1-path", "rho1", buf, NULL);
+    if (st != CRFP_OK) {
+        crfp_params_free(p);
+        return st;
+    }
+    *out = p;
+    return CRFP_OK;
+}
+
+/* Token and sentence error rates of the current weights on the dev set
+ * (NaN without one).  Collective in a distributed run.  Errors: those of
+ * crfp_crf_errors and of the sum over ranks. */
+static crfp_status dev_errors(crfp_trainrun *r, double *tok, double *seq)
+{
+    *tok = *seq = NAN;
+    if (r->total[2] == 0)
+        return CRFP_OK;
+    size_t te = 0, se = 0;
+    crfp_status st = crfp_crf_errors(r->crf, r->dev, crfp_crf_weights_const(r->crf), r->team,
+                                     &te, &se);
+    uint64_t c[2] = {te, se};
+    if ((st = crfp_dist_sum_counts(r->host, st, c, 2)) != CRFP_OK)
+        return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_errmsg(r->host));
+    *tok = (double)c[0] / (double)r->total[3];
+    *seq = (double)c[1] / (double)r->total[2];
+    return CRFP_OK;
+}
+
+/* The regularisation path (Sokolovska et al. 2010, section 7): one
+ * training per value of rho1-path, in the order given, each starting from
+ * the previous point's weights -- the model's weight vector is simply not
+ * reset between points, as a chained trainer continues from its
+ * predecessor's.  With decreasing values each point starts from a sparser
+ * solution close to its own, which is what makes a path cheap.  Each point
+ * is saved to MODEL.rho1-V and reported to the path observer; MODEL gets
+ * the point of lowest dev error (the last one without a dev set). */
+static crfp_status run_path(crfp_trainrun *r, const char *spec, const char *trainers,
+                            const struct timespec *tall)
+{
+    crfp_host *host = r->host;
+    double *vals;
+    size_t n;
+    /* again, for drivers that did not call crfp_train_check_models */
+    crfp_status st = check_path(host, r->stages, r->nstages, spec);
+    if (st != CRFP_OK || (st = parse_path(host, spec, &vals, &n)) != CRFP_OK)
+        return st;
+    const crfp_params *base = r->stages[0].params;
+    const char *model = crfp_params_str(base, "model");
+    double best = INFINITY, stopped = NAN;
+    crfp_status tst = CRFP_OK;
+    r->npoints = n;
+    for (size_t i = 0; i < n && tst == CRFP_OK && st == CRFP_OK; i++) {
+        crfp_params *pp = NULL;
+        char *mp = point_model(model, vals[i]);
+        if (!mp) {
+            st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+            break;
+        }
+        if ((st = point_params(host, base, vals[i], &pp)) != CRFP_OK) {
+            free(mp);
+            break;
+        }
+        r->stages[0].params = pp;
+        r->point = i;
+        crfp_log(host, CRFP_LOG_INFO, "path point %zu/%zu: rho1 = %g%s", i + 1, n, vals[i],
+                 i ? ", warm start from the previous point" : "");
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double c0 = cpu_seconds();
+        tst = run_stage(r, 0, NULL);
+        if (tst == CRFP_EINTR)
+            stopped = vals[i];
+        double dtok = NAN, dseq = NAN;
+        if (tst != CRFP_OK && tst != CRFP_EINTR)
+            st = tst;
+        else
+            st = dev_errors(r, &dtok, &dseq);
+        if (st == CRFP_OK)
+            st = save_model(r, mp, trainers);
+        /* MODEL: the best point so far on the dev set, else the last. */
+        int keep = r->total[2] ? dtok < best : (i + 1 == n || tst == CRFP_EINTR);
+        if (st == CRFP_OK && keep) {
+            best = dtok;
+            st = save_model(r, model, trainers);
+        }
+        if (st == CRFP_OK) {
+            crfp_train_point pt = {sizeof pt, i, n, vals[i], r->last_iter, r->objective,
+                                   crfp_crf_active(r->crf), crfp_crf_nparams(r->crf), dtok,
+                                   dseq, seconds_since(&t0), cpu_seconds() - c0, mp,
+                                   tst == CRFP_EINTR};
+            char dev[48] = "";
+            if (r->total[2])
+                snprintf(dev, sizeof dev, ", dev error %.3f%%", 100.0 * dtok);
+            crfp_log(host, CRFP_LOG_INFO, "rho1 = %g: %d iterations, %zu active features%s, "
+                     "%.1f s (%.1f s CPU)", vals[i], pt.iterations, pt.active, dev, pt.seconds,
+                     pt.cpu_seconds);
+            crfp_host_observe_point(host, &pt);
+        }
+        r->stages[0].params = base;
+        r->cur = 0;
+        crfp_params_free(pp);
+        free(mp);
+    }
+    free(vals);
+    if (st != CRFP_OK)
+        return st;
+    crfp_dist_report(host, r->train, r->crf);
+    crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
+             "features of %zu", r->total_iter, seconds_since(tall), r->objective,
+             crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
+    if (tst == CRFP_EINTR)
+        return crfp_error(host, CRFP_EINTR, "interrupted at iteration %d of path point "
+                          "rho1 = %g; its model and those before it are saved", r->last_iter,
+                          stopped);
+    return CRFP_OK;
+}
+
 crfp_status crfp_train_finish(crfp_trainrun *r)
 {
     crfp_host *host = r->host;
@@ -675,6 +966,9 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
                                r->stages[k].plugin->desc->name);
     struct timespec tall;
     clock_gettime(CLOCK_MONOTONIC, &tall);
+    const char *spec = crfp_train_param(r, "rho1-path");
+    if (spec)
+        return run_path(r, spec, trainers, &tall);
     uint64_t *mask = NULL;
     crfp_status tst = CRFP_OK;
     for (size_t k = 0; k < r->nstages && tst == CRFP_OK; k++) {

@@ -30,9 +30,13 @@ typedef struct crfp_train_stage {
 crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, size_t n,
                             const crfp_plugin *features, void *ex, crfp_trainrun **out);
 /* Check, before any data is read, that every model the chain will save
- * (the last stage's `model`, and an intermediate stage's when it sets one)
- * can be written: see crfp_crf_check_save_path.  A run that would fail only
- * after hours of training fails now.  Errors: those of that function. */
+ * (the last stage's `model`, and an intermediate stage's when it sets one,
+ * and with rho1-path each point's MODEL.rho1-V) can be written: see
+ * crfp_crf_check_save_path; and that a rho1-path can run (one trainer that
+ * declares CRFP_PLUGIN_TRAINER_L1, no explicit rho1, no checkpoints, valid
+ * distinct values).  A run that would fail only after hours of training
+ * fails now.  Errors: those of that function, CRFP_EINVAL naming the
+ * reason, CRFP_ENOMEM. */
 crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n);
 /* The run-wide value of a common parameter (see crfp_train_open). */
 const char *crfp_train_param(const crfp_trainrun *run, const char *name);
@@ -54,7 +58,12 @@ crfp_status crfp_train_add(crfp_trainrun *run, crfp_doc *doc);
  * skipped with a warning. */
 crfp_status crfp_train_add_dev(crfp_trainrun *run, crfp_doc *doc, const char *origin);
 /* Train and save the model (also after Ctrl-C: the last iterate is saved
- * and CRFP_EINTR returned). */
+ * and CRFP_EINTR returned).  With rho1-path, train each point in turn from
+ * the previous point's weights, save it to MODEL.rho1-V, report it to the
+ * host's path observer (observe.h), and save the point of lowest dev error
+ * (the last without a dev set) to MODEL; Ctrl-C ends the path after the
+ * interrupted point is saved.  Errors: those of the trainers, of saving,
+ * of the dev-set scoring, CRFP_EINTR. */
 crfp_status crfp_train_finish(crfp_trainrun *run);
 void crfp_train_free(crfp_trainrun *run);
 

@@ -104,4 +104,6 @@ CRFP_PLUGIN_DEFINE(bcd) = {
     .params = bcd_params,
     .nparams = sizeof bcd_params / sizeof bcd_params[0],
     .vtable = &bcd_vtable,
+    /* l1 for any rho1, warm starts: it can run a regularisation path */
+    .flags = CRFP_PLUGIN_TRAINER_L1,
 };

@@ -126,4 +126,6 @@ CRFP_PLUGIN_DEFINE(lbfgs) = {
     .params = lbfgs_params,
     .nparams = sizeof lbfgs_params / sizeof lbfgs_params[0],
     .vtable = &lbfgs_vtable,
+    /* l1 for any rho1, warm starts: it can run a regularisation path */
+    .flags = CRFP_PLUGIN_TRAINER_L1,
 };

@@ -136,4 +136,6 @@ CRFP_PLUGIN_DEFINE(sgd_l1) = {
     .params = sgd_params,
     .nparams = sizeof sgd_params / sizeof sgd_params[0],
     .vtable = &sgd_l1_vtable,
+    /* l1 for any rho1, warm starts: it can run a regularisation path */
+    .flags = CRFP_PLUGIN_TRAINER_L1,
 };

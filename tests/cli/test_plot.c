@@ -145,8 +145,8 @@ static void check_lines(const char *dir)
     snprintf(path, sizeof path, "%s/lines.png", dir);
     double x[] = {1, 2, 3, 4, 5}, y[] = {100, 50, 25, 12, 6};
     cplot_series s = {"objective", x, y, 5, 0xd62728, 0};
-    cplot_chart c = {0, 0, 400, 300, "t", "iteration", "objective", 1, 0, NULL, NULL, 0, NULL};
-    cplot_chart e = {400, 0, 400, 300, "empty", "x", "y", 0, 0, NULL, NULL, 0, "nothing here"};
+    cplot_chart c = {0, 0, 400, 300, "t", "iteration", "objective", 1, 0, NULL, NULL, 0, NULL, 0, 0, NULL, 0};
+    cplot_chart e = {400, 0, 400, 300, "empty", "x", "y", 0, 0, NULL, NULL, 0, "nothing here", 0, 0, NULL, 0};
     cplot *p;
     CHECK(cplot_open(path, 800, 300, &p, err, sizeof err) == 0, "open: %s", err);
     if (test_failures)
@@ -164,6 +164,36 @@ static void check_lines(const char *dir)
             text += luminance(pixel(img, xx, yy)) < 200;
     CHECK(red > 100, "only %d pixels of the curve's colour", red);
     CHECK(text > 20, "the empty chart does not say so");
+    cairo_surface_destroy(img);
+}
+
+/* A log x axis (a regularisation path's rho1) puts 10 halfway between 1
+ * and 100, where a linear one would put it near 1: the peak of a curve at
+ * x = 10 is found in the middle of the frame. */
+static void check_logx(const char *dir)
+{
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s/logx.png", dir);
+    double x[] = {1, 10, 100}, y[] = {1, 5, 1};
+    cplot_series s = {NULL, x, y, 3, 0xd62728, 0};
+    cplot_chart c = {0, 0, 400, 300, NULL, "rho1", "y", 0, 0, NULL, NULL, 0, NULL, 1, 1, x, 3};
+    cplot *p;
+    CHECK(cplot_open(path, 400, 300, &p, err, sizeof err) == 0, "open: %s", err);
+    if (test_failures)
+        return;
+    cplot_lines(cplot_cr(p), &c, &s, 1);
+    CHECK(cplot_close(p, err, sizeof err) == 0, "close: %s", err);
+    cairo_surface_t *img = load(path);
+    int top = -1, at = -1;
+    for (int yy = 0; yy < 300 && top < 0; yy++)
+        for (int xx = 0; xx < 400; xx++)
+            if (near(pixel(img, xx, yy), 0xd62728, 30)) {
+                top = yy;
+                at = xx;
+                break;
+            }
+    /* the frame spans x 64..386; with 4 % of margin on each side 10 is at 225 */
+    CHECK(top >= 0 && at >= 215 && at <= 235, "peak at x = %d (row %d), not near 225", at, top);
     cairo_surface_destroy(img);
 }
 
@@ -213,6 +243,7 @@ int main(int argc, char **argv)
     check_colours();
     check_heatmap(argv[1]);
     check_lines(argv[1]);
+    check_logx(argv[1]);
     check_files(argv[1]);
     return test_failures ? 1 : 0;
 }

@@ -40,6 +40,16 @@ typedef struct crfp_train_iter {
     double train_error;    /* token error rate on the training set, NaN
                             * unless the train-error parameter is on */
     double seconds;        /* since this stage started training */
+    /* added for regularisation paths and error-against-time plots: */
+    double monitor_seconds; /* of `seconds`, the time the host's monitor
+                             * spent scoring the dev (and training) set:
+                             * seconds - monitor_seconds is training time */
+    double rho1;           /* the l1 weight this stage trains with */
+    size_t point, npoints; /* 0-based point of a regularisation path, and
+                            * its length (1 without a path) */
+    double cpu_seconds;    /* CPU time of the process (user + system, every
+                            * thread) since this stage started, less the
+                            * monitor's scoring: training CPU time */
 } crfp_train_iter;
 
 typedef void (*crfp_train_observer)(void *ud, const crfp_train_iter *it);
@@ -48,6 +58,40 @@ typedef void (*crfp_train_observer)(void *ud, const crfp_train_iter *it);
  * progress line (whatever the verbosity).  fn NULL removes it.  One
  * observer per host; ud is the caller's. */
 void crfp_host_set_train_observer(crfp_host *host, crfp_train_observer fn, void *ud);
+
+/* One point of a regularisation path (the common trainer parameter
+ * rho1-path): the model trained with `rho1`, warm-started from the
+ * previous point's solution, has been written to `model`.  Same `size`
+ * rule as crfp_train_iter. */
+typedef struct crfp_train_point {
+    size_t size;
+    size_t index, npoints;  /* 0-based point, and the path's length */
+    double rho1;
+    int iterations;         /* of this point alone */
+    double objective;       /* final objective (l1 and l2 terms included) */
+    size_t active;          /* non-zero weights of the model written */
+    size_t nparams;
+    double dev_error;       /* token error rate of that model on the dev
+                             * set, 0..1; NaN without a dev set */
+    double dev_seq_error;   /* sentence error rate; NaN without one */
+    double seconds;         /* wall-clock time of this point (training,
+                             * monitoring and saving) */
+    double cpu_seconds;     /* CPU time of the process (user + system,
+                             * every thread) over the same span */
+    const char *model;      /* the file written */
+    int interrupted;        /* training stopped by a signal: the path ends
+                             * after this point */
+} crfp_train_point;
+
+typedef void (*crfp_path_observer)(void *ud, const crfp_train_point *pt);
+
+/* Call fn(ud, pt) after every point of a regularisation path, once its
+ * model is written.  fn NULL removes it.  One observer per host; ud is
+ * the caller's.  Same rules as the training observer. */
+void crfp_host_set_path_observer(crfp_host *host, crfp_path_observer fn, void *ud);
+
+/* For training drivers: report a point (pt->size must be set). */
+void crfp_host_observe_point(crfp_host *host, const crfp_train_point *pt);
 
 /* Called once per document that has been through every stage of a
  * pipeline run (after the writer wrote it, or the trainer took it), one

@@ -119,6 +119,14 @@ typedef struct crfp_plugin_descriptor {
  * rank one contiguous piece of the file instead of making every rank parse
  * all of it. */
 #define CRFP_PLUGIN_SPLIT_BLANK_LINES ((uintptr_t)1)
+/* CRFP_PLUGIN_TRAINER_L1 (trainers): the trainer minimises the objective
+ * with its l1 term for any rho1 >= 0, starting from the weights it is
+ * given.  The host runs a regularisation path (the common parameter
+ * rho1-path: one training per rho1, each warm-started from the previous
+ * solution) only with trainers that declare it, and refuses the others
+ * before reading any data; a trainer built without the flag is taken not
+ * to support l1. */
+#define CRFP_PLUGIN_TRAINER_L1 ((uintptr_t)2)
 
 /* The two version fields, for designated initialisers:
  *   CRFP_PLUGIN_DEFINE(x) = { CRFP_PLUGIN_ABI, .name = "x", ... }; */
