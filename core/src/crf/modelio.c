@@ -775,7 +775,9 @@ static crfp_status parse(crfp_host *host, const char *path, rbuf *r, crfp_crf **
         what = "trailing bytes before the checksum";
         goto fail;
     }
-    if ((st = crfp_crf_finalize(crf)) != CRFP_OK)
+    /* before the weights exist, so that the copy does not add to the peak */
+    if ((st = crfp_dict_shrink(&crf->obs)) != CRFP_OK ||
+        (st = crfp_crf_finalize(crf)) != CRFP_OK)
         goto fail;
     free(tmp);
     *out = crf;
