@@ -17,8 +17,6 @@ void crfp_dict_free(crfp_dict *d)
         return;
     free(d->arena);
     free(d->off);
-    free(d->len);
-    free(d->hash);
     free(d->slots);
     memset(d, 0, sizeof *d);
 }
@@ -78,6 +76,10 @@ int64_t crfp_dict_find(const crfp_dict *d, const char *s, size_t len)
     return crfp_dict_find_h(d, s, len, crfp_dict_hash(s, len));
 }
 
+/* The entries move from the old table, which holds each one's hash: no
+ * per-id copy of the hashes (nor of the lengths, which precede the strings
+ * in the arena) is kept, 8 bytes per string less — 2.7 MB of a loaded
+ * CoNLL-2000 model. */
 static crfp_status rehash(crfp_dict *d, uint32_t nslots)
 {
     struct crfp_dslot *slots = crfp_big_alloc((size_t)nslots * sizeof *slots);
@@ -86,13 +88,14 @@ static crfp_status rehash(crfp_dict *d, uint32_t nslots)
     for (uint32_t i = 0; i < nslots; i++)
         slots[i].id = EMPTY;
     uint32_t mask = nslots - 1;
-    for (uint32_t id = 0; id < d->n; id++) {
-        uint32_t i = d->hash[id] & mask;
+    for (uint32_t k = 0; d->slots && k <= d->mask; k++) {
+        const struct crfp_dslot *e = &d->slots[k];
+        if (e->id == EMPTY)
+            continue;
+        uint32_t i = e->hash & mask;
         while (slots[i].id != EMPTY)
             i = (i + 1) & mask;
-        slots[i].hash = d->hash[id];
-        slots[i].id = id;
-        slots[i].off = d->off[id];
+        slots[i] = *e;
     }
     free(d->slots);
     d->slots = slots;
@@ -119,14 +122,6 @@ static crfp_status grow_entries(crfp_dict *d, size_t want, int exact)
     if (!off)
         return CRFP_ENOMEM;
     d->off = off;
-    uint32_t *len = crfp_big_realloc(d->len, d->cap * sizeof *len, cap * sizeof *len);
-    if (!len)
-        return CRFP_ENOMEM;
-    d->len = len;
-    uint32_t *hash = crfp_big_realloc(d->hash, d->cap * sizeof *hash, cap * sizeof *hash);
-    if (!hash)
-        return CRFP_ENOMEM;
-    d->hash = hash;
     d->cap = (uint32_t)cap;
     return CRFP_OK;
 }
@@ -199,8 +194,6 @@ crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *
     memcpy(d->arena + d->arena_len, &n32, CRFP_DICT_PREFIX);
     d->arena_len += CRFP_DICT_PREFIX;
     d->off[nid] = d->arena_len;
-    d->len[nid] = n32;
-    d->hash[nid] = h;
     if (len)
         memcpy(d->arena + d->arena_len, s, len);
     d->arena[d->arena_len + len] = '\0';

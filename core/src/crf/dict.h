@@ -18,10 +18,9 @@
 typedef struct crfp_dict {
     char *arena;          /* all strings, each followed by '\0' */
     size_t arena_len, arena_cap;
-    uint64_t *off;        /* off[id]: start of string id in arena */
-    uint32_t *len;        /* len[id]: its length without the NUL */
-    uint32_t *hash;       /* hash[id]: its 32-bit hash (crfp_dict_hash) */
-    uint32_t n, cap;      /* strings stored / capacity of off,len,hash */
+    uint64_t *off;        /* off[id]: start of string id in arena (its length
+                           * is the 4 bytes before it) */
+    uint32_t n, cap;      /* strings stored / capacity of off */
     /* The table: hash, id and arena offset per slot (id UINT32_MAX =
      * empty); size mask+1.  A lookup reads its slot and then the string
      * itself, whose length is stored just before it in the arena: two
@@ -194,9 +193,13 @@ crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *
 /* String of an id (< d->n), owned by the dict, valid until the next intern. */
 static inline const char *crfp_dict_str(const crfp_dict *d, uint32_t id, size_t *len)
 {
-    if (len)
-        *len = d->len[id];
-    return d->arena + d->off[id];
+    const char *s = d->arena + d->off[id];
+    if (len) {
+        uint32_t n;
+        memcpy(&n, s - CRFP_DICT_PREFIX, CRFP_DICT_PREFIX);
+        *len = n;
+    }
+    return s;
 }
 
 /* Reserve room for `n` more strings totalling `bytes` characters, so that a
