@@ -1,6 +1,7 @@
 #!/bin/bash
-# CoNLL-2000 chunking benchmark: training time, iterations, peak memory,
-# active features, chunk F1, tagging speed, model load time, sparse vs dense
+# CoNLL-2000 chunking benchmark: training time, iterations, peak memory of
+# training and of tagging through the CLI, active features, chunk F1,
+# tagging speed, model load time, sparse vs dense
 # forward-backward, for every trainer (lbfgs, OWL-QN, sgd-l1, sgd-l1 then
 # lbfgs, the averaged perceptron and passive-aggressive, newton-cg, bcd then
 # lbfgs).  With BASELINE=DIR
@@ -37,8 +38,11 @@ run() { # name template extra-train-options...
     total=$(sed -n 's/^trained: .* \([0-9]*\) active features of \([0-9]*\).*/\2/p' "$out/$name.log")
     wall=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$out/$name.log")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/$name.log")
-    "$CRFPIPE" tag --model "$out/$name.model" --columns word,pos,chunk --threads 1 \
-        -o "$out/$name.test" "$data/test.txt"
+    $TIME -v "$CRFPIPE" tag --model "$out/$name.model" --columns word,pos,chunk --threads 1 \
+        -o "$out/$name.test" "$data/test.txt" 2>"$out/$name.tagtime" \
+        || { cat "$out/$name.tagtime" >&2; exit 1; }
+    local tagrss
+    tagrss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/$name.tagtime")
     "$CRFPIPE" eval "$out/$name.test" >"$out/$name.eval"
     local f1
     f1=$(sed -n 's/^chunk F1: //p' "$out/$name.eval")
@@ -47,8 +51,8 @@ run() { # name template extra-train-options...
     load=$(sed -n 's/^model load: *\([0-9.]*\) s.*/\1/p' "$out/$name.tag")
     tps=$(sed -n 's/.* = \([0-9]*\) tokens\/s.*/\1/p' "$out/$name.tag")
     ratio=$(sed -n 's/.*dense\/sparse = \([0-9.]*\).*/\1/p' "$out/$name.tag")
-    rows+=("$(printf '| %-14s | %5s | %6.3f | %7.1f | %7s | %6.0f | %9s / %-9s | %6s | %9s | %5s | %5s |' \
-        "$name" "$iters" "$(awk -v s="$secs" -v i="$iters" 'BEGIN { print s / i }')" "$secs" "$wall" "$((rss / 1024))" \
+    rows+=("$(printf '| %-14s | %5s | %6.3f | %7.1f | %7s | %6.0f | %6.0f | %9s / %-9s | %6s | %9s | %5s | %5s |' \
+        "$name" "$iters" "$(awk -v s="$secs" -v i="$iters" 'BEGIN { print s / i }')" "$secs" "$wall" "$((rss / 1024))" "$((tagrss / 1024))" \
         "$active" "$total" "$f1" "$tps" "$load" "$ratio")")
 }
 
@@ -107,10 +111,12 @@ fi
 
 echo
 echo "CoNLL-2000 chunking, $threads threads for training, 1 for tagging ($(nproc) cores, $(date -u +%F))"
-echo "| run            | iters | s/iter | train s | wall    | MB peak | active / total features | F1     | tok/s     | load s| fb d/s|"
-echo "|----------------|-------|--------|---------|---------|--------|-------------------------|--------|-----------|-------|-------|"
+echo "| run            | iters | s/iter | train s | wall    | MB peak | tag MB | active / total features | F1     | tok/s     | load s| fb d/s|"
+echo "|----------------|-------|--------|---------|---------|--------|--------|-------------------------|--------|-----------|-------|-------|"
 printf '%s\n' "${rows[@]}"
-echo "(fb d/s: dense / sparse forward-backward time on the test sequences with that model;"
+echo "(MB peak: peak RSS of training; tag MB: of crfpipe tag on test.txt, 1 thread;"
+echo " MB = 1,048,576 bytes, /usr/bin/time -v's kbytes / 1024;"
+echo " fb d/s: dense / sparse forward-backward time on the test sequences with that model;"
 echo " iters: epochs for sgd-l1 and the perceptron, sweeps for bcd, summed over both stages for chains)"
 [ -n "$side" ] && { echo; echo "Side by side with the baseline build $BASELINE:"; echo "$side"; }
 true

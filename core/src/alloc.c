@@ -23,8 +23,17 @@ void *crfp_big_alloc(size_t bytes)
     if (posix_memalign(&p, HUGE_PAGE, len) != 0)
         return NULL;
 #ifdef MADV_HUGEPAGE
-    /* Advice only: without transparent huge pages the array still works. */
-    madvise(p, len, MADV_HUGEPAGE);
+    /* Advice only: without transparent huge pages the array still works.
+     * A huge page is resident whole once touched, so the last, partial one
+     * is asked for only when the array fills most of it: otherwise its
+     * part stays on 4 KiB pages, and the up to 2 MiB past the array's end
+     * are never made resident (a loaded model's dozen arrays of 1 - 3 MiB
+     * each wasted ~1 MiB this way, 9 MB of tagging's resident set). */
+    size_t huge = bytes / HUGE_PAGE * HUGE_PAGE;
+    if (bytes - huge >= HUGE_PAGE / 4 * 3)
+        huge = len;
+    if (huge)
+        madvise(p, huge, MADV_HUGEPAGE);
 #endif
     return p;
 }

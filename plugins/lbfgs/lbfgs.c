@@ -44,7 +44,8 @@
 
 static const crfp_param_spec lbfgs_params[] = {
     {"history", CRFP_PARAM_INT, "5",
-     "number m of correction pairs kept (memory: 2m+2 vectors of the weight count)"},
+     "number m of correction pairs kept (memory: 4 double and 2m float vectors of the weight "
+     "count)"},
     {"epsilon", CRFP_PARAM_FLOAT, "3e-4",
      "stop when (F[k-window] - F[k]) / |F[k]| falls to epsilon or below (0 disables)"},
     {"window", CRFP_PARAM_INT, "5",
@@ -121,7 +122,7 @@ CRFP_PLUGIN_DEFINE(lbfgs) = {
     CRFP_PLUGIN_ABI,
     .name = "lbfgs",
     .kind = CRFP_KIND_TRAINER,
-    .version = "1.0",
+    .version = "1.1",
     .description = "L-BFGS (OWL-QN when rho1 > 0) quasi-Newton optimizer",
     .params = lbfgs_params,
     .nparams = sizeof lbfgs_params / sizeof lbfgs_params[0],

@@ -64,13 +64,24 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
                                 const crfp_train_ckpt *ck);
 
 /* --- correction-pair memory (twoloop.c) ---------------------------------
- * A ring of m pairs (s, y).  The slot after the newest pair doubles as the
- * scratch space holding θ_prev and ∇f_prev during the line search, so the
- * optimizer needs no separate copies of them. */
+ * A ring of m pairs (s, y) in single precision, and in double the point the
+ * line search starts from (θ_prev, ∇f_prev).
+ *
+ * Why single precision: the pairs are 2m of the optimizer's 2m + 4 vectors
+ * (m = 5 with CoNLL-2000's 7.4M weights: 10 vectors, 596 MB in double of
+ * the 775 MB that θ and the optimizer took), and they
+ * only shape the search direction.  Differences are taken in double and
+ * rounded once when stored; every product of the recursion is accumulated
+ * in double from the stored values, and ρ, γ are computed from those same
+ * values, so H is the exact BFGS matrix of slightly perturbed pairs:
+ * positive definite, any direction it gives is checked for descent, and the
+ * optimum, where ∇f = 0, does not depend on it.  θ, ∇f, θ_prev and
+ * ∇f_prev stay in double: the iterates and the line search are exact. */
 typedef struct lbfgs_mem {
     size_t n;
-    int m, count, head; /* head: next slot to write = the scratch slot */
-    double **s, **y;    /* m vectors of n each */
+    int m, count, head; /* head: the slot the next pair goes to */
+    float **s, **y;     /* m vectors of n each */
+    double *xs, *gs;    /* θ_prev and ∇f_prev during the line search */
     double *rho;        /* 1 / s'y per slot */
     double *alpha;      /* two-loop coefficients, m */
     double gamma;       /* s'y / y'y of the newest pair */
@@ -79,17 +90,20 @@ typedef struct lbfgs_mem {
     vpool *pool;        /* borrowed; NULL = serial */
 } lbfgs_mem;
 
-/* Allocate 2m vectors of n doubles (CRFP_ENOMEM on failure, message in
- * host).  Free with lbfgs_mem_free(), which accepts a zeroed struct. */
+/* Allocate 2m vectors of n floats and 2 of n doubles (CRFP_ENOMEM on
+ * failure, message in host).  Free with lbfgs_mem_free(), which accepts a
+ * zeroed struct. */
 crfp_status lbfgs_mem_init(crfp_host *host, lbfgs_mem *mem, size_t n, int m);
 void lbfgs_mem_free(lbfgs_mem *mem);
-/* Forget every pair; the scratch slot stays where it is. */
+/* Forget every pair. */
 void lbfgs_mem_reset(lbfgs_mem *mem);
-/* Evict the oldest pair when the ring is full so the scratch slot is free.
- * Returns its index. */
+/* Evict the oldest pair when the ring is full, so that at most m - 1 pairs
+ * are kept while the line search runs (the same history as when the
+ * scratch point lived in the ring's free slot).  Returns the slot the next
+ * pair goes to. */
 int lbfgs_mem_reserve(lbfgs_mem *mem);
-/* The scratch slot holds θ_prev and ∇f_prev: turn it into the pair
- * (x - θ_prev, g - ∇f_prev), keep it when the curvature condition holds,
+/* xs, gs hold θ_prev and ∇f_prev: store the pair (x - θ_prev,
+ * g - ∇f_prev), keep it when the curvature condition holds,
  * and set d = -pg(x, g) in the same pass (*pg2 = ‖pg‖², *x2 = ‖x‖²).
  * Returns 1 when kept, 0 when skipped. */
 int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g, double rho1, double *d,
@@ -112,16 +126,17 @@ double owlqn_constrain_save(vpool *pool, size_t n, const double *x, const double
  * x0 = 0); *dd = pg0'(x - x0), *l1 = ‖x‖₁.  g0 = ∇f(x0), dd0 = pg0'd. */
 void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, const double *d,
                  double dd0, double a, double rho1, double *x, double *dd, double *l1);
-/* After an accepted step: turn the saved x_prev, g_prev in s, y into the
- * pair s = x - x_prev, y = g - g_prev and set d = -pg(x, g), in one pass.
- * out = {s'y, y'y, ‖pg‖², ‖x‖², s'd}. */
+/* After an accepted step: store the pair s = x - x0, y = g - g0 rounded to
+ * float and set d = -pg(x, g), in one pass.  out = {s'y, y'y, ‖pg‖², ‖x‖²,
+ * s'd}, of the rounded pair. */
 void owlqn_pair_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1,
-                         double *s, double *y, double *d, double out[5]);
+                         const double *x0, const double *g0, float *s, float *y, double *d,
+                         double out[5]);
 
 /* --- line search (linesearch.c) ----------------------------------------- */
 typedef struct lbfgs_ls {
     /* in */
-    const double *x0, *g0; /* accepted point and its ∇f (the scratch slot) */
+    const double *x0, *g0; /* accepted point and its ∇f (lbfgs_mem's xs, gs) */
     double F0;             /* F(x0) */
     const double *d;       /* descent direction */
     double dd0;            /* pg0'd < 0 */

@@ -27,6 +27,7 @@ static inline double pgrad(double x, double g, double c)
 typedef struct oargs {
     const double *x, *g, *x0, *g0, *dc;
     double *d, *xs, *gs, *xo;
+    float *sf, *yf;
     double rho1, a;
 } oargs;
 
@@ -141,20 +142,28 @@ void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, cons
     *l1 = out[1];
 }
 
-/* The new pair in place (s = x − s, y = g − y) and the steepest direction
- * at x, in one pass over the four vectors the two steps share. */
+/* The new pair (s = x − x0, y = g − g0, differences taken in double and
+ * then rounded to the ring's single precision) and the steepest direction
+ * at x, in one pass over the vectors the two steps share.  The products
+ * are those of the rounded pair: ρ = 1/s'y and γ then describe exactly the
+ * pair the recursion will use, so H stays positive definite. */
 static void k_pair_steepest(void *ctx, size_t lo, size_t hi, double *acc)
 {
     const oargs *o = ctx;
     const double *restrict x = o->x, *restrict g = o->g;
-    double *restrict d = o->d, *restrict s = o->xs, *restrict y = o->gs;
+    const double *restrict x0 = o->x0, *restrict g0 = o->g0;
+    double *restrict d = o->d;
+    float *restrict s = o->sf, *restrict y = o->yf;
     const double rho1 = o->rho1;
     double sy = 0, yy = 0, pp = 0, xx = 0, sd = 0;
     for (size_t i = lo; i < hi; i++) {
-        double si = x[i] - s[i], yi = g[i] - y[i];
+        /* The products take the stored values, read back.  (Kept in a
+         * float local instead, GCC 12 -O2 used the unrounded difference
+         * for s in them: s'y then belonged to no stored pair.) */
+        s[i] = (float)(x[i] - x0[i]);
+        y[i] = (float)(g[i] - g0[i]);
+        double si = s[i], yi = y[i];
         double p = rho1 > 0 ? pgrad(x[i], g[i], rho1) : g[i];
-        s[i] = si;
-        y[i] = yi;
         d[i] = -p;
         sy += si * yi;
         yy += yi * yi;
@@ -170,9 +179,10 @@ static void k_pair_steepest(void *ctx, size_t lo, size_t hi, double *acc)
 }
 
 void owlqn_pair_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1,
-                         double *s, double *y, double *d, double out[5])
+                         const double *x0, const double *g0, float *s, float *y, double *d,
+                         double out[5])
 {
-    oargs o = {.x = x, .g = g, .d = d, .xs = s, .gs = y, .rho1 = rho1};
+    oargs o = {.x = x, .g = g, .x0 = x0, .g0 = g0, .d = d, .sf = s, .yf = y, .rho1 = rho1};
     double acc[VPOOL_ACC];
     vpool_run(pool, n, k_pair_steepest, &o, acc);
     for (int k = 0; k < 5; k++)

@@ -23,11 +23,15 @@ crfp_status lbfgs_mem_init(crfp_host *host, lbfgs_mem *mem, size_t n, int m)
     if (!mem->s || !mem->y || !mem->rho || !mem->alpha)
         goto nomem;
     for (int i = 0; i < m; i++) {
-        mem->s[i] = crfp_big_alloc(n * sizeof(double));
-        mem->y[i] = crfp_big_alloc(n * sizeof(double));
+        mem->s[i] = crfp_big_alloc(n * sizeof(float));
+        mem->y[i] = crfp_big_alloc(n * sizeof(float));
         if (!mem->s[i] || !mem->y[i])
             goto nomem;
     }
+    mem->xs = crfp_big_alloc(n * sizeof(double));
+    mem->gs = crfp_big_alloc(n * sizeof(double));
+    if (!mem->xs || !mem->gs)
+        goto nomem;
     return CRFP_OK;
 nomem:
     lbfgs_mem_free(mem);
@@ -46,6 +50,8 @@ void lbfgs_mem_free(lbfgs_mem *mem)
     }
     free(mem->s);
     free(mem->y);
+    free(mem->xs);
+    free(mem->gs);
     free(mem->rho);
     free(mem->alpha);
     memset(mem, 0, sizeof *mem);
@@ -69,7 +75,8 @@ int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g, double rh
 {
     int k = mem->head;
     double r[5];
-    owlqn_pair_steepest(mem->pool, mem->n, x, g, rho1, mem->s[k], mem->y[k], d, r);
+    owlqn_pair_steepest(mem->pool, mem->n, x, g, rho1, mem->xs, mem->gs, mem->s[k], mem->y[k], d,
+                        r);
     double sy = r[0], yy = r[1];
     *pg2 = r[2];
     *x2 = r[3];
@@ -101,21 +108,21 @@ void lbfgs_twoloop(lbfgs_mem *mem, double *d)
     if (c == 0)
         return;
     int k = slot(mem, c - 1);
-    double dot = mem->sd_valid ? mem->sd : vec_dot(mem->pool, n, mem->s[k], d);
+    double dot = mem->sd_valid ? mem->sd : vec_dot_f(mem->pool, n, mem->s[k], d);
     mem->sd_valid = 0;
     for (int i = c - 1; i >= 0; i--) {
         k = slot(mem, i);
         double a = mem->rho[k] * dot;
         mem->alpha[i] = a;
         if (i > 0)
-            dot = vec_axpy_dot(mem->pool, n, -a, mem->y[k], d, mem->s[slot(mem, i - 1)]);
+            dot = vec_axpy_dot_f(mem->pool, n, -a, mem->y[k], d, mem->s[slot(mem, i - 1)]);
         else
-            dot = vec_axpy_scale_dot(mem->pool, n, -a, mem->y[k], mem->gamma, d, mem->y[k]);
+            dot = vec_axpy_scale_dot_f(mem->pool, n, -a, mem->y[k], mem->gamma, d, mem->y[k]);
     }
     for (int i = 0; i < c; i++) {
         k = slot(mem, i);
         double b = mem->rho[k] * dot;
-        const double *next = i + 1 < c ? mem->y[slot(mem, i + 1)] : NULL;
-        dot = vec_axpy_dot(mem->pool, n, mem->alpha[i] - b, mem->s[k], d, next);
+        const float *next = i + 1 < c ? mem->y[slot(mem, i + 1)] : NULL;
+        dot = vec_axpy_dot_f(mem->pool, n, mem->alpha[i] - b, mem->s[k], d, next);
     }
 }

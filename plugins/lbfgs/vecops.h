@@ -23,6 +23,13 @@ double vec_axpy_dot(vpool *p, size_t n, double a, const double *x, double *d, co
 double vec_axpy_scale_dot(vpool *p, size_t n, double a, const double *x, double c, double *d,
                           const double *z);
 
+/* The same three with x and z from the correction-pair ring, stored in
+ * single precision (see lbfgs_mem); every product and sum is in double. */
+double vec_dot_f(vpool *p, size_t n, const float *x, const double *y);
+double vec_axpy_dot_f(vpool *p, size_t n, double a, const float *x, double *d, const float *z);
+double vec_axpy_scale_dot_f(vpool *p, size_t n, double a, const float *x, double c, double *d,
+                            const float *z);
+
 /* ‖x‖₁. */
 double vec_l1(vpool *p, size_t n, const double *x);
 

@@ -197,7 +197,9 @@ double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *t
 /* --- training objective -----------------------------------------------------
  * f(θ) = Σ_i [log Z(x_i) - score(x_i, y_i)] + rho2/2‖θ‖², and ∇f, computed
  * on `team` (NULL: the calling thread alone); sequences are split over the
- * members, each accumulating into its own gradient buffer.  *out owned by
+ * members, each accumulating into its own gradient buffer (one member into
+ * the caller's g, the others into buffers covering only the parameters their
+ * sequences touch).  *out owned by
  * the caller; crf, ds and team are borrowed and must outlive it.
  * Errors: CRFP_EINVAL (model not finalized, unlabelled or malformed
  * sequence, named), CRFP_ENOMEM. */

@@ -18,10 +18,9 @@
 typedef struct crfp_dict {
     char *arena;          /* all strings, each followed by '\0' */
     size_t arena_len, arena_cap;
-    uint64_t *off;        /* off[id]: start of string id in arena */
-    uint32_t *len;        /* len[id]: its length without the NUL */
-    uint32_t *hash;       /* hash[id]: its 32-bit hash (crfp_dict_hash) */
-    uint32_t n, cap;      /* strings stored / capacity of off,len,hash */
+    uint64_t *off;        /* off[id]: start of string id in arena (its length
+                           * is the 4 bytes before it) */
+    uint32_t n, cap;      /* strings stored / capacity of off */
     /* The table: hash, id and arena offset per slot (id UINT32_MAX =
      * empty); size mask+1.  A lookup reads its slot and then the string
      * itself, whose length is stored just before it in the arena: two
@@ -56,6 +55,11 @@ static inline uint64_t crfp_dict_le32(const char *p)
     memcpy(&w, p, 4);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     w = __builtin_bswap32(w);
+/* Give back the arena's unused capacity (a loader that could not know the
+ * strings' total size ends with up to half of it unused).  The dict stays
+ * valid and may grow again.  Errors: CRFP_ENOMEM (nothing changed). */
+crfp_status crfp_dict_shrink(crfp_dict *d);
+
 #endif
     return w;
 }
@@ -135,6 +139,11 @@ static inline uint32_t crfp_dict_probe(const crfp_dict *d, uint32_t h)
         if (e->hash == h) {
 #if defined(__GNUC__)
             __builtin_prefetch(d->arena + e->off - CRFP_DICT_PREFIX, 0, 1);
+/* Give back the arena's unused capacity (a loader that could not know the
+ * strings' total size ends with up to half of it unused).  The dict stays
+ * valid and may grow again.  Errors: CRFP_ENOMEM (nothing changed). */
+crfp_status crfp_dict_shrink(crfp_dict *d);
+
 #endif
             return i;
         }
@@ -168,6 +177,11 @@ static inline void crfp_dict_prefetch(const crfp_dict *d, uint32_t h)
 #else
     (void)d;
     (void)h;
+/* Give back the arena's unused capacity (a loader that could not know the
+ * strings' total size ends with up to half of it unused).  The dict stays
+ * valid and may grow again.  Errors: CRFP_ENOMEM (nothing changed). */
+crfp_status crfp_dict_shrink(crfp_dict *d);
+
 #endif
 }
 
@@ -179,13 +193,22 @@ crfp_status crfp_dict_intern(crfp_dict *d, const char *s, size_t len, uint32_t *
 /* String of an id (< d->n), owned by the dict, valid until the next intern. */
 static inline const char *crfp_dict_str(const crfp_dict *d, uint32_t id, size_t *len)
 {
-    if (len)
-        *len = d->len[id];
-    return d->arena + d->off[id];
+    const char *s = d->arena + d->off[id];
+    if (len) {
+        uint32_t n;
+        memcpy(&n, s - CRFP_DICT_PREFIX, CRFP_DICT_PREFIX);
+        *len = n;
+    }
+    return s;
 }
 
 /* Reserve room for `n` more strings totalling `bytes` characters, so that a
  * loader knowing the sizes avoids rehashing.  Errors: CRFP_ENOMEM. */
 crfp_status crfp_dict_reserve(crfp_dict *d, size_t n, size_t bytes);
+
+/* Give back the arena's unused capacity (a loader that could not know the
+ * strings' total size ends with up to half of it unused).  The dict stays
+ * valid and may grow again.  Errors: CRFP_ENOMEM (nothing changed). */
+crfp_status crfp_dict_shrink(crfp_dict *d);
 
 #endif

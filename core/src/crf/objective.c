@@ -1,6 +1,19 @@
 /* crfpipe — the training objective f(θ) = Σ_i [log Z_i − score_i] + ρ2/2‖θ‖²
  * and its gradient, on the host's thread team: each member owns a fixed,
- * token-balanced slice of the sequences and a gradient buffer. */
+ * token-balanced slice of the sequences and a gradient buffer.
+ *
+ * The buffers are prefixes of the parameter vector, not whole copies: a
+ * sequence only adds to the blocks of its own observations, and blocks lie
+ * in observation order, which is the order the observations were first met
+ * in the training data.  A slice therefore touches [0, hi) with hi the end
+ * of its last block, and the earlier a slice the shorter that prefix.
+ * Member 0 adds into the caller's gradient directly and takes the last
+ * slice (whose prefix is usually everything); member i > 0 takes slice
+ * i - 1 and a buffer of its own hi only.  On CoNLL-2000 with 2 threads the
+ * second gradient shrinks from 7.4M to 4.6M doubles.  With two members the
+ * sum is bit for bit the one of the former layout (one addition, which
+ * commutes); with more, another fixed order, still independent of the
+ * scheduling. */
 #include <stdlib.h>
 #include <string.h>
 #include "infer.h"
@@ -11,6 +24,7 @@ typedef struct worker {
     int id;
     crfp_infer *w;
     double *g;      /* private gradient (NULL for member 0: the caller's g) */
+    size_t hi;      /* parameters [0, hi) are all its sequences touch */
     double loss;    /* phase 1: Σ log Z − score over its sequences */
     double sq;      /* phase 2: Σ θ² over its slice */
     crfp_status st;
@@ -35,7 +49,7 @@ static void phase_compute(worker *k)
     crfp_crfobj *o = k->o;
     const crfp_crf *crf = o->crf;
     double *g = k->id == 0 ? o->g : k->g;
-    memset(g, 0, crf->nparams * sizeof *g);
+    memset(g, 0, (k->id == 0 ? crf->nparams : k->hi) * sizeof *g);
     crfp_infer_epoch(k->w);
     double loss = 0.0;
     k->st = CRFP_OK;
@@ -64,7 +78,8 @@ static void phase_reduce(worker *k)
     const double *theta = o->theta;
     for (int i = 1; i < o->n; i++) {
         const double *gi = o->wk[i].g;
-        for (size_t j = a; j < b; j++)
+        size_t e = b < o->wk[i].hi ? b : o->wk[i].hi;
+        for (size_t j = a; j < e; j++)
             g[j] += gi[j];
     }
     double sq = 0.0;
@@ -140,15 +155,30 @@ crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dat
         return crfp_error(host, CRFP_ENOMEM, "crf: objective: out of memory");
     }
     crfp_partition(ds, n, cut);
+    size_t Y = crf->Y, usz = Y, bsz = (Y + 1) * Y;
     for (int i = 0; i < n; i++) {
         worker *k = &o->wk[i];
+        int slice = i == 0 ? n - 1 : i - 1;
         k->o = o;
         k->id = i;
-        k->s0 = cut[i];
-        k->s1 = cut[i + 1];
+        k->s0 = cut[slice];
+        k->s1 = cut[slice + 1];
         k->w = crfp_infer_new(crf);
+        /* the end of the last block its sequences touch (checked above) */
+        k->hi = 0;
+        for (size_t q = k->s0; i > 0 && q < k->s1; q++) {
+            const crfp_seq *seq = crfp_dataset_get(ds, q);
+            if (!seq->T)
+                continue;
+            for (uint32_t j = 0; j < seq->uoff[seq->T]; j++)
+                if (crf->ublk[seq->uobs[j]] + usz > k->hi)
+                    k->hi = crf->ublk[seq->uobs[j]] + usz;
+            for (uint32_t j = 0; j < seq->boff[seq->T]; j++)
+                if (crf->bblk[seq->bobs[j]] + bsz > k->hi)
+                    k->hi = crf->bblk[seq->bobs[j]] + bsz;
+        }
         if (i > 0)
-            k->g = crfp_big_alloc((crf->nparams ? crf->nparams : 1) * sizeof *k->g);
+            k->g = crfp_big_alloc((k->hi ? k->hi : 1) * sizeof *k->g);
         if (!k->w || (i > 0 && !k->g)) {
             free(cut);
             crfp_crfobj_free(o);
@@ -158,6 +188,9 @@ crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dat
         }
     }
     free(cut);
+    if (n > 1)
+        crfp_log(host, CRFP_LOG_DEBUG, "crf: objective: %d threads, per-thread gradients of "
+                 "%zu of %zu parameters", n, o->wk[1].hi, crf->nparams);
     *out = o;
     return CRFP_OK;
 }
