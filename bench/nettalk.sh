@@ -14,8 +14,8 @@
 # test part, as `crfpipe eval` counts token errors.
 #
 # Environment: SETS (feature sets, default "1-grm 3-grm- 3-grm"; the others
-# are 5-grm 7-grm 5-grm+), OPTS (optimizers, default every one: owlqn
-# owlqn+ft sgd sgd+ft bcd bcd+ft newton), THREADS (2), RHO1 (0.5), RHO2
+# are 5-grm 7-grm 5-grm+), OPTS (default every optimizer: owlqn sgd bcd
+# newton; each l1 one with and without fine tuning), THREADS (2), RHO1 (0.5), RHO2
 # (1e-5, the paper's), RHO2_L2 (the l2-only objective of newton-cg, 0.1),
 # FB_SETS (sets of the sparse/dense table, default "1-grm 3-grm- 3-grm"; "" skips it),
 # FB_ITERS (10), CRFPIPE.
@@ -27,7 +27,7 @@ out=${2:-bench-out/nettalk}
 here=$(cd "$(dirname "$0")/.." && pwd)
 CRFPIPE=${CRFPIPE:-core/crfpipe}
 SETS=${SETS:-1-grm 3-grm- 3-grm}
-OPTS=${OPTS:-owlqn owlqn+ft sgd sgd+ft bcd bcd+ft newton}
+OPTS=${OPTS:-owlqn sgd bcd newton}
 THREADS=${THREADS:-2} RHO1=${RHO1:-0.5} RHO2=${RHO2:-1e-5} RHO2_L2=${RHO2_L2:-0.1}
 FB_SETS=${FB_SETS-1-grm 3-grm- 3-grm} FB_ITERS=${FB_ITERS:-10}
 TIME=/usr/bin/time
@@ -43,24 +43,38 @@ done
 echo "split (fold 0 of 10): train $(grep -c '^$' "$out/train.txt") words, dev" \
      "$(grep -c '^$' "$out/dev.txt"), test $(grep -c '^$' "$out/test.txt")" >&2
 
-# The options of each optimizer.  "+ft": the l1 trainer, then L-BFGS on its
-# active features alone with the small l2 penalty only (the paper's fine
-# tuning, §5.3.1).  Training stops on the dev part (§5.3.1 too).
+# The options of each run.  An l1 optimizer X runs as the chain X,lbfgs:
+# the second stage is the paper's fine tuning (§5.3.1: L-BFGS on the
+# active features alone, small l2 penalty only), and the first stage's
+# model is saved too, so one run gives both rows, "X" and "X+ft".
+# Training stops on the dev part (§5.3.1 too).  newton: Newton-CG on the
+# l2 objective.
 opts() {
-    local l1="--rho1 $RHO1 --rho2 $RHO2" ft="--2.rho1 0 --2.rho2 $RHO2 --2.max-iter 30"
+    local ft="--2.rho1 0 --2.rho2 $RHO2 --2.max-iter 30"
+    local l1="--1.rho1 $RHO1 --1.rho2 $RHO2 --1.model $out/$2.model $ft"
     case $1 in
-    owlqn) echo "--trainer lbfgs $l1 --dev-patience 10" ;;
-    owlqn+ft) echo "--trainer lbfgs,lbfgs --1.rho1 $RHO1 --1.rho2 $RHO2 $ft --dev-patience 10" ;;
-    sgd) echo "--trainer sgd-l1 $l1 --max-epochs 30" ;;
-    sgd+ft) echo "--trainer sgd-l1,lbfgs --1.rho1 $RHO1 --1.rho2 $RHO2 --1.max-epochs 30 $ft" ;;
-    bcd) echo "--trainer bcd $l1" ;;
-    bcd+ft) echo "--trainer bcd,lbfgs --1.rho1 $RHO1 --1.rho2 $RHO2 $ft" ;;
+    owlqn) echo "--trainer lbfgs,lbfgs $l1 --dev-patience 10" ;;
+    sgd) echo "--trainer sgd-l1,lbfgs $l1 --1.max-epochs 30" ;;
+    bcd) echo "--trainer bcd,lbfgs $l1" ;;
     newton) echo "--trainer newton-cg --rho1 0 --rho2 $RHO2_L2" ;;
     *) echo "nettalk.sh: unknown optimizer '$1'" >&2; exit 1 ;;
     esac
 }
 
 field() { sed -n "$1" "$2" | tail -1; }
+
+# per MODEL: the test PER in %
+per_of() {
+    "$CRFPIPE" eval --model "$1" --columns $COLS --threads "$THREADS" "$out/test.txt" \
+        >"${1%.model}.eval" 2>&1
+    sed -n 's/^token accuracy: *[0-9.]*% *(\([0-9]*\)\/\([0-9]*\)).*/\1 \2/p' "${1%.model}.eval" |
+        awk '{ printf "%.2f", 100 * ($2 - $1) / $2 }'
+}
+
+row() {  # set optimizer iterations features active per wall cpu rss-kB
+    printf '| %-6s | %-9s | %4s | %11s | %7s | %6s %% | %8s | %7s | %6d MB |' "$1" "$2" "$3" "$4" \
+        "$5" "$6" "$7" "$8" "$(($9 / 1024))"
+}
 
 rows=()
 for set in $SETS; do
@@ -70,32 +84,41 @@ for set in $SETS; do
         # shellcheck disable=SC2046
         if ! $TIME -v "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" \
             --columns $COLS --label phone --threads "$THREADS" --dev "$out/dev.txt" \
-            $(opts "$opt") --model "$out/$name.model" "$out/train.txt" >"$log" 2>&1; then
+            $(opts "$opt" "$name.l1") --model "$out/$name.model" "$out/train.txt" >"$log" 2>&1; then
             tail -3 "$log" >&2
             rows+=("| $set | $opt | failed: $(grep -m1 -i 'error' "$log" | cut -c1-80) |")
             continue
         fi
-        "$CRFPIPE" eval --model "$out/$name.model" --columns $COLS --threads "$THREADS" \
-            "$out/test.txt" >"$out/$name.eval" 2>&1
-        iters=$(field 's/^trained: \([0-9]*\) iterations.*/\1/p' "$log")
         feats=$(field 's/^training: .* \([0-9]*\) parameters.*/\1/p' "$log")
-        active=$(field 's/^trained: .* \([0-9]*\) active features of.*/\1/p' "$log")
-        per=$(sed -n 's/^token accuracy: *[0-9.]*% *(\([0-9]*\)\/\([0-9]*\)).*/\1 \2/p' "$out/$name.eval" |
-              awk '{ printf "%.2f", 100 * ($2 - $1) / $2 }')
         wall=$(field 's/.*Elapsed (wall clock) time.*: //p' "$log")
-        cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.0f", s }' "$log")
+        cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.0f s", s }' "$log")
         rss=$(field 's/.*Maximum resident set size (kbytes): //p' "$log")
-        rows+=("$(printf '| %-6s | %-8s | %4s | %11s | %7s | %6s %% | %8s | %6s s | %6d MB |' \
-            "$set" "$opt" "$iters" "$feats" "$active" "$per" "$wall" "$cpu" "$((rss / 1024))")")
+        if [ "$opt" != newton ]; then
+            # the first stage: its summary line "NAME: N iterations in S s, ..."
+            st1=$(grep -m1 -E '^[a-z_]+: [0-9]+ iterations in [0-9.]+ s, objective' "$log")
+            it1=$(echo "$st1" | sed 's/^[a-z_]*: \([0-9]*\) iterations.*/\1/')
+            s1=$(echo "$st1" | sed 's/.* iterations in \([0-9.]*\) s.*/\1/')
+            a1=$(echo "$st1" | sed 's/.* \([0-9]*\) active features of.*/\1/')
+            rows+=("$(row "$set" "$opt" "$it1" "$feats" "$a1" "$(per_of "$out/$name.l1.model")" \
+                "${s1} s" "-" "$rss")")
+            echo "${rows[-1]}" >&2
+        fi
+        iters=$(field 's/^trained: \([0-9]*\) iterations.*/\1/p' "$log")
+        active=$(field 's/^trained: .* \([0-9]*\) active features of.*/\1/p' "$log")
+        label=$opt
+        [ "$opt" = newton ] || label=$opt+ft
+        rows+=("$(row "$set" "$label" "$iters" "$feats" "$active" "$(per_of "$out/$name.model")" \
+            "$wall" "$cpu" "$rss")")
         echo "${rows[-1]}" >&2
     done
 done
 
 echo
-echo "NETtalk, test fold 0 ($(date -u +%F), $(nproc) cores, --threads $THREADS, rho1 $RHO1, rho2 $RHO2)"
+echo "NETtalk, test fold 0 ($(date -u +%F), $(nproc) cores, --threads $THREADS, rho1 $RHO1, rho2 $RHO2;"
+echo "X rows: the first stage of the X,lbfgs run (its own time; CPU not separable), X+ft: the run)"
 echo
-echo "| set    | optim.   | iter | features    | active  | PER      | wall     | CPU      | peak RSS  |"
-echo "|--------|----------|------|-------------|---------|----------|----------|----------|-----------|"
+echo "| set    | optim.    | iter | features    | active  | PER      | wall     | CPU     | peak RSS  |"
+echo "|--------|-----------|------|-------------|---------|----------|----------|---------|-----------|"
 printf '%s\n' "${rows[@]}"
 
 # Table 2: the same OWL-QN iterations with the sparse and the dense
@@ -108,7 +131,7 @@ echo
 echo "| set    | sparse | dense | dense/sparse | auto |"
 echo "|--------|--------|-------|--------------|------|"
 for set in $FB_SETS; do
-    init=$out/$set.owlqn.model
+    init=$out/$set.owlqn.l1.model
     [ -s "$init" ] || { echo "| $set | (no $init: run OPTS=owlqn first) | | |"; continue; }
     declare -A t=()
     for mode in sparse dense auto; do
