@@ -95,8 +95,8 @@ for set in $SETS; do
         rss=$(field 's/.*Maximum resident set size (kbytes): //p' "$log")
         if [ "$opt" != newton ]; then
             # the first stage: its summary line "NAME: N iterations in S s, ..."
-            st1=$(grep -m1 -E '^[a-z_]+: [0-9]+ iterations in [0-9.]+ s, objective' "$log")
-            it1=$(echo "$st1" | sed 's/^[a-z_]*: \([0-9]*\) iterations.*/\1/')
+            st1=$(grep -m1 -E '^[a-z0-9_]+: [0-9]+ iterations in [0-9.]+ s, objective' "$log")
+            it1=$(echo "$st1" | sed 's/^[a-z0-9_]*: \([0-9]*\) iterations.*/\1/')
             s1=$(echo "$st1" | sed 's/.* iterations in \([0-9.]*\) s.*/\1/')
             a1=$(echo "$st1" | sed 's/.* \([0-9]*\) active features of.*/\1/')
             rows+=("$(row "$set" "$opt" "$it1" "$feats" "$a1" "$(per_of "$out/$name.l1.model")" \
