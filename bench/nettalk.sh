@@ -18,7 +18,8 @@
 # newton; each l1 one with and without fine tuning), THREADS (2), RHO1 (0.5), RHO2
 # (1e-5, the paper's), RHO2_L2 (the l2-only objective of newton-cg, 0.1),
 # FB_SETS (sets of the sparse/dense table, default "1-grm 3-grm- 3-grm"; "" skips it),
-# FB_ITERS (10), CRFPIPE.
+# FB_ITERS (10), CRFPIPE; REPORT_ONLY=1 prints the tables from the logs and
+# models an earlier run left in OUT (rows without a finished log are left out).
 set -euo pipefail
 arg=${1:?usage: nettalk.sh DATA [OUT]}
 [ -d "$arg" ] && data=$arg/nettalk/nettalk.data || data=$arg
@@ -81,8 +82,11 @@ for set in $SETS; do
     for opt in $OPTS; do
         name=$set.$opt log=$out/$set.$opt.log
         echo "== $set, $opt" >&2
+        if [ -n "${REPORT_ONLY:-}" ]; then
+            # the table again from an earlier run's logs and models
+            grep -q '^trained:' "$log" 2>/dev/null || continue
         # shellcheck disable=SC2046
-        if ! $TIME -v "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" \
+        elif ! $TIME -v "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" \
             --columns $COLS --label phone --threads "$THREADS" --dev "$out/dev.txt" \
             $(opts "$opt" "$name.l1") --model "$out/$name.model" "$out/train.txt" >"$log" 2>&1; then
             tail -3 "$log" >&2
@@ -135,7 +139,7 @@ for set in $FB_SETS; do
     [ -s "$init" ] || { echo "| $set | (no $init: run OPTS=owlqn first) | | |"; continue; }
     declare -A t=()
     for mode in sparse dense auto; do
-        "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" --columns $COLS --label phone \
+        [ -n "${REPORT_ONLY:-}" ] || "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" --columns $COLS --label phone \
             --threads "$THREADS" --rho1 "$RHO1" --rho2 "$RHO2" --init-model "$init" \
             --max-iter "$FB_ITERS" --epsilon 0 --fb-mode $mode --model "$out/$set.fb.model" \
             "$out/train.txt" >"$out/$set.fb-$mode.log" 2>&1
