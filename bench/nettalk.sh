@@ -18,7 +18,7 @@
 # newton; each l1 one with and without fine tuning), THREADS (2), RHO1 (0.5), RHO2
 # (1e-5, the paper's), RHO2_L2 (the l2-only objective of newton-cg, 0.1),
 # FB_SETS (sets of the sparse/dense table, default "1-grm 3-grm- 3-grm"; "" skips it),
-# FB_ITERS (10), CRFPIPE; REPORT_ONLY=1 prints the tables from the logs and
+# FB_ITERS (10), CRFPIPE, TAGBENCH (default: the build's bench/tagbench); REPORT_ONLY=1 prints the tables from the logs and
 # models an earlier run left in OUT (rows without a finished log are left out).
 set -euo pipefail
 arg=${1:?usage: nettalk.sh DATA [OUT]}
@@ -125,26 +125,41 @@ echo "| set    | optim.    | iter | features    | active  | PER      | wall     
 echo "|--------|-----------|------|-------------|---------|----------|----------|---------|-----------|"
 printf '%s\n' "${rows[@]}"
 
-# Table 2: the same OWL-QN iterations with the sparse and the dense
-# forward-backward, warm-started from the OWL-QN model of the set so that
-# M = exp(lambda) - 1 has the sparsity of a trained model.
+# Table 2: the same OWL-QN iterations with the sparse, the dense and the
+# automatic forward-backward, warm-started from the OWL-QN model of the set
+# so that M = exp(lambda) - 1 has the sparsity of a trained model; CPU
+# seconds (user + system: on a shared machine wall time measures the other
+# jobs).  A training iteration also computes the gradient, whose bigram
+# part costs Y^2 per position whatever M is; so, with TAGBENCH (make
+# bench/tagbench), the forward-backward alone too, over the training set
+# with that model.
 [ -n "$FB_SETS" ] || exit 0
+TAGBENCH=${TAGBENCH:-$(dirname "$CRFPIPE")/../bench/tagbench}
 echo
-echo "Forward-backward in training: $FB_ITERS OWL-QN iterations from the trained model, wall seconds"
+echo "Forward-backward in training: $FB_ITERS OWL-QN iterations from the trained model (CPU s);"
+echo "forward-backward alone over the training set (tagbench, s)"
 echo
-echo "| set    | sparse | dense | dense/sparse | auto |"
-echo "|--------|--------|-------|--------------|------|"
+echo "| set    | train sparse | dense | auto | dense/sparse | fwd-bwd sparse | dense | dense/sparse |"
+echo "|--------|--------------|-------|------|--------------|----------------|-------|--------------|"
 for set in $FB_SETS; do
     init=$out/$set.owlqn.l1.model
-    [ -s "$init" ] || { echo "| $set | (no $init: run OPTS=owlqn first) | | |"; continue; }
+    [ -s "$init" ] || { echo "| $set | (no $init: run OPTS=owlqn first) | | | | | | |"; continue; }
     declare -A t=()
     for mode in sparse dense auto; do
-        [ -n "${REPORT_ONLY:-}" ] || "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" --columns $COLS --label phone \
-            --threads "$THREADS" --rho1 "$RHO1" --rho2 "$RHO2" --init-model "$init" \
-            --max-iter "$FB_ITERS" --epsilon 0 --fb-mode $mode --model "$out/$set.fb.model" \
-            "$out/train.txt" >"$out/$set.fb-$mode.log" 2>&1
-        t[$mode]=$(field 's/^trained: [0-9]* iterations in \([0-9.]*\) s.*/\1/p' "$out/$set.fb-$mode.log")
+        [ -n "${REPORT_ONLY:-}" ] || $TIME -v "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" \
+            --columns $COLS --label phone --threads 1 --rho1 "$RHO1" --rho2 "$RHO2" \
+            --init-model "$init" --max-iter "$FB_ITERS" --epsilon 0 --fb-mode $mode \
+            --model "$out/$set.fb.model" "$out/train.txt" >"$out/$set.fb-$mode.log" 2>&1
+        t[$mode]=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' \
+            "$out/$set.fb-$mode.log")
     done
-    printf '| %-6s | %6s | %5s | %12s | %4s |\n' "$set" "${t[sparse]}" "${t[dense]}" \
-        "$(awk -v s="${t[sparse]}" -v d="${t[dense]}" 'BEGIN { printf "%.2f", d / s }')" "${t[auto]}"
+    fb="| | |"
+    if [ -x "$TAGBENCH" ]; then
+        [ -n "${REPORT_ONLY:-}" ] || "$TAGBENCH" "$init" "$out/train.txt" conll_reader $COLS \
+            >"$out/$set.tagbench" 2>&1
+        fb=$(sed -n 's/^forward-backward: *sparse \([0-9.]*\) s, dense \([0-9.]*\) s, dense\/sparse = \([0-9.]*\).*/\1 | \2 | \3/p' \
+            "$out/$set.tagbench")
+    fi
+    printf '| %-6s | %12s | %5s | %4s | %12s | %s |\n' "$set" "${t[sparse]}" "${t[dense]}" \
+        "${t[auto]}" "$(awk -v s="${t[sparse]}" -v d="${t[dense]}" 'BEGIN { printf "%.2f", d / s }')" "$fb"
 done
