@@ -80,7 +80,19 @@ struct crfp_trainrun {
     double monitor_secs, cpu0, monitor_cpu;
     /* regularisation path (rho1-path): the point running, of npoints */
     size_t point, npoints;
+    /* Incremental feature sets (the features' `prerequisites`): per
+     * observation, the rule whose prefix it starts with (-1: none), the
+     * prerequisite class it belongs to (-1: none) and its state. */
+    size_t nrules;
+    char **rule_x;      /* held prefixes, one per rule */
+    int32_t *rule_y;    /* each rule's prerequisite class */
+    char **ycls;        /* distinct prerequisite prefixes */
+    size_t nycls;
+    int32_t *orule, *ocls;
+    unsigned char *ostate; /* INCR_FREE, INCR_HELD, INCR_ADMITTED */
 };
+
+enum { INCR_FREE = 0, INCR_HELD = 1, INCR_ADMITTED = 2 };
 
 static double seconds_since(const struct timespec *a)
 {
@@ -713,13 +725,260 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     return st;
 }
 
+static void incr_free(crfp_trainrun *r)
+{
+    for (size_t i = 0; i < r->nrules; i++)
+        free(r->rule_x[i]);
+    for (size_t i = 0; i < r->nycls; i++)
+        free(r->ycls[i]);
+    free(r->rule_x);
+    free(r->rule_y);
+    free(r->ycls);
+    free(r->orule);
+    free(r->ocls);
+    free(r->ostate);
+    r->rule_x = r->ycls = NULL;
+    r->rule_y = r->orule = r->ocls = NULL;
+    r->ostate = NULL;
+    r->nrules = r->nycls = 0;
+}
+
+static int starts_with(const char *s, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return n <= len && memcmp(s, prefix, n) == 0;
+}
+
+/* Read the extractor's prerequisites (plugin.h, 2.4) and classify the
+ * observations of the finalized model.  *held receives how many are held
+ * back; 0 with no prerequisites. */
+static crfp_status incr_setup(crfp_trainrun *r, size_t *held)
+{
+    *held = 0;
+    const crfp_features_vtable *fv = r->features->desc->vtable;
+    if (!CRFP_VT_HAS(fv, crfp_features_vtable, prerequisites) || !fv->prerequisites)
+        return CRFP_OK;
+    const char *text = fv->prerequisites(r->ex);
+    if (!text || !*text)
+        return CRFP_OK;
+    if (crfp_dist_size() > 1)
+        /* Admission looks at the training tokens; ranks hold different
+         * shares of them and would admit different features. */
+        return crfp_error(r->host, CRFP_EINVAL, "incremental feature sets ('#!after' in the "
+                          "template) are not supported in distributed training");
+    crfp_status st = CRFP_ENOMEM;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n'), *e = nl ? nl : p + strlen(p);
+        const char *sp = memchr(p, ' ', (size_t)(e - p));
+        if (sp && sp > p && sp + 1 < e) {
+            char **nx = realloc(r->rule_x, (r->nrules + 1) * sizeof *nx);
+            int32_t *ny = nx ? realloc(r->rule_y, (r->nrules + 1) * sizeof *ny) : NULL;
+            if (nx)
+                r->rule_x = nx;
+            if (!ny)
+                goto fail;
+            r->rule_y = ny;
+            char *x = strndup(p, (size_t)(sp - p)), *y = strndup(sp + 1, (size_t)(e - sp - 1));
+            if (!x || !y) {
+                free(x);
+                free(y);
+                goto fail;
+            }
+            r->rule_x[r->nrules] = x;
+            size_t j = 0;
+            while (j < r->nycls && strcmp(r->ycls[j], y) != 0)
+                j++;
+            if (j == r->nycls) {
+                char **nc = realloc(r->ycls, (r->nycls + 1) * sizeof *nc);
+                if (!nc) {
+                    free(y);
+                    r->nrules++;
+                    goto fail;
+                }
+                r->ycls = nc;
+                r->ycls[r->nycls++] = y;
+            } else {
+                free(y);
+            }
+            r->rule_y[r->nrules++] = (int32_t)j;
+        }
+        p = nl ? nl + 1 : e;
+    }
+    uint32_t nobs = crfp_crf_nobs(r->crf);
+    r->orule = malloc(((size_t)nobs + 1) * sizeof *r->orule);
+    r->ocls = malloc(((size_t)nobs + 1) * sizeof *r->ocls);
+    r->ostate = malloc((size_t)nobs + 1);
+    if (!r->orule || !r->ocls || !r->ostate)
+        goto fail;
+    for (uint32_t o = 0; o < nobs; o++) {
+        size_t len;
+        const char *s = crfp_crf_obs(r->crf, o, &len);
+        r->orule[o] = r->ocls[o] = -1;
+        for (size_t i = 0; i < r->nrules && r->orule[o] < 0; i++)
+            if (starts_with(s, len, r->rule_x[i]))
+                r->orule[o] = (int32_t)i;
+        for (size_t j = 0; j < r->nycls && r->ocls[o] < 0; j++)
+            if (starts_with(s, len, r->ycls[j]))
+                r->ocls[o] = (int32_t)j;
+        r->ostate[o] = r->orule[o] >= 0 ? INCR_HELD : INCR_FREE;
+        *held += r->orule[o] >= 0;
+    }
+    return CRFP_OK;
+fail:
+    incr_free(r);
+    return crfp_error(r->host, st, "out of memory");
+}
+
+static void set_block(uint64_t *mask, uint64_t first, size_t len, int on)
+{
+    for (size_t j = 0; j < len; j++) {
+        uint64_t b = first + j;
+        if (on)
+            mask[b >> 6] |= UINT64_C(1) << (b & 63);
+        else
+            mask[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    }
+}
+
+/* The first stage's mask: every weight free but those of held-back
+ * observations.  *mask owned by the caller. */
+static crfp_status incr_first_mask(crfp_trainrun *r, uint64_t **mask)
+{
+    size_t np = crfp_crf_nparams(r->crf), Y = crfp_crf_nlabels(r->crf);
+    uint64_t *m = malloc(((np + 63) / 64 + 1) * sizeof *m);
+    if (!m)
+        return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+    memset(m, 0xff, ((np + 63) / 64 + 1) * sizeof *m);
+    for (uint32_t o = 0; o < crfp_crf_nobs(r->crf); o++) {
+        if (r->ostate[o] != INCR_HELD)
+            continue;
+        uint64_t u = crfp_crf_ublock(r->crf, o), b = crfp_crf_bblock(r->crf, o);
+        if (u != CRFP_NO_BLOCK)
+            set_block(m, u, Y, 0);
+        if (b != CRFP_NO_BLOCK)
+            set_block(m, b, (Y + 1) * Y, 0);
+    }
+    *mask = m;
+    return CRFP_OK;
+}
+
+static int obs_active(const crfp_crf *crf, const double *theta, uint32_t o)
+{
+    size_t Y = crfp_crf_nlabels(crf);
+    uint64_t u = crfp_crf_ublock(crf, o), b = crfp_crf_bblock(crf, o);
+    for (size_t j = 0; u != CRFP_NO_BLOCK && j < Y; j++)
+        if (theta[u + j] != 0.0)
+            return 1;
+    for (size_t j = 0; b != CRFP_NO_BLOCK && j < (Y + 1) * Y; j++)
+        if (theta[b + j] != 0.0)
+            return 1;
+    return 0;
+}
+
+/* Between stages: admit every held observation that, at some training
+ * token, comes with an active observation of its prerequisite class.
+ * *keep (still held: kept, frozen) and *open (admitted now: whole blocks
+ * free) are nobs-bit sets owned by the caller. */
+static crfp_status incr_admit(crfp_trainrun *r, uint64_t **keep, uint64_t **open)
+{
+    uint32_t nobs = crfp_crf_nobs(r->crf);
+    size_t words = (size_t)nobs / 64 + 1;
+    const double *theta = crfp_crf_weights_const(r->crf);
+    uint64_t *k = calloc(words, sizeof *k), *op = calloc(words, sizeof *op);
+    unsigned char *act = calloc((size_t)nobs + 1, 1);
+    if (!k || !op || !act) {
+        free(k);
+        free(op);
+        free(act);
+        return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+    }
+    for (uint32_t o = 0; o < nobs; o++)
+        act[o] = r->ocls[o] >= 0 && obs_active(r->crf, theta, o);
+    size_t nadm = 0, nheld = 0;
+    for (size_t i = 0; i < crfp_dataset_size(r->train); i++) {
+        const crfp_seq *q = crfp_dataset_get(r->train, i);
+        for (uint32_t t = 0; t < q->T; t++) {
+            /* the token's observations: unigram ids, then bigram ids (an
+             * observation with both blocks is in both lists) */
+            const uint32_t *lists[2] = {q->uobs + q->uoff[t], q->bobs + q->boff[t]};
+            uint32_t lens[2] = {q->uoff[t + 1] - q->uoff[t], q->boff[t + 1] - q->boff[t]};
+            for (int a = 0; a < 2; a++)
+                for (uint32_t x = 0; x < lens[a]; x++) {
+                    uint32_t o = lists[a][x];
+                    if (r->ostate[o] != INCR_HELD)
+                        continue;
+                    int32_t want = r->rule_y[r->orule[o]];
+                    int ok = 0;
+                    for (int c = 0; c < 2 && !ok; c++)
+                        for (uint32_t z = 0; z < lens[c] && !ok; z++) {
+                            uint32_t p = lists[c][z];
+                            ok = r->ocls[p] == want && act[p];
+                        }
+                    if (ok) {
+                        r->ostate[o] = INCR_ADMITTED;
+                        op[o >> 6] |= UINT64_C(1) << (o & 63);
+                        nadm++;
+                    }
+                }
+        }
+    }
+    for (uint32_t o = 0; o < nobs; o++)
+        if (r->ostate[o] == INCR_HELD) {
+            k[o >> 6] |= UINT64_C(1) << (o & 63);
+            nheld++;
+        }
+    free(act);
+    crfp_log(r->host, CRFP_LOG_INFO, "incremental features: %zu observations admitted, %zu "
+             "still held back", nadm, nheld);
+    *keep = k;
+    *open = op;
+    return CRFP_OK;
+}
+
 /* Replace the model and datasets by their restriction to the active
- * features; returns the mask of those features inside the kept blocks. */
+ * features (and, with incremental feature sets, the held-back and newly
+ * admitted observations); returns the mask of the free weights inside the
+ * kept blocks. */
 static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
 {
     crfp_crf *nc;
     uint32_t *map;
-    crfp_status st = crfp_crf_shrink(r->crf, crfp_crf_weights_const(r->crf), &nc, &map, mask);
+    uint64_t *keep = NULL, *open = NULL;
+    crfp_status st;
+    if (r->ostate && (st = incr_admit(r, &keep, &open)) != CRFP_OK)
+        return st;
+    st = crfp_crf_shrink_keep(r->crf, crfp_crf_weights_const(r->crf), keep, open, &nc, &map,
+                              mask);
+    free(keep);
+    free(open);
+    if (st == CRFP_OK && r->ostate) {
+        /* the per-observation state follows the observations' new ids */
+        uint32_t nobs = crfp_crf_nobs(r->crf), nn = crfp_crf_nobs(nc);
+        int32_t *nr = malloc(((size_t)nn + 1) * sizeof *nr), *ncl = malloc(((size_t)nn + 1) * sizeof *ncl);
+        unsigned char *ns = malloc((size_t)nn + 1);
+        if (!nr || !ncl || !ns) {
+            free(nr);
+            free(ncl);
+            free(ns);
+            free(map);
+            free(*mask);
+            *mask = NULL;
+            crfp_crf_free(nc);
+            return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+        }
+        for (uint32_t o = 0; o < nobs; o++)
+            if (map[o] != UINT32_MAX) {
+                nr[map[o]] = r->orule[o];
+                ncl[map[o]] = r->ocls[o];
+                ns[map[o]] = r->ostate[o];
+            }
+        free(r->orule);
+        free(r->ocls);
+        free(r->ostate);
+        r->orule = nr;
+        r->ocls = ncl;
+        r->ostate = ns;
+    }
     if (st != CRFP_OK)
         return crfp_error(r->host, st, "cannot shrink the model to its active features: %s",
                           crfp_status_str(st));
@@ -970,6 +1229,18 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     if (spec)
         return run_path(r, spec, trainers, &tall);
     uint64_t *mask = NULL;
+    size_t held;
+    if ((st = incr_setup(r, &held)) != CRFP_OK)
+        return st;
+    if (held) {
+        crfp_log(host, CRFP_LOG_INFO, "incremental features: %zu of %u observations held back "
+                 "until their prerequisite is active", held, crfp_crf_nobs(r->crf));
+        if (r->nstages == 1)
+            crfp_log(host, CRFP_LOG_WARN, "the template holds %zu observations back ('#!after') "
+                     "but only a chain of trainers (--trainer a,b) admits them", held);
+        if ((st = incr_first_mask(r, &mask)) != CRFP_OK)
+            return st;
+    }
     crfp_status tst = CRFP_OK;
     for (size_t k = 0; k < r->nstages && tst == CRFP_OK; k++) {
         if (k > 0 && (st = shrink_run(r, &mask)) != CRFP_OK)
@@ -1011,6 +1282,7 @@ void crfp_train_free(crfp_trainrun *r)
     if (!r)
         return;
     free(r->ck_state);
+    incr_free(r);
     crfp_crf_free(r->crf);
     crfp_crf_free(r->init);
     crfp_dataset_free(r->train);

@@ -25,6 +25,9 @@
  * "<letter>@<line>:".  Outside the sentence cells read "_B-1", "_B-2"...
  * (left) and "_B+1", "_B+2"... (right); a missing cell reads "_NIL".
  *
+ *   #!after ID PREREQ       incremental feature sets: pattern ID's
+ *                           observations wait, token by token, until
+ *                           PREREQ's has a non-zero block (chained trainers)
  * The configuration saved in models is a first line "#!columns NAMES"
  * followed by the template text verbatim, so line numbers, generated
  * identifiers and therefore observations are identical after loading.
@@ -192,6 +195,11 @@ static crfp_status templates_extract(void *ex, const crfp_tokseq *seq, crfp_obss
     return tpl_extract(((templates_ex *)ex)->ex, seq, out);
 }
 
+static const char *templates_prerequisites(void *ex)
+{
+    return tpl_extractor_tpl(((templates_ex *)ex)->ex)->after;
+}
+
 static void templates_free(void *ex)
 {
     templates_ex *te = ex;
@@ -209,6 +217,7 @@ static const crfp_features_vtable templates_vtable = {
     .save = templates_save,
     .extract = templates_extract,
     .free = templates_free,
+    .prerequisites = templates_prerequisites,
 };
 
 CRFP_PLUGIN_DEFINE(templates) = {

@@ -52,6 +52,8 @@ typedef struct tpl {
     char *columns;                /* declared column names ("a b c"), or NULL */
     int32_t rx_time;              /* ICU time limit of each regex clone (0 = none) */
     int32_t rx_stack;             /* ICU backtrack stack limit in bytes (0 = none) */
+    char *after;                  /* '#!after' prerequisites, one "ID: PREREQ:\n" line
+                                     each (observation prefixes), or NULL */
 } tpl;
 
 /* Compile `len` bytes of template text.  `origin` names the text in

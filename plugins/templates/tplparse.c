@@ -1,7 +1,7 @@
 /* templates plugin — parsing a CRF++/Wapiti template into a tpl program.
  *
  * Language (see doc in templates.c for the user-facing summary):
- *   line      := blank | '#' comment | pattern
+ *   line      := blank | '#' comment | '#!after' ID PREREQ | pattern
  *   pattern   := ('U' | 'B' | '*') text
  *   text      := literal bytes and macros; "%%" is a literal '%'
  *   macro     := '%' op '[' row ',' col [',' '"' regex '"'] ']'
@@ -12,6 +12,13 @@
  * "<letter>@<line>:" prepended.  A pattern with neither identifier nor
  * macro (bare "B") is a constant observation, its text itself.
  * Identifiers must be unique in a template.
+ *
+ * "#!after ID PREREQ" (incremental feature sets, Lavergne et al. 2010,
+ * §5.4) holds the observations of pattern ID back until, at the same
+ * token, the observation of pattern PREREQ has a non-zero block in the
+ * model of a previous trainer of a chain.  A '#!' line is a comment to
+ * CRF++ and Wapiti, so such templates stay readable there (with every
+ * feature admitted at once).
  */
 #include <ctype.h>
 #include <limits.h>
@@ -28,8 +35,13 @@ typedef struct builder {
     tpl *t;
     size_t cap_pats, cap_pieces, cap_lits, cap_names, cap_rx;
     char **ids;        /* identifiers seen, for the uniqueness check */
+    unsigned char *idcolon; /* per identifier: its observations start "ID:" */
     size_t nids, cap_ids;
     int line;
+    /* '#!after' directives: identifier pairs and their lines */
+    char **after;      /* 2 per directive: ID, PREREQ */
+    int *after_line;
+    size_t nafter, cap_after;
 } builder;
 
 static crfp_status grow(void **arr, size_t *cap, size_t n, size_t elem)
@@ -393,13 +405,21 @@ static crfp_status parse_macro(builder *b, const char *p, const char *e, const c
     return CRFP_OK;
 }
 
-static crfp_status check_unique(builder *b, const char *id, size_t n)
+static crfp_status check_unique(builder *b, const char *id, size_t n, int colon)
 {
     for (size_t i = 0; i < b->nids; i++)
         if (strlen(b->ids[i]) == n && !memcmp(b->ids[i], id, n))
             return bad_arg(b, "duplicate pattern identifier '%.*s'", id, id + n);
+    size_t cap = b->cap_ids;
     if (grow((void **)&b->ids, &b->cap_ids, b->nids, sizeof *b->ids))
         return CRFP_ENOMEM;
+    if (b->cap_ids != cap || !b->idcolon) {
+        unsigned char *nc = realloc(b->idcolon, b->cap_ids);
+        if (!nc)
+            return CRFP_ENOMEM;
+        b->idcolon = nc;
+    }
+    b->idcolon[b->nids] = (unsigned char)colon;
     char *c = malloc(n + 1);
     if (!c)
         return CRFP_ENOMEM;
@@ -439,13 +459,13 @@ static crfp_status parse_line(builder *b, const char *s, const char *e)
     crfp_status st;
     const char *p = s;
     if (colon) {
-        st = check_unique(b, s, (size_t)(colon - s));
+        st = check_unique(b, s, (size_t)(colon - s), 1);
     } else if (!pct) {
-        st = check_unique(b, s, (size_t)(e - s));
+        st = check_unique(b, s, (size_t)(e - s), 0);
     } else {
         char id[32];
         int n = snprintf(id, sizeof id, "%c@%d:", *s, b->line);
-        if ((st = check_unique(b, id, (size_t)n - 1)) == CRFP_OK)
+        if ((st = check_unique(b, id, (size_t)n - 1, 1)) == CRFP_OK)
             st = add_lit(b, id, (size_t)n);
         p = s + 1;
     }
@@ -474,6 +494,114 @@ static crfp_status parse_line(builder *b, const char *s, const char *e)
     return CRFP_OK;
 }
 
+/* Record "#!after ID PREREQ" (s..e, the whole trimmed line). */
+static crfp_status parse_after(builder *b, const char *s, const char *e)
+{
+    const char *p = s + 7, *w[2][2];
+    for (int k = 0; k < 2; k++) {
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        w[k][0] = p;
+        while (p < e && *p != ' ' && *p != '\t')
+            p++;
+        w[k][1] = p;
+        if (w[k][0] == w[k][1])
+            return perr(b, "'#!after' needs two pattern identifiers: #!after ID PREREQ", NULL);
+    }
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p != e)
+        return perr(b, "'#!after' takes exactly two pattern identifiers: #!after ID PREREQ",
+                    NULL);
+    if (grow((void **)&b->after, &b->cap_after, 2 * b->nafter + 1, sizeof *b->after) ||
+        grow((void **)&b->after, &b->cap_after, 2 * b->nafter + 2, sizeof *b->after))
+        return CRFP_ENOMEM;
+    int *nl = realloc(b->after_line, (b->nafter + 1) * sizeof *nl);
+    if (!nl)
+        return CRFP_ENOMEM;
+    b->after_line = nl;
+    for (int k = 0; k < 2; k++)
+        if (!(b->after[2 * b->nafter + (size_t)k] =
+                  strndup(w[k][0], (size_t)(w[k][1] - w[k][0]))))
+            return CRFP_ENOMEM;
+    b->after_line[b->nafter++] = b->line;
+    return CRFP_OK;
+}
+
+static long find_id(const builder *b, const char *id)
+{
+    for (size_t i = 0; i < b->nids; i++)
+        if (strcmp(b->ids[i], id) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Check the '#!after' directives against the patterns and build t->after,
+ * one "ID: PREREQ:" line per directive (the observation prefixes). */
+static crfp_status resolve_after(builder *b)
+{
+    tpl *t = b->t;
+    if (b->nafter == 0)
+        return CRFP_OK;
+    long *pre = malloc(b->nids * sizeof *pre);
+    size_t len = 1;
+    if (!pre)
+        return CRFP_ENOMEM;
+    for (size_t i = 0; i < b->nids; i++)
+        pre[i] = -1;
+    crfp_status st = CRFP_OK;
+    for (size_t d = 0; d < b->nafter && st == CRFP_OK; d++) {
+        b->line = b->after_line[d];
+        long id[2];
+        for (int k = 0; k < 2 && st == CRFP_OK; k++) {
+            const char *nm = b->after[2 * d + (size_t)k];
+            id[k] = find_id(b, nm);
+            if (id[k] < 0)
+                st = bad_arg(b, "'#!after': no pattern has the identifier '%.*s'", nm,
+                             nm + strlen(nm));
+            else if (!b->idcolon[id[k]])
+                /* a constant such as "B" is one observation: nothing to
+                 * admit by token, and its text is no prefix */
+                st = bad_arg(b, "'#!after': '%.*s' is a constant pattern (no ':'), it cannot "
+                             "take part", nm, nm + strlen(nm));
+        }
+        if (st != CRFP_OK)
+            break;
+        if (id[0] == id[1])
+            st = perr(b, "'#!after': a pattern cannot wait for itself", NULL);
+        else if (pre[id[0]] >= 0)
+            st = bad_arg(b, "'#!after': pattern '%.*s' already has a prerequisite",
+                         b->ids[id[0]], b->ids[id[0]] + strlen(b->ids[id[0]]));
+        else
+            pre[id[0]] = id[1];
+        len += strlen(b->ids[id[0]]) + strlen(b->ids[id[1]]) + 4;
+    }
+    /* A cycle would hold its patterns back for ever. */
+    for (size_t i = 0; i < b->nids && st == CRFP_OK; i++) {
+        long j = pre[i];
+        for (size_t steps = 0; j >= 0 && steps <= b->nids; steps++)
+            j = pre[j];
+        if (j >= 0) {
+            b->line = 0;
+            for (size_t d = 0; d < b->nafter; d++)
+                if (strcmp(b->after[2 * d], b->ids[i]) == 0)
+                    b->line = b->after_line[d];
+            st = bad_arg(b, "'#!after': pattern '%.*s' waits for itself through a cycle",
+                         b->ids[i], b->ids[i] + strlen(b->ids[i]));
+        }
+    }
+    if (st == CRFP_OK && !(t->after = malloc(len)))
+        st = CRFP_ENOMEM;
+    if (st == CRFP_OK) {
+        size_t n = 0;
+        for (size_t d = 0; d < b->nafter; d++)
+            n += (size_t)snprintf(t->after + n, len - n, "%s: %s:\n", b->after[2 * d],
+                                  b->after[2 * d + 1]);
+    }
+    free(pre);
+    return st;
+}
+
 void tpl_free(tpl *t)
 {
     if (!t)
@@ -492,6 +620,7 @@ void tpl_free(tpl *t)
     if (t->lower)
         ucasemap_close(t->lower);
     free(t->columns);
+    free(t->after);
     free(t);
 }
 
@@ -527,6 +656,12 @@ crfp_status tpl_compile(crfp_host *host, const char *text, size_t len, const cha
         if (e > s && e[-1] == '\r')
             e--;
         trim(&s, &e);
+        if (e - s >= 7 && memcmp(s, "#!after", 7) == 0 &&
+            (e - s == 7 || s[7] == ' ' || s[7] == '\t')) {
+            if ((st = parse_after(&b, s, e)) == CRFP_ENOMEM)
+                st = crfp_error(host, CRFP_ENOMEM, "%s:%d: out of memory", t->origin, b.line);
+            continue;
+        }
         if (s == e || *s == '#')
             continue;
         if (memchr(s, '\0', (size_t)(e - s))) {
@@ -539,9 +674,16 @@ crfp_status tpl_compile(crfp_host *host, const char *text, size_t len, const cha
     }
     if (st == CRFP_OK && t->npats == 0)
         st = crfp_error(host, CRFP_EPARSE, "%s: the template has no pattern", t->origin);
+    if (st == CRFP_OK && (st = resolve_after(&b)) == CRFP_ENOMEM)
+        st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", t->origin);
     for (size_t i = 0; i < b.nids; i++)
         free(b.ids[i]);
     free(b.ids);
+    free(b.idcolon);
+    for (size_t i = 0; i < 2 * b.nafter; i++)
+        free(b.after[i]);
+    free(b.after);
+    free(b.after_line);
     if (st) {
         tpl_free(t);
         return st;

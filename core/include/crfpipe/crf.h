@@ -249,6 +249,14 @@ void crfp_trainset_set_mode(crfp_trainset *ts, int mode);
  * (crf not finalized). */
 crfp_status crfp_crf_shrink(const crfp_crf *crf, const double *theta, crfp_crf **out_crf,
                             uint32_t **map, uint64_t **mask);
+/* crfp_crf_shrink that also keeps the observations whose bit is set in
+ * `keep` (nobs bits, may be NULL) - with their weights, as zeros when they
+ * are zero - and in `open` (may be NULL), whose whole blocks it marks in
+ * the mask: the incremental feature sets' admitted observations, free to
+ * move in the next stage.  Same ownership and errors as crfp_crf_shrink. */
+crfp_status crfp_crf_shrink_keep(const crfp_crf *crf, const double *theta, const uint64_t *keep,
+                                 const uint64_t *open, crfp_crf **out_crf, uint32_t **map,
+                                 uint64_t **mask);
 /* `ds` with every observation id o replaced by map[o], dropping those mapped
  * to UINT32_MAX.  *out owned by the caller.  Errors: CRFP_ENOMEM. */
 crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp_dataset **out);

@@ -34,7 +34,8 @@
  * reader's content probe; 2.2 adds the document stages' concurrent
  * process; 2.3 adds the descriptor's `flags` (readers whose files may be
  * cut at blank lines, for distributed training) and the trainer's
- * resumable entry point (`resume`, checkpoints).
+ * resumable entry point (`resume`, checkpoints); 2.4 adds the feature
+ * extractor's `prerequisites` (incremental feature sets).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -51,7 +52,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 3u
+#define CRFP_ABI_MINOR 4u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif
@@ -257,6 +258,17 @@ typedef struct crfp_features_vtable {
      * `out`: an extractor is shared read-only by tagging threads. */
     crfp_status (*extract)(void *ex, const crfp_tokseq *seq, crfp_obsseq *out);
     void (*free)(void *ex);
+#if CRFP_ABI_TARGET_MINOR >= 4
+    /* 2.4, optional: incremental feature sets (Lavergne et al. 2010, §5.4).
+     * NULL, or a text owned by the extractor (valid until `free`) of lines
+     * "PREFIX PREREQ\n": an observation starting with PREFIX that the
+     * extractor produces at token t is held back (its weights frozen at
+     * zero) until the observation starting with PREREQ produced at the same
+     * token has a non-zero weight; the trainer driver admits such
+     * observations between the stages of a trainer chain.  Prefixes
+     * contain no blank. */
+    const char *(*prerequisites)(void *ex);
+#endif
 } crfp_features_vtable;
 
 /* --- trainer (optimizer) ------------------------------------------------

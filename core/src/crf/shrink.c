@@ -34,6 +34,18 @@ static size_t filter_ids(const uint32_t *ids, uint32_t a, uint32_t b, const uint
 crfp_status crfp_crf_shrink(const crfp_crf *crf, const double *theta, crfp_crf **out_crf,
                             uint32_t **out_map, uint64_t **out_mask)
 {
+    return crfp_crf_shrink_keep(crf, theta, NULL, NULL, out_crf, out_map, out_mask);
+}
+
+static inline int bit(const uint64_t *set, uint32_t o)
+{
+    return set && ((set[o >> 6] >> (o & 63)) & 1u);
+}
+
+crfp_status crfp_crf_shrink_keep(const crfp_crf *crf, const double *theta, const uint64_t *keep,
+                                 const uint64_t *open, crfp_crf **out_crf, uint32_t **out_map,
+                                 uint64_t **out_mask)
+{
     *out_crf = NULL;
     *out_map = NULL;
     *out_mask = NULL;
@@ -53,7 +65,7 @@ crfp_status crfp_crf_shrink(const crfp_crf *crf, const double *theta, crfp_crf *
     }
     for (uint32_t o = 0; o < nobs; o++) {
         map[o] = UINT32_MAX;
-        if (!block_active(crf, theta, o))
+        if (!block_active(crf, theta, o) && !bit(keep, o) && !bit(open, o))
             continue;
         size_t len;
         const char *s = crfp_crf_obs(crf, o, &len);
@@ -82,10 +94,11 @@ crfp_status crfp_crf_shrink(const crfp_crf *crf, const double *theta, crfp_crf *
         for (int k = 0; k < 2; k++) {
             if (src[k] == CRFP_NO_BLOCK)
                 continue;
+            int whole = bit(open, o);
             for (size_t j = 0; j < len[k]; j++) {
                 double v = theta[src[k] + j];
                 nc->w[dst[k] + j] = v;
-                if (v != 0.0)
+                if (v != 0.0 || whole)
                     mask[(dst[k] + j) >> 6] |= UINT64_C(1) << ((dst[k] + j) & 63);
             }
         }
