@@ -120,6 +120,21 @@ static void fill_exp(double *E, const double *L, size_t n)
         E[i] = exp(L[i]);
 }
 
+/* v := the dense multi-observation view L (start row last), with E
+ * (exp(λ), forward-backward) or NULL, and the start exponentials in w->sE. */
+static void dense_view(crfp_infer *w, crfp_tview *v, const double *L, const double *E)
+{
+    w->multi_dense = 1;
+    v->nnz = w->Y * w->Y;
+    v->colptr = w->cnt + w->Y + 1;
+    v->row = NULL;
+    v->lam = v->m = NULL;
+    v->L = L;
+    v->sE = w->sE;
+    v->dense = 1;
+    v->E = E;
+}
+
 static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
                               const double *theta, int want, uint32_t base, crfp_tview *v)
 {
@@ -141,15 +156,7 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
         double *cached = w->lc + (size_t)slot * ((YY + Y) + 1);
         slot_obs = w->lc_obs + (size_t)slot * CRFP_LC_MAXOBS;
         if (w->lc_nobs[slot] == nb && memcmp(slot_obs, obs, nb * sizeof *obs) == 0) {
-            w->multi_dense = 1;
-            v->nnz = (uint32_t)YY;
-            v->colptr = w->cnt + Y + 1;
-            v->row = NULL;
-            v->lam = v->m = NULL;
-            v->L = cached;
-            v->sE = sE;
-            v->dense = 1;
-            v->E = NULL;
+            dense_view(w, v, cached, NULL);
             return CRFP_OK;
         }
         /* a miss: fill the slot (claimed once filled) */
@@ -199,14 +206,7 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
     }
     if (claim)
         *claim = nb;
-    v->nnz = (uint32_t)YY;
-    v->colptr = w->cnt + Y + 1;
-    v->row = NULL;
-    v->lam = v->m = NULL;
-    v->L = Ls;
-    v->sE = sE;
-    v->dense = 1;
-    v->E = fb ? Es : NULL;
+    dense_view(w, v, Ls, fb ? Es : NULL);
     return CRFP_OK;
 }
 
