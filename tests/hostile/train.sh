@@ -155,7 +155,14 @@ stopped_and_saved() {
     grep -q '^meta	iterations	[1-9]' out || fail "$1: saved model records no iteration"
     run 30 0 '' tag --model sig.model --columns form,label "$train"
 }
-for sig in TERM HUP INT; do
+# A shell cannot undo a signal ignored when it started: under nohup (or a
+# CI runner that ignores SIGHUP) crfpipe inherits SIGHUP ignored and, as it
+# should, keeps it so; then only the ignored case can be tested.
+hup=HUP
+case $(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status 2>/dev/null) in
+*[13579bdfBDF]) hup=; echo "SIGHUP is ignored in this environment: its stop case skipped" ;;
+esac
+for sig in TERM $hup INT; do
     start_training SIG$sig
     kill -$sig $pid
     stopped_and_saved SIG$sig
