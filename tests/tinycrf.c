@@ -13,7 +13,7 @@ static double uniform(uint64_t *s)
     return (double)(*s >> 11) / 9007199254740992.0;
 }
 
-crfp_status tinycrf_build(tinycrf *t, const tinycrf_spec *spec)
+static crfp_status build(tinycrf *t, const tinycrf_spec *spec)
 {
     static const char *const labels[] = {"A", "B", "C", "D", "E", "F", "G", "H"};
     crfp_obsseq *obs = NULL;
@@ -59,6 +59,15 @@ crfp_status tinycrf_build(tinycrf *t, const tinycrf_spec *spec)
     if (st == CRFP_OK)
         st = crfp_crf_finalize(t->crf);
     return st;
+}
+
+void tinycrf_build(tinycrf *t, const tinycrf_spec *spec)
+{
+    if (build(t, spec) != CRFP_OK) {
+        fprintf(stderr, "tiny CRF: %s\n", t->host ? crfp_errmsg(t->host) : "out of memory");
+        tinycrf_free(t);
+        exit(99);
+    }
 }
 
 void tinycrf_free(tinycrf *t)

@@ -44,10 +44,10 @@ typedef struct tinycrf {
     crfp_dataset *ds;
 } tinycrf;
 
-/* Build the problem described by spec into *t.  Returns CRFP_OK, or an
- * error status with the message in t->host when t->host exists (else
- * CRFP_ENOMEM); on error *t may hold parts: tinycrf_free it either way. */
-crfp_status tinycrf_build(tinycrf *t, const tinycrf_spec *spec);
+/* Build the problem described by spec into *t.  A failure is the test's
+ * set-up failing: it prints the host's message and exits 99 (a hard error
+ * for the test driver). */
+void tinycrf_build(tinycrf *t, const tinycrf_spec *spec);
 
 /* Free what tinycrf_build made (any member may be NULL). */
 void tinycrf_free(tinycrf *t);

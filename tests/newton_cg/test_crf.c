@@ -35,12 +35,8 @@ int main(void)
 {
     static const tinycrf_spec spec = {31337, 80, 25, 4, 2, 9, 0.6};
     tinycrf t = {0};
-    crfp_host *host = NULL;
-    if (tinycrf_build(&t, &spec) != CRFP_OK) {
-        fprintf(stderr, "tiny CRF: %s\n", t.host ? crfp_errmsg(t.host) : "out of memory");
-        return 99;
-    }
-    host = t.host;
+    tinycrf_build(&t, &spec);
+    crfp_host *host = t.host;
     crfp_crf *crf = t.crf;
     crfp_dataset *ds = t.ds;
     crfp_team *team = NULL;
