@@ -338,6 +338,18 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
     for (size_t k = 0; k < nent; k++)
         slot[k] = crfp_dict_probe(dict, hash[k]);
     const uint64_t *ublk = crf->ublk, *bblk = crf->bblk;
+    /* The slot already names the id its string will most likely confirm:
+     * ask for the id's block offsets now, a third miss per observation that
+     * would otherwise stall the loop below. */
+#if defined(__GNUC__)
+    for (size_t k = 0; k < nent; k++) {
+        if (slot[k] == UINT32_MAX)
+            continue;
+        const uint32_t id = dict->slots[slot[k]].id;
+        __builtin_prefetch(&ublk[id], 0, 1);
+        __builtin_prefetch(&bblk[id], 0, 1);
+    }
+#endif
     const double *wts = crf->w;
     const uint32_t Y = crf->Y;
     uint32_t *uobs = b->uobs.v, *bobs = b->bobs.v, *uoff = b->uoff.v, *boff = b->boff.v;

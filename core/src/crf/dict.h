@@ -55,11 +55,6 @@ static inline uint64_t crfp_dict_le32(const char *p)
     memcpy(&w, p, 4);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     w = __builtin_bswap32(w);
-/* Give back the arena's unused capacity (a loader that could not know the
- * strings' total size ends with up to half of it unused).  The dict stays
- * valid and may grow again.  Errors: CRFP_ENOMEM (nothing changed). */
-crfp_status crfp_dict_shrink(crfp_dict *d);
-
 #endif
     return w;
 }
@@ -139,11 +134,6 @@ static inline uint32_t crfp_dict_probe(const crfp_dict *d, uint32_t h)
         if (e->hash == h) {
 #if defined(__GNUC__)
             __builtin_prefetch(d->arena + e->off - CRFP_DICT_PREFIX, 0, 1);
-/* Give back the arena's unused capacity (a loader that could not know the
- * strings' total size ends with up to half of it unused).  The dict stays
- * valid and may grow again.  Errors: CRFP_ENOMEM (nothing changed). */
-crfp_status crfp_dict_shrink(crfp_dict *d);
-
 #endif
             return i;
         }
@@ -177,11 +167,6 @@ static inline void crfp_dict_prefetch(const crfp_dict *d, uint32_t h)
 #else
     (void)d;
     (void)h;
-/* Give back the arena's unused capacity (a loader that could not know the
- * strings' total size ends with up to half of it unused).  The dict stays
- * valid and may grow again.  Errors: CRFP_ENOMEM (nothing changed). */
-crfp_status crfp_dict_shrink(crfp_dict *d);
-
 #endif
 }
 
