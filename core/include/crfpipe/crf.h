@@ -157,6 +157,11 @@ void crfp_infer_free(crfp_infer *w);
  * For tests and benchmarks. */
 void crfp_infer_set_mode(crfp_infer *w, int mode);
 
+/* Let Viterbi use the CPU's 256-bit vector instructions when it has them
+ * (on = 1, the default) or keep to the baseline ones (0).  Both give the same
+ * labelling and bit-identical scores; for tests and benchmarks. */
+void crfp_infer_set_simd(crfp_infer *w, int on);
+
 /* Declare that the following inference calls on w use `theta` and that it
  * does not change meanwhile (tagging with a loaded model).  The workspace
  * then keeps what it derives from θ per bigram observation (non-zero lists,

@@ -20,6 +20,7 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
     if (!w)
         return NULL;
     w->crf = crf;
+    crfp_infer_set_simd(w, 1);
     uint32_t Y = crf->Y;
     size_t Y1 = (size_t)Y + 1, YY = (size_t)Y * Y;
     w->Y = Y;
@@ -100,6 +101,17 @@ void crfp_infer_free(crfp_infer *w)
     free(w->nb_prev);
     free(w->nb_cnt);
     free(w);
+}
+
+void crfp_infer_set_simd(crfp_infer *w, int on)
+{
+    w->avx = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (on)
+        w->avx = __builtin_cpu_supports("avx");
+#else
+    (void)on;
+#endif
 }
 
 void crfp_infer_set_mode(crfp_infer *w, int mode)

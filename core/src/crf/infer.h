@@ -39,6 +39,7 @@ struct crfp_infer {
     const crfp_crf *crf;
     uint32_t Y;
     int mode;                /* 0 auto, 1 sparse, 2 dense */
+    int avx;                 /* the CPU has AVX: Viterbi's 256-bit kernels */
     /* Where crfp_fb_run adds an observation's gradient: g + gub[o] (unigram)
      * and g + gbb[o] (bigram).  NULL: the model's own layout.  A training
      * set points these at a packed buffer holding only a sequence's blocks. */
