@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "crf_impl.h"
-#include "../obsseq_impl.h"
+#include "../doc/obsseq_impl.h"
 
 /* A growable uint32 array.  Sequences point into these buffers, so when one
  * moves every crfp_seq is re-pointed (amortised O(1) per token). */

@@ -12,10 +12,10 @@
 #include <pthread.h>
 
 #include "crfpipe/crfpipe.h"
-#include "host_priv.h"
-#include "train.h"
-#include "xmlcommon.h"
-#include "train/dist.h"
+#include "../host/host_priv.h"
+#include "../train/train.h"
+#include "../doc/xmlcommon.h"
+#include "../train/dist.h"
 
 /* The order a pipeline's stages must follow; equal phases may repeat only
  * where `repeat` says so. */

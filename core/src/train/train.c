@@ -9,8 +9,8 @@
 #include <sys/resource.h>
 
 #include "train.h"
-#include "train/dist.h"
-#include "train/ckpt.h"
+#include "dist.h"
+#include "ckpt.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
