@@ -346,8 +346,11 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
         if (slot[k] == UINT32_MAX)
             continue;
         const uint32_t id = dict->slots[slot[k]].id;
-        __builtin_prefetch(&ublk[id], 0, 1);
-        __builtin_prefetch(&bblk[id], 0, 1);
+        const unsigned f = ov.flags[k];
+        if (f & CRFP_OBS_UNIGRAM)
+            __builtin_prefetch(&ublk[id], 0, 1);
+        if (f & CRFP_OBS_BIGRAM)
+            __builtin_prefetch(&bblk[id], 0, 1);
     }
 #endif
     const double *wts = crf->w;
