@@ -41,82 +41,128 @@ static inline int better(double v, uint32_t r, double best, uint32_t arg)
  * operations in the same order as the plain loops, so the results are
  * bit-identical: additions in the same order, and a max that keeps the
  * running value unless the new one is greater (x > m ? x : m, which is
- * exactly what SSE2's maxpd(x, m) computes, NaN included). */
+ * exactly what maxpd(x, m) computes, NaN included).  One body serves two
+ * vector widths: SSE2's 128 bits (baseline x86-64) and, for CPUs that have
+ * it (chosen at run time, the build stays generic), AVX's 256; each lane
+ * does what the scalar loop does, so both widths give the same bits. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #define VIT_SSE2 1
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define VIT_AVX 1
+#endif
 #endif
 
-/* s(y) = Σ_i μ(y, o_i) over the unigram observations of position t, added
- * in observation order from 0. */
-static void vit_unigram_from(const crfp_crf *crf, const crfp_seq *seq, uint32_t t,
-                             const double *theta, double *out, uint32_t c0)
-{
-    const uint32_t Y = crf->Y, i0 = seq->uoff[t], i1 = seq->uoff[t + 1];
-    const uint32_t *obs = seq->uobs;
-    const uint64_t *ublk = crf->ublk;
+/* VIT_KERNELS(name, attributes, vector type, lanes, load, store, add, max,
+ * broadcast, zero) defines, for labels c0.. in blocks of 4 and then 1
+ * vectors, returning the first label left for a narrower kernel:
+ *   vit_unigram_<name>: s(y) = Σ_i μ(y, o_i) over the unigram observations
+ *     of position t, added in observation order from 0;
+ *   vit_dense_<name>: dn(c) = max_r [d(r) + L(r, c)] + s(c), the max taken
+ *     over r in increasing order with the first of equal values kept. */
+#define VIT_KERNELS(NAME, ATTR, VT, W, LD, ST, ADD, MAX, SET1, ZERO)                      \
+    ATTR static uint32_t vit_unigram_##NAME(const crfp_crf *crf, const crfp_seq *seq,      \
+                                            uint32_t t, const double *theta, double *out, \
+                                            uint32_t c0)                                  \
+    {                                                                                     \
+        const uint32_t Y = crf->Y, i0 = seq->uoff[t], i1 = seq->uoff[t + 1];              \
+        const uint32_t *obs = seq->uobs;                                                  \
+        const uint64_t *ublk = crf->ublk;                                                 \
+        for (; c0 + 4 * W <= Y; c0 += 4 * W) {                                            \
+            VT a0 = ZERO(), a1 = a0, a2 = a0, a3 = a0;                                    \
+            for (uint32_t i = i0; i < i1; i++) {                                          \
+                const double *mu = theta + ublk[obs[i]] + c0;                             \
+                a0 = ADD(a0, LD(mu));                                                     \
+                a1 = ADD(a1, LD(mu + W));                                                 \
+                a2 = ADD(a2, LD(mu + 2 * W));                                             \
+                a3 = ADD(a3, LD(mu + 3 * W));                                             \
+            }                                                                             \
+            ST(out + c0, a0);                                                             \
+            ST(out + c0 + W, a1);                                                         \
+            ST(out + c0 + 2 * W, a2);                                                     \
+            ST(out + c0 + 3 * W, a3);                                                     \
+        }                                                                                 \
+        for (; c0 + W <= Y; c0 += W) {                                                    \
+            VT a = ZERO();                                                                \
+            for (uint32_t i = i0; i < i1; i++)                                            \
+                a = ADD(a, LD(theta + ublk[obs[i]] + c0));                                \
+            ST(out + c0, a);                                                              \
+        }                                                                                 \
+        return c0;                                                                        \
+    }                                                                                     \
+    ATTR static uint32_t vit_dense_##NAME(uint32_t Y, const double *d, const double *L,   \
+                                          const double *s, double *dn, uint32_t c0)       \
+    {                                                                                     \
+        for (; c0 + 4 * W <= Y; c0 += 4 * W) {                                            \
+            const VT d0 = SET1(d[0]);                                                     \
+            VT m0 = ADD(d0, LD(L + c0)), m1 = ADD(d0, LD(L + c0 + W));                    \
+            VT m2 = ADD(d0, LD(L + c0 + 2 * W)), m3 = ADD(d0, LD(L + c0 + 3 * W));        \
+            for (uint32_t r = 1; r < Y; r++) {                                            \
+                const VT dr = SET1(d[r]);                                                 \
+                const double *Lr = L + (size_t)r * Y + c0;                                \
+                m0 = MAX(ADD(dr, LD(Lr)), m0);                                            \
+                m1 = MAX(ADD(dr, LD(Lr + W)), m1);                                        \
+                m2 = MAX(ADD(dr, LD(Lr + 2 * W)), m2);                                    \
+                m3 = MAX(ADD(dr, LD(Lr + 3 * W)), m3);                                    \
+            }                                                                             \
+            ST(dn + c0, ADD(m0, LD(s + c0)));                                             \
+            ST(dn + c0 + W, ADD(m1, LD(s + c0 + W)));                                     \
+            ST(dn + c0 + 2 * W, ADD(m2, LD(s + c0 + 2 * W)));                             \
+            ST(dn + c0 + 3 * W, ADD(m3, LD(s + c0 + 3 * W)));                             \
+        }                                                                                 \
+        for (; c0 + W <= Y; c0 += W) {                                                    \
+            VT m = ADD(SET1(d[0]), LD(L + c0));                                           \
+            for (uint32_t r = 1; r < Y; r++)                                              \
+                m = MAX(ADD(SET1(d[r]), LD(L + (size_t)r * Y + c0)), m);                  \
+            ST(dn + c0, ADD(m, LD(s + c0)));                                              \
+        }                                                                                 \
+        return c0;                                                                        \
+    }
+
 #ifdef VIT_SSE2
-    for (; c0 + 8 <= Y; c0 += 8) {
-        __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-        for (uint32_t i = i0; i < i1; i++) {
-            const double *mu = theta + ublk[obs[i]] + c0;
-            a0 = _mm_add_pd(a0, _mm_loadu_pd(mu));
-            a1 = _mm_add_pd(a1, _mm_loadu_pd(mu + 2));
-            a2 = _mm_add_pd(a2, _mm_loadu_pd(mu + 4));
-            a3 = _mm_add_pd(a3, _mm_loadu_pd(mu + 6));
-        }
-        _mm_storeu_pd(out + c0, a0);
-        _mm_storeu_pd(out + c0 + 2, a1);
-        _mm_storeu_pd(out + c0 + 4, a2);
-        _mm_storeu_pd(out + c0 + 6, a3);
-    }
-    for (; c0 + 2 <= Y; c0 += 2) {
-        __m128d a = _mm_setzero_pd();
-        for (uint32_t i = i0; i < i1; i++)
-            a = _mm_add_pd(a, _mm_loadu_pd(theta + ublk[obs[i]] + c0));
-        _mm_storeu_pd(out + c0, a);
-    }
+VIT_KERNELS(sse2, , __m128d, 2, _mm_loadu_pd, _mm_storeu_pd, _mm_add_pd, _mm_max_pd,
+            _mm_set1_pd, _mm_setzero_pd)
+#endif
+#ifdef VIT_AVX
+VIT_KERNELS(avx, __attribute__((target("avx"))), __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd,
+            _mm256_add_pd, _mm256_max_pd, _mm256_set1_pd, _mm256_setzero_pd)
+#endif
+
+/* The widest kernels the CPU has, then the narrower ones, then the scalar
+ * loop for the labels left. */
+static void vit_unigram(const crfp_infer *w, const crfp_seq *seq, uint32_t t,
+                        const double *theta, double *out)
+{
+    const crfp_crf *crf = w->crf;
+    const uint32_t Y = crf->Y, i0 = seq->uoff[t], i1 = seq->uoff[t + 1];
+    uint32_t c0 = 0;
+#ifdef VIT_AVX
+    if (w->avx)
+        c0 = vit_unigram_avx(crf, seq, t, theta, out, c0);
+#endif
+#ifdef VIT_SSE2
+    c0 = vit_unigram_sse2(crf, seq, t, theta, out, c0);
 #endif
     for (; c0 < Y; c0++) {
         double a = 0.0;
         for (uint32_t i = i0; i < i1; i++)
-            a += theta[ublk[obs[i]] + c0];
+            a += theta[crf->ublk[seq->uobs[i]] + c0];
         out[c0] = a;
     }
 }
 
-/* dn(c) = max_r [d(r) + L(r, c)] + s(c), the max taken over r in increasing
- * order with the first of equal values kept (as x > m ? x : m does). */
-static void vit_dense_from(uint32_t Y, const double *d, const double *L, const double *s,
-                           double *dn, uint32_t c0)
+static void vit_dense(const crfp_infer *w, const double *d, const double *L, const double *s,
+                      double *dn)
 {
+    const uint32_t Y = w->Y;
+    uint32_t c0 = 0;
+#ifdef VIT_AVX
+    if (w->avx)
+        c0 = vit_dense_avx(Y, d, L, s, dn, c0);
+#endif
 #ifdef VIT_SSE2
-    for (; c0 + 8 <= Y; c0 += 8) {
-        const __m128d d0 = _mm_set1_pd(d[0]);
-        __m128d m0 = _mm_add_pd(d0, _mm_loadu_pd(L + c0));
-        __m128d m1 = _mm_add_pd(d0, _mm_loadu_pd(L + c0 + 2));
-        __m128d m2 = _mm_add_pd(d0, _mm_loadu_pd(L + c0 + 4));
-        __m128d m3 = _mm_add_pd(d0, _mm_loadu_pd(L + c0 + 6));
-        for (uint32_t r = 1; r < Y; r++) {
-            const __m128d dr = _mm_set1_pd(d[r]);
-            const double *Lr = L + (size_t)r * Y + c0;
-            m0 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr)), m0);
-            m1 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr + 2)), m1);
-            m2 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr + 4)), m2);
-            m3 = _mm_max_pd(_mm_add_pd(dr, _mm_loadu_pd(Lr + 6)), m3);
-        }
-        _mm_storeu_pd(dn + c0, _mm_add_pd(m0, _mm_loadu_pd(s + c0)));
-        _mm_storeu_pd(dn + c0 + 2, _mm_add_pd(m1, _mm_loadu_pd(s + c0 + 2)));
-        _mm_storeu_pd(dn + c0 + 4, _mm_add_pd(m2, _mm_loadu_pd(s + c0 + 4)));
-        _mm_storeu_pd(dn + c0 + 6, _mm_add_pd(m3, _mm_loadu_pd(s + c0 + 6)));
-    }
-    for (; c0 + 2 <= Y; c0 += 2) {
-        __m128d m = _mm_add_pd(_mm_set1_pd(d[0]), _mm_loadu_pd(L + c0));
-        for (uint32_t r = 1; r < Y; r++)
-            m = _mm_max_pd(_mm_add_pd(_mm_set1_pd(d[r]), _mm_loadu_pd(L + (size_t)r * Y + c0)),
-                           m);
-        _mm_storeu_pd(dn + c0, _mm_add_pd(m, _mm_loadu_pd(s + c0)));
-    }
+    c0 = vit_dense_sse2(Y, d, L, s, dn, c0);
 #endif
     for (; c0 < Y; c0++) {
         double m = d[0] + L[c0];
@@ -126,101 +172,6 @@ static void vit_dense_from(uint32_t Y, const double *d, const double *L, const d
         }
         dn[c0] = m + s[c0];
     }
-}
-
-/* The same two kernels on 256-bit registers, 16 labels per pass, for CPUs
- * with AVX (chosen at run time: the build stays generic x86-64).  Each lane
- * still adds and takes maxima in the same order as above, so the labelling
- * and score are bit-identical with or without AVX. */
-#if defined(VIT_SSE2) && defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define VIT_AVX 1
-
-__attribute__((target("avx"))) static uint32_t
-vit_unigram_avx(const crfp_crf *crf, const crfp_seq *seq, uint32_t t, const double *theta,
-                double *out)
-{
-    const uint32_t Y = crf->Y, i0 = seq->uoff[t], i1 = seq->uoff[t + 1];
-    const uint32_t *obs = seq->uobs;
-    const uint64_t *ublk = crf->ublk;
-    uint32_t c0 = 0;
-    for (; c0 + 16 <= Y; c0 += 16) {
-        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-        for (uint32_t i = i0; i < i1; i++) {
-            const double *mu = theta + ublk[obs[i]] + c0;
-            a0 = _mm256_add_pd(a0, _mm256_loadu_pd(mu));
-            a1 = _mm256_add_pd(a1, _mm256_loadu_pd(mu + 4));
-            a2 = _mm256_add_pd(a2, _mm256_loadu_pd(mu + 8));
-            a3 = _mm256_add_pd(a3, _mm256_loadu_pd(mu + 12));
-        }
-        _mm256_storeu_pd(out + c0, a0);
-        _mm256_storeu_pd(out + c0 + 4, a1);
-        _mm256_storeu_pd(out + c0 + 8, a2);
-        _mm256_storeu_pd(out + c0 + 12, a3);
-    }
-    for (; c0 + 4 <= Y; c0 += 4) {
-        __m256d a = _mm256_setzero_pd();
-        for (uint32_t i = i0; i < i1; i++)
-            a = _mm256_add_pd(a, _mm256_loadu_pd(theta + ublk[obs[i]] + c0));
-        _mm256_storeu_pd(out + c0, a);
-    }
-    return c0;
-}
-
-__attribute__((target("avx"))) static uint32_t
-vit_dense_avx(uint32_t Y, const double *d, const double *L, const double *s, double *dn)
-{
-    uint32_t c0 = 0;
-    for (; c0 + 16 <= Y; c0 += 16) {
-        const __m256d d0 = _mm256_set1_pd(d[0]);
-        __m256d m0 = _mm256_add_pd(d0, _mm256_loadu_pd(L + c0));
-        __m256d m1 = _mm256_add_pd(d0, _mm256_loadu_pd(L + c0 + 4));
-        __m256d m2 = _mm256_add_pd(d0, _mm256_loadu_pd(L + c0 + 8));
-        __m256d m3 = _mm256_add_pd(d0, _mm256_loadu_pd(L + c0 + 12));
-        for (uint32_t r = 1; r < Y; r++) {
-            const __m256d dr = _mm256_set1_pd(d[r]);
-            const double *Lr = L + (size_t)r * Y + c0;
-            m0 = _mm256_max_pd(_mm256_add_pd(dr, _mm256_loadu_pd(Lr)), m0);
-            m1 = _mm256_max_pd(_mm256_add_pd(dr, _mm256_loadu_pd(Lr + 4)), m1);
-            m2 = _mm256_max_pd(_mm256_add_pd(dr, _mm256_loadu_pd(Lr + 8)), m2);
-            m3 = _mm256_max_pd(_mm256_add_pd(dr, _mm256_loadu_pd(Lr + 12)), m3);
-        }
-        _mm256_storeu_pd(dn + c0, _mm256_add_pd(m0, _mm256_loadu_pd(s + c0)));
-        _mm256_storeu_pd(dn + c0 + 4, _mm256_add_pd(m1, _mm256_loadu_pd(s + c0 + 4)));
-        _mm256_storeu_pd(dn + c0 + 8, _mm256_add_pd(m2, _mm256_loadu_pd(s + c0 + 8)));
-        _mm256_storeu_pd(dn + c0 + 12, _mm256_add_pd(m3, _mm256_loadu_pd(s + c0 + 12)));
-    }
-    for (; c0 + 4 <= Y; c0 += 4) {
-        __m256d m = _mm256_add_pd(_mm256_set1_pd(d[0]), _mm256_loadu_pd(L + c0));
-        for (uint32_t r = 1; r < Y; r++)
-            m = _mm256_max_pd(
-                _mm256_add_pd(_mm256_set1_pd(d[r]), _mm256_loadu_pd(L + (size_t)r * Y + c0)), m);
-        _mm256_storeu_pd(dn + c0, _mm256_add_pd(m, _mm256_loadu_pd(s + c0)));
-    }
-    return c0;
-}
-#endif
-
-static void vit_unigram(const crfp_infer *w, const crfp_seq *seq, uint32_t t,
-                        const double *theta, double *out)
-{
-    uint32_t c0 = 0;
-#ifdef VIT_AVX
-    if (w->avx)
-        c0 = vit_unigram_avx(w->crf, seq, t, theta, out);
-#endif
-    vit_unigram_from(w->crf, seq, t, theta, out, c0);
-}
-
-static void vit_dense(const crfp_infer *w, const double *d, const double *L, const double *s,
-                      double *dn)
-{
-    uint32_t c0 = 0;
-#ifdef VIT_AVX
-    if (w->avx)
-        c0 = vit_dense_avx(w->Y, d, L, s, dn);
-#endif
-    vit_dense_from(w->Y, d, L, s, dn, c0);
 }
 
 /* Which observation's block was last found dense, within one decoding. */
