@@ -100,4 +100,31 @@ sed "s|g2p.model|$tmp/g.model|" "$top_srcdir/samples/g2p/pronounce.xml" > "$tmp/
 echo "abated accept" | $P run "$tmp/pr.xml" > "$tmp/pr" || fail "pronounce"
 grep -Eq '^abated( [A-Z]+)+$' "$tmp/pr" || { fail "no ARPAbet for abated"; cat "$tmp/pr" >&2; }
 grep -Eq '^accept( [A-Z]+)+$' "$tmp/pr" || fail "no ARPAbet for accept"
+
+# 7. an entry no alignment fits (3 phonemes on one letter): joined labels by
+# default; with unaligned=none it gets none, and training fails on it unless
+# run with unlabelled=skip, which leaves it out and says how many
+{ head -120 "$top_srcdir/samples/g2p/train.dict"; echo "x EH K S S"; } > "$tmp/u.dict"
+un_pipe() { # FILE UNALIGNED UNLABELLED
+    pipe "$1" '<stage plugin="lexicon_reader"><param name="stress" value="false"/></stage>' \
+        '<stage plugin="graphemes"/>' \
+        "<stage plugin=\"aligner\"><param name=\"lexicon\" value=\"$tmp/u.dict\"/><param name=\"unaligned\" value=\"$2\"/></stage>" \
+        "<stage plugin=\"templates\"><param name=\"template\" value=\"$top_srcdir/samples/g2p/g2p.tpl\"/></stage>" \
+        "<stage plugin=\"lbfgs\"><param name=\"model\" value=\"$tmp/u.model\"/><param name=\"label\" value=\"phone\"/><param name=\"max-iter\" value=\"3\"/><param name=\"unlabelled\" value=\"$3\"/></stage>"
+}
+un_pipe "$tmp/u1.xml" join error
+$P --verbose run "$tmp/u1.xml" -i "$tmp/u.dict" 2>"$tmp/err" || { fail "training with a joined fallback"; cat "$tmp/err" >&2; }
+grep -q "1 by the fallback" "$tmp/err" || { fail "fallback not counted"; cat "$tmp/err" >&2; }
+$P model dump "$tmp/u.model" 2>/dev/null | grep -q "EH:K:S:S" || fail "the joined fallback label is not a label of the model"
+un_pipe "$tmp/u2.xml" none error
+expect_fail "unlabelled=skip leaves such sentences out" $P run "$tmp/u2.xml" -i "$tmp/u.dict"
+un_pipe "$tmp/u3.xml" none skip
+$P --verbose run "$tmp/u3.xml" -i "$tmp/u.dict" 2>"$tmp/err" || { fail "training with unlabelled=skip"; cat "$tmp/err" >&2; }
+grep -q "1 left unlabelled" "$tmp/err" || { fail "unlabelled entry not counted by the aligner"; cat "$tmp/err" >&2; }
+grep -q "unlabelled=skip: left out 1 training and 0 dev sentences" "$tmp/err" ||
+    { fail "skipped sentence not reported"; cat "$tmp/err" >&2; }
+grep -q "training: 120 sequences" "$tmp/err" || { fail "not 120 training sequences"; grep training: "$tmp/err" >&2; }
+$P model dump "$tmp/u.model" 2>/dev/null | grep -q "EH:K:S:S" && fail "the skipped entry's label reached the model"
+un_pipe "$tmp/u4.xml" none maybe
+expect_fail "unlabelled must be error or skip" $P run "$tmp/u4.xml" -i "$tmp/u.dict"
 finish

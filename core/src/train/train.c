@@ -29,6 +29,9 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"max-iter", CRFP_PARAM_INT, "0", "stop after this many iterations (0 = optimizer decides)"},
     {"init-model", CRFP_PARAM_PATH, NULL, "warm start from this model's weights"},
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
+    {"unlabelled", CRFP_PARAM_STRING, "error",
+     "a sentence with a token lacking the label: error, or skip it (counted; e.g. the "
+     "lexicon entries the aligner could not align)"},
     {"train-error", CRFP_PARAM_BOOL, "false",
      "also print the training-set error every iteration (one more Viterbi pass each)"},
     {"checkpoint", CRFP_PARAM_PATH, NULL,
@@ -73,7 +76,10 @@ struct crfp_trainrun {
     int cut[2];
     uint64_t nsent[2];
     int merged;
-    uint64_t total[4];  /* train sequences, tokens; dev sequences, tokens */
+    uint64_t total[6];  /* train sequences, tokens; dev sequences, tokens; sentences
+                         * skipped for a missing label (train, dev) */
+    uint64_t skipped[2]; /* this rank's share of the last two */
+    int skip_unlabelled; /* unlabelled=skip */
     void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
     /* monitoring time of the running stage (observe.h: monitor_seconds),
      * the process's CPU time when it started and the monitor's share */
@@ -304,6 +310,13 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
         crfp_train_free(r);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
+    const char *unl = crfp_train_param(r, "unlabelled");
+    if (unl && strcmp(unl, "skip") == 0) {
+        r->skip_unlabelled = 1;
+    } else if (unl && strcmp(unl, "error") != 0) {
+        crfp_train_free(r);
+        return crfp_error(host, CRFP_EINVAL, "unlabelled must be error or skip, not '%s'", unl);
+    }
     int64_t th = run_int(r, "threads");
     if (th > 0)
         crfp_host_set_threads(host, (int)th);
@@ -371,9 +384,14 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             }
         }
         int lc = crfp_tokseq_col(seq, r->labelname);
+        if (lc < 0 && r->skip_unlabelled) {
+            r->skipped[ds == r->dev]++;
+            continue;
+        }
         if (lc < 0) {
-            st = crfp_error(r->host, CRFP_ENOTFOUND, "%s: document '%s': tokens have no label "
-                            "feature '%s'", origin, crfp_doc_id(doc) ? crfp_doc_id(doc) : "",
+            st = crfp_error(r->host, CRFP_ENOTFOUND, "%s: document '%s', sentence %zu: tokens "
+                            "have no label feature '%s' (unlabelled=skip leaves such sentences "
+                            "out)", origin, crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1,
                             r->labelname);
             break;
         }
@@ -386,18 +404,26 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             r->labels = nl;
             r->caplabels = seq->ntok;
         }
+        int unlabelled = 0;
         for (size_t t = 0; t < seq->ntok; t++) {
             r->labels[t] = seq->cells[t * seq->ncols + (size_t)lc];
             if (!r->labels[t]) {
+                unlabelled = 1;
+                if (r->skip_unlabelled)
+                    break;
                 st = crfp_error(r->host, CRFP_EINVAL, "%s: document '%s', sentence %zu, token "
-                                "%zu: no '%s' label", origin,
-                                crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, t + 1,
-                                r->labelname);
+                                "%zu: no '%s' label (unlabelled=skip leaves such sentences "
+                                "out)", origin, crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1,
+                                t + 1, r->labelname);
                 break;
             }
         }
         if (st != CRFP_OK)
             break;
+        if (unlabelled) {
+            r->skipped[ds == r->dev]++;
+            continue;
+        }
         st = fv->extract(r->ex, seq, r->obs);
         if (st != CRFP_OK) {
             crfp_error_wrap(r->host, st, "%s: features", origin);
@@ -1169,8 +1195,15 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     r->total[1] = crfp_dataset_tokens(r->train);
     r->total[2] = crfp_dataset_size(r->dev);
     r->total[3] = crfp_dataset_tokens(r->dev);
-    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 4)) != CRFP_OK)
+    r->total[4] = r->skipped[0];
+    r->total[5] = r->skipped[1];
+    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 6)) != CRFP_OK)
         return st;
+    if (r->total[4] || r->total[5])
+        crfp_log(host, CRFP_LOG_INFO, "unlabelled=skip: left out %llu training and %llu dev "
+                 "sentences with a token lacking the '%s' label",
+                 (unsigned long long)r->total[4], (unsigned long long)r->total[5],
+                 r->labelname ? r->labelname : "");
     if (r->total[0] == 0) {
         crfp_dist_set_failure_kind(CRFP_DIST_FAIL_SAME);
         return crfp_error(host, CRFP_EINVAL, "%s: no labelled sentences to train on",
