@@ -13,9 +13,9 @@ cat > "$out/train.xml" <<X
 <?xml version="1.0"?><pipeline xmlns="urn:crfpipe:pipeline:1" name="g2p-full">
 <stage plugin="lexicon_reader"><param name="stress" value="false"/></stage>
 <stage plugin="graphemes"/>
-<stage plugin="aligner"><param name="lexicon" value="train.dict"/><param name="model" value="cmudict.align"/></stage>
+<stage plugin="aligner"><param name="lexicon" value="train.dict"/><param name="model" value="cmudict.align"/><param name="unaligned" value="none"/></stage>
 <stage plugin="templates"><param name="template" value="$src/g2p.tpl"/></stage>
-<stage plugin="sgd_l1"><param name="label" value="phone"/></stage>
+<stage plugin="sgd_l1"><param name="label" value="phone"/><param name="unlabelled" value="skip"/></stage>
 <stage plugin="lbfgs"><param name="model" value="cmudict.model"/><param name="label" value="phone"/><param name="dev" value="dev.dict"/><param name="rho1" value="0.05"/><param name="max-iter" value="60"/></stage>
 </pipeline>
 X
