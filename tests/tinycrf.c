@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double uniform(uint64_t *s)
 {
@@ -99,6 +100,45 @@ const crfp_trainer_vtable *tinycrf_trainer(crfp_host *host, const char *name,
         crfp_host_load_kind(host, name, CRFP_KIND_TRAINER, pl) != CRFP_OK)
         return NULL;
     return (*pl)->desc->vtable;
+}
+
+const crfp_trainer_vtable *tinycrf_module(const char *name, const char *const *params,
+                                          crfp_host **host, const crfp_plugin **pl,
+                                          int *problems)
+{
+    crfp_host *h = crfp_host_new();
+    if (!h)
+        exit(99);
+    crfp_host_set_verbosity(h, CRFP_LOG_WARN);
+    const crfp_trainer_vtable *vt = tinycrf_trainer(h, name, pl);
+    if (!vt) {
+        fprintf(stderr, "cannot load %s: %s\n", name, crfp_errmsg(h));
+        exit(1);
+    }
+    const crfp_plugin_descriptor *d = (*pl)->desc;
+    int bad = 0;
+#define PROBLEM(...) (fprintf(stderr, "%s: ", name), fprintf(stderr, __VA_ARGS__), bad++)
+    if (strcmp(d->name, name) != 0)
+        PROBLEM("descriptor names '%s'\n", d->name);
+    if (d->kind != CRFP_KIND_TRAINER)
+        PROBLEM("kind %d, not a trainer\n", (int)d->kind);
+    if (d->abi_major != CRFP_ABI_MAJOR || d->abi_minor > CRFP_ABI_MINOR)
+        PROBLEM("ABI %u.%u against the host's %u.%u\n", d->abi_major, d->abi_minor,
+                CRFP_ABI_MAJOR, CRFP_ABI_MINOR);
+    if (vt->size != sizeof(crfp_trainer_vtable))
+        PROBLEM("vtable size %zu\n", vt->size);
+    for (; params && *params; params++) {
+        int found = 0;
+        for (size_t j = 0; j < d->nparams; j++)
+            if (strcmp(d->params[j].name, *params) == 0)
+                found = d->params[j].help && d->params[j].help[0] && d->params[j].defval;
+        if (!found)
+            PROBLEM("parameter %s missing, without default or without help\n", *params);
+    }
+#undef PROBLEM
+    *problems = bad;
+    *host = h;
+    return vt;
 }
 
 crfp_params *tinycrf_params(crfp_host *host, const crfp_plugin *pl, const char *const *kv)

@@ -62,6 +62,18 @@ double tinycrf_objective(const crfp_trainset *ts, const double *theta, double *g
 const crfp_trainer_vtable *tinycrf_trainer(crfp_host *host, const char *name,
                                            const crfp_plugin **pl);
 
+/* A fresh host (verbosity: warnings) with trainer NAME loaded from the build
+ * tree (exits 99 when no host can be made, 1 when the module cannot be
+ * loaded), and its descriptor checked: name, kind, ABI version, vtable size,
+ * and each parameter of the NULL-terminated `params` declared with a
+ * default and a help text.  Each problem is printed; *problems receives
+ * their count (for the test's CHECK: failures are counted per translation
+ * unit).  *host and *pl receive the host (the caller frees it) and the plugin
+ * (owned by the host). */
+const crfp_trainer_vtable *tinycrf_module(const char *name, const char *const *params,
+                                          crfp_host **host, const crfp_plugin **pl,
+                                          int *problems);
+
 /* A parameter set for plugin pl with the NULL-terminated name/value pairs
  * kv (may be NULL) applied.  A rejected value prints the host's message
  * and exits 1 (a broken test); out of memory exits 99.  Free with crfp_params_free. */

@@ -12,32 +12,14 @@
 
 int main(void)
 {
-    crfp_host *h = crfp_host_new();
-    if (!h)
-        return 99;
-    crfp_host_set_verbosity(h, CRFP_LOG_WARN);
-    if (crfp_host_add_plugin_dir(h, CRFP_ABS_BUILDDIR "/plugins/lbfgs") != CRFP_OK)
-        return 99;
-    const crfp_plugin *pl = NULL;
-    crfp_status st = crfp_host_load_kind(h, "lbfgs", CRFP_KIND_TRAINER, &pl);
-    if (st != CRFP_OK) {
-        fprintf(stderr, "cannot load lbfgs: %s\n", crfp_errmsg(h));
-        return 1;
-    }
-    const crfp_plugin_descriptor *d = pl->desc;
-    CHECK(strcmp(d->name, "lbfgs") == 0, "name %s", d->name);
-    CHECK(d->kind == CRFP_KIND_TRAINER, "kind %d", (int)d->kind);
-    CHECK(d->abi_major == CRFP_ABI_MAJOR && d->abi_minor <= CRFP_ABI_MINOR, "abi %u.%u",
-          d->abi_major, d->abi_minor);
-    const char *want[] = {"history", "epsilon", "window", "max-linesearch", "max-iter", "gtol"};
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        int found = 0;
-        for (size_t j = 0; j < d->nparams; j++)
-            if (strcmp(d->params[j].name, want[i]) == 0)
-                found = d->params[j].help && d->params[j].help[0] && d->params[j].defval;
-        CHECK(found, "parameter %s missing, without default or without help", want[i]);
-    }
-    const crfp_trainer_vtable *vt = d->vtable;
+    const char *want[] = {"history", "epsilon", "window", "max-linesearch", "max-iter", "gtol",
+                          NULL};
+    crfp_host *h;
+    const crfp_plugin *pl;
+    int problems;
+    const crfp_trainer_vtable *vt = tinycrf_module("lbfgs", want, &h, &pl, &problems);
+    CHECK(problems == 0, "lbfgs: %d problems with the descriptor", problems);
+    crfp_status st;
 
     /* a lasso problem solved through the vtable */
     problem p;
@@ -86,7 +68,7 @@ int main(void)
     crfp_params_free(ps);
 
     /* a value the host must refuse to parse */
-    ps = crfp_params_new(d->params, d->nparams);
+    ps = crfp_params_new(pl->desc->params, pl->desc->nparams);
     st = crfp_params_set(h, ps, "test", "history", "many", NULL);
     CHECK(st == CRFP_EINVAL, "history=many accepted");
     crfp_params_free(ps);

@@ -5,6 +5,7 @@
  * same set.  Two runs with one seed are bit-for-bit identical. */
 #include "config.h"
 #include "ptest.h"
+#include "../tinycrf.h"
 
 /* Parameters of `specs` set from NULL-terminated name/value pairs. */
 static crfp_params *params(crfp_host *h, const crfp_param_spec *specs, size_t n,
@@ -20,16 +21,6 @@ static crfp_params *params(crfp_host *h, const crfp_param_spec *specs, size_t n,
     return p;
 }
 
-static const crfp_plugin *load(crfp_host *h, const char *name)
-{
-    const crfp_plugin *pl = NULL;
-    if (crfp_host_load_kind(h, name, CRFP_KIND_TRAINER, &pl) != CRFP_OK) {
-        fprintf(stderr, "cannot load %s: %s\n", name, crfp_errmsg(h));
-        exit(1);
-    }
-    return pl;
-}
-
 static int epochs_seen;
 static crfp_status count(void *ud, const crfp_iter_info *info, const double *theta, int *stop)
 {
@@ -42,28 +33,19 @@ static crfp_status count(void *ud, const crfp_iter_info *info, const double *the
 
 int main(void)
 {
-    crfp_host *h = crfp_host_new();
-    if (!h)
-        return 99;
-    crfp_host_set_verbosity(h, CRFP_LOG_WARN);
-    if (crfp_host_add_plugin_dir(h, CRFP_ABS_BUILDDIR "/plugins/perceptron") != CRFP_OK ||
-        crfp_host_add_plugin_dir(h, CRFP_ABS_BUILDDIR "/plugins/lbfgs") != CRFP_OK)
-        return 99;
-    const crfp_plugin *pl = load(h, "perceptron"), *lb = load(h, "lbfgs");
-    const crfp_plugin_descriptor *d = pl->desc;
-    CHECK(strcmp(d->name, "perceptron") == 0, "name %s", d->name);
-    CHECK(d->abi_major == CRFP_ABI_MAJOR, "abi %u", d->abi_major);
-    const crfp_trainer_vtable *vt = d->vtable, *lvt = lb->desc->vtable;
-    CHECK(vt->size == sizeof *vt, "vtable size %zu", vt->size);
+    const char *want[] = {"variant", "max-epochs", "c", "seed", "shuffle", NULL};
+    crfp_host *h;
+    const crfp_plugin *pl, *lb;
+    int problems;
+    const crfp_trainer_vtable *vt = tinycrf_module("perceptron", want, &h, &pl, &problems);
+    CHECK(problems == 0, "perceptron: %d problems with the descriptor", problems);
     CHECK(vt->needs == CRFP_TS_DECODE, "needs %llu", (unsigned long long)vt->needs);
-    const char *want[] = {"variant", "max-epochs", "c", "seed", "shuffle"};
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        int found = 0;
-        for (size_t j = 0; j < d->nparams; j++)
-            if (strcmp(d->params[j].name, want[i]) == 0)
-                found = d->params[j].help && d->params[j].help[0] && d->params[j].defval;
-        CHECK(found, "parameter %s missing, without default or without help", want[i]);
+    const crfp_trainer_vtable *lvt = tinycrf_trainer(h, "lbfgs", &lb);
+    if (!lvt) {
+        fprintf(stderr, "cannot load lbfgs: %s\n", crfp_errmsg(h));
+        return 1;
     }
+    const crfp_plugin_descriptor *d = pl->desc;
     /* The driver hands a trainer its own parameters merged with the common
      * ones; two of those matter here. */
     crfp_param_spec merged[16];

@@ -38,33 +38,15 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
 
 int main(void)
 {
-    crfp_host *h = crfp_host_new();
-    if (!h)
-        return 99;
-    crfp_host_set_verbosity(h, CRFP_LOG_WARN);
-    if (crfp_host_add_plugin_dir(h, CRFP_ABS_BUILDDIR "/plugins/sgd_l1") != CRFP_OK)
-        return 99;
-    const crfp_plugin *pl = NULL;
-    crfp_status st = crfp_host_load_kind(h, "sgd_l1", CRFP_KIND_TRAINER, &pl);
-    if (st != CRFP_OK) {
-        fprintf(stderr, "cannot load sgd_l1: %s\n", crfp_errmsg(h));
-        return 1;
-    }
-    const crfp_plugin_descriptor *d = pl->desc;
-    CHECK(strcmp(d->name, "sgd_l1") == 0, "name %s", d->name);
-    CHECK(d->abi_major == CRFP_ABI_MAJOR, "abi %u", d->abi_major);
-    const crfp_trainer_vtable *vt = d->vtable;
-    CHECK(vt->size == sizeof(crfp_trainer_vtable), "vtable size %zu", vt->size);
-    CHECK(vt->needs == CRFP_TS_SEQUENCE, "needs %llx", (unsigned long long)vt->needs);
     const char *want[] = {"eta0", "decay", "batch", "seed", "max-epochs", "epsilon", "window",
-                          "calib-sample", "calib-factor"};
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        int found = 0;
-        for (size_t j = 0; j < d->nparams; j++)
-            if (strcmp(d->params[j].name, want[i]) == 0)
-                found = d->params[j].help && d->params[j].help[0] && d->params[j].defval;
-        CHECK(found, "parameter %s missing, without default or without help", want[i]);
-    }
+                          "calib-sample", "calib-factor", NULL};
+    crfp_host *h;
+    const crfp_plugin *pl;
+    int problems;
+    const crfp_trainer_vtable *vt = tinycrf_module("sgd_l1", want, &h, &pl, &problems);
+    CHECK(problems == 0, "sgd_l1: %d problems with the descriptor", problems);
+    CHECK(vt->needs == CRFP_TS_SEQUENCE, "needs %llx", (unsigned long long)vt->needs);
+    crfp_status st;
 
     toy t;
     toy_init(&t, 60, 40, 0.3, 0.1);
