@@ -141,6 +141,19 @@ const crfp_trainer_vtable *tinycrf_module(const char *name, const char *const *p
     return vt;
 }
 
+crfp_status tinycrf_monitor(void *ud, const crfp_iter_info *info, const double *theta, int *stop)
+{
+    tinycrf_mon *m = ud;
+    (void)theta;
+    (void)stop;
+    if (info->iter != m->iters + 1 || !(info->objective <= m->last * (1 + m->slack)) ||
+        info->nevals < m->min_evals)
+        m->monotone = 0;
+    m->iters = info->iter;
+    m->last = info->objective;
+    return CRFP_OK;
+}
+
 crfp_params *tinycrf_params(crfp_host *host, const crfp_plugin *pl, const char *const *kv)
 {
     crfp_params *p = crfp_params_new(pl->desc->params, pl->desc->nparams);

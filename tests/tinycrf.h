@@ -74,6 +74,19 @@ const crfp_trainer_vtable *tinycrf_module(const char *name, const char *const *p
                                           crfp_host **host, const crfp_plugin **pl,
                                           int *problems);
 
+/* A training-set monitor (ts->monitor = tinycrf_monitor, monitor_ud = a
+ * tinycrf_mon) recording whether iterations come one by one, each with at
+ * least min_evals evaluations, and the objective never rises by more than
+ * slack (relative).  Start from {0, INFINITY, 1, slack, min_evals}. */
+typedef struct tinycrf_mon {
+    int iters;
+    double last;
+    int monotone;
+    double slack;
+    int min_evals;
+} tinycrf_mon;
+crfp_status tinycrf_monitor(void *ud, const crfp_iter_info *info, const double *theta, int *stop);
+
 /* A parameter set for plugin pl with the NULL-terminated name/value pairs
  * kv (may be NULL) applied.  A rejected value prints the host's message
  * and exits 1 (a broken test); out of memory exits 99.  Free with crfp_params_free. */

@@ -13,24 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-typedef struct mon {
-    int sweeps;
-    double last;
-    int monotone;
-} mon;
-
-static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *theta, int *stop)
-{
-    mon *m = ud;
-    (void)theta;
-    (void)stop;
-    if (info->iter != m->sweeps + 1 || !(info->objective <= m->last * (1 + 1e-12)))
-        m->monotone = 0;
-    m->sweeps = info->iter;
-    m->last = info->objective;
-    return CRFP_OK;
-}
-
 int main(void)
 {
     static const tinycrf_spec spec = {77, 50, 15, 3, 3, 6, 0.7};
@@ -43,8 +25,8 @@ int main(void)
     crfp_trainset *ts = NULL;
     FAILIF(crfp_trainset_new(host, crf, ds, NULL, NULL, rho1, rho2, &ts));
     size_t dim = ts->dim;
-    mon m = {0, INFINITY, 1};
-    ts->monitor = monitor;
+    tinycrf_mon m = {0, INFINITY, 1, 1e-12, 0};
+    ts->monitor = tinycrf_monitor;
     ts->monitor_ud = &m;
 
     const crfp_plugin *bcd, *lbfgs;
@@ -66,7 +48,7 @@ int main(void)
     ts->monitor = NULL;
     FAILIF(vl->train(host, pl, ts, xl));
     crfp_params_free(pl);
-    ts->monitor = monitor;
+    ts->monitor = tinycrf_monitor;
     double Fl = tinycrf_objective(ts, xl, g), F0 = tinycrf_objective(ts, x0, g);
 
     /* bcd, exact statistics, to convergence */
@@ -83,7 +65,7 @@ int main(void)
         zdiff += (xb[k] == 0) != (fabs(xl[k]) < 1e-9);
     }
     printf("F(0) = %.10g; OWL-QN F* = %.10g (%zu zeros); bcd F = %.10g (%zu zeros) after %d "
-           "sweeps, max |dθ| %.3g\n", F0, Fl, zl, Fb, zb, m.sweeps, dx);
+           "sweeps, max |dθ| %.3g\n", F0, Fl, zl, Fb, zb, m.iters, dx);
     CHECK(m.monotone, "bcd's objective increased between sweeps");
     CHECK(fabs(Fb - Fl) <= 1e-7 * Fl, "bcd F = %.12g, OWL-QN %.12g", Fb, Fl);
     CHECK(dx < 1e-4, "weights differ by %g", dx);
@@ -91,13 +73,13 @@ int main(void)
 
     /* windows of radius 1: an approximation, still a large decrease */
     memset(xb, 0, dim * sizeof *xb);
-    m = (mon){0, INFINITY, 1};
+    m = (tinycrf_mon){0, INFINITY, 1, 1e-12, 0};
     const char *kvw[] = {"radius", "1", "max-sweeps", "50", NULL};
     pb = tinycrf_params(host, bcd, kvw);
     FAILIF(vb->train(host, pb, ts, xb));
     crfp_params_free(pb);
     double Fw = tinycrf_objective(ts, xb, g);
-    printf("bcd radius 1: F = %.10g after %d sweeps\n", Fw, m.sweeps);
+    printf("bcd radius 1: F = %.10g after %d sweeps\n", Fw, m.iters);
     CHECK(Fw < Fl + 0.05 * (F0 - Fl), "radius 1: F = %.10g, optimum %.10g, F(0) %.10g", Fw, Fl,
           F0);
 

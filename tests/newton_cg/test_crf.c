@@ -13,24 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-typedef struct mon {
-    int iters;
-    double last;
-    int monotone;
-} mon;
-
-static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *theta, int *stop)
-{
-    mon *m = ud;
-    (void)theta;
-    (void)stop;
-    if (info->iter != m->iters + 1 || !(info->objective <= m->last) || info->nevals < 1)
-        m->monotone = 0;
-    m->iters = info->iter;
-    m->last = info->objective;
-    return CRFP_OK;
-}
-
 int main(void)
 {
     static const tinycrf_spec spec = {31337, 80, 25, 4, 2, 9, 0.6};
@@ -84,8 +66,8 @@ int main(void)
     for (size_t k = 0; k < sizeof variants / sizeof *variants; k++) {
         for (int th = 0; th < 2; th++) {
             crfp_trainset *ts = th ? ts2 : ts1;
-            mon m = {0, INFINITY, 1};
-            ts->monitor = monitor;
+            tinycrf_mon m = {0, INFINITY, 1, 0, 1};
+            ts->monitor = tinycrf_monitor;
             ts->monitor_ud = &m;
             /* the defaults truncate CG at 3 iterations, for CoNLL-2000's
              * sake; the other variants solve the systems further */
