@@ -4,6 +4,7 @@
  * without crashing. */
 #include <unistd.h>
 #include "crftest.h"
+#include "../modelsum.h"
 
 static unsigned char *slurp(const char *path, size_t *n)
 {
@@ -30,32 +31,9 @@ static void spit(const char *path, const unsigned char *b, size_t n)
     fclose(fp);
 }
 
-/* The format's checksum, recomputed to forge files that pass it: four
- * FNV-1a-style lanes over 64-bit little-endian words, folded, then the
- * tail bytes (written independently of modelio.c, byte by byte). */
-static uint64_t checksum(const unsigned char *p, size_t n)
-{
-    const uint64_t prime = 0x100000001b3ULL, init = 0xcbf29ce484222325ULL;
-    uint64_t h[4] = {init, init ^ 1, init ^ 2, init ^ 3};
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int l = 0; l < 4; l++) {
-            uint64_t x = 0;
-            for (int k = 7; k >= 0; k--)
-                x = (x << 8) | p[i + 8 * (size_t)l + (size_t)k];
-            h[l] = (h[l] ^ x) * prime;
-        }
-    uint64_t r = init;
-    for (int l = 0; l < 4; l++)
-        r = (r ^ h[l]) * prime;
-    for (; i < n; i++)
-        r = (r ^ p[i]) * prime;
-    return r;
-}
-
 static void reseal(unsigned char *b, size_t n)
 {
-    uint64_t h = checksum(b, n - 8);
+    uint64_t h = modelsum(b, n - 8);
     for (int k = 0; k < 8; k++)
         b[n - 8 + (size_t)k] = (unsigned char)(h >> (8 * k));
 }

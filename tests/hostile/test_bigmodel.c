@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "crfpipe/crfpipe.h"
+#include "../modelsum.h"
 
 #define CHECK(c, ...)                                                                          \
     do {                                                                                       \
@@ -47,28 +48,6 @@ static void put_str(buf *b, const char *s)
         put(b, (unsigned char)*s, 1);
 }
 
-/* The format's checksum (see the layout in core/src/crf/modelio.c), written
- * here byte by byte so the test forges files independently of the loader. */
-static uint64_t checksum(const unsigned char *p, size_t n)
-{
-    const uint64_t prime = 0x100000001b3ULL, init = 0xcbf29ce484222325ULL;
-    uint64_t h[4] = {init, init ^ 1, init ^ 2, init ^ 3};
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int l = 0; l < 4; l++) {
-            uint64_t x = 0;
-            for (int k = 7; k >= 0; k--)
-                x = (x << 8) | p[i + 8 * (size_t)l + (size_t)k];
-            h[l] = (h[l] ^ x) * prime;
-        }
-    uint64_t r = init;
-    for (int l = 0; l < 4; l++)
-        r = (r ^ h[l]) * prime;
-    for (; i < n; i++)
-        r = (r ^ p[i]) * prime;
-    return r;
-}
-
 /* Y labels, nobs bigram observations each holding `cnt` weights. */
 static void forge(const char *path, unsigned Y, unsigned nobs, unsigned cnt)
 {
@@ -97,7 +76,7 @@ static void forge(const char *path, unsigned Y, unsigned nobs, unsigned cnt)
             put(&b, 0x3ff0000000000000ULL, 8); /* 1.0 */
         }
     }
-    put(&b, checksum(b.p, b.n), 8);
+    put(&b, modelsum(b.p, b.n), 8);
     FILE *fp = fopen(path, "wb");
     CHECK(fp && fwrite(b.p, 1, b.n, fp) == b.n && fclose(fp) == 0, "cannot write %s", path);
     free(b.p);
