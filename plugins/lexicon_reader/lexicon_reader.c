@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "lexdoc.h"
 
 static const crfp_param_spec params[] = {
     {"format", CRFP_PARAM_STRING, "auto", "auto, cmudict, nettalk, tsv or words"},
@@ -180,30 +181,6 @@ static crfp_status lr_open(crfp_host *host, const crfp_params *p, crfp_stream *i
     return CRFP_OK;
 }
 
-/* Growing byte buffer. */
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static int sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 256;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns)
-            return 0;
-        b->s = ns;
-        b->cap = nc;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-    return 1;
-}
-
 /* One entry before it becomes a Sentence. */
 typedef struct entry {
     size_t wstart, wend;      /* byte span of the word in the text */
@@ -263,7 +240,7 @@ static char *norm_phonemes(const char *src, int stress)
 /* Parse the current line into *e (word appended to text).  Returns 1 when
  * the line held an entry, 0 when it is to be skipped, -1 on error (message
  * recorded). */
-static int parse_line(lexreader *r, char *l, sbuf *text, entry *e, crfp_status *st)
+static int parse_line(lexreader *r, char *l, lex_sbuf *text, entry *e, crfp_status *st)
 {
     const char *fname = r->in->name;
     memset(e, 0, sizeof *e);
@@ -384,10 +361,10 @@ static int parse_line(lexreader *r, char *l, sbuf *text, entry *e, crfp_status *
     }
     if (!(e->word = strdup(word)))
         goto nomem;
-    if (text->n && !sb_add(text, "\n", 1))
+    if (text->n && !lex_sb_add(text, "\n", 1))
         goto nomem;
     e->wstart = text->n;
-    if (!sb_add(text, word, strlen(word)))
+    if (!lex_sb_add(text, word, strlen(word)))
         goto nomem;
     e->wend = text->n;
     return 1;
@@ -410,7 +387,7 @@ static crfp_status lr_next(void *state, crfp_doc **out)
 {
     lexreader *r = state;
     *out = NULL;
-    sbuf text = {0};
+    lex_sbuf text = {0};
     entry *ents = NULL;
     size_t n = 0, cap = 0;
     crfp_status st = CRFP_OK;
@@ -426,27 +403,21 @@ static crfp_status lr_next(void *state, crfp_doc **out)
             r->pendoff = (size_t)(e - r->pending);
             if (e == p)
                 continue;
-            if (n == cap) {
-                size_t nc = cap ? 2 * cap : 64;
-                entry *ne = realloc(ents, nc * sizeof *ne);
-                if (!ne) {
-                    st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-                    goto done;
-                }
-                ents = ne;
-                cap = nc;
+            if (!lex_grow((void **)&ents, &cap, n, sizeof *ents)) {
+                st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+                goto done;
             }
             entry *en = &ents[n];
             memset(en, 0, sizeof *en);
             en->variant = 1;
             if (!(en->word = strndup(p, (size_t)(e - p))) ||
-                (text.n && !sb_add(&text, "\n", 1))) {
+                (text.n && !lex_sb_add(&text, "\n", 1))) {
                 free(en->word);
                 st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
                 goto done;
             }
             en->wstart = text.n;
-            if (!sb_add(&text, p, (size_t)(e - p))) {
+            if (!lex_sb_add(&text, p, (size_t)(e - p))) {
                 free(en->word);
                 st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
                 goto done;
@@ -476,15 +447,9 @@ static crfp_status lr_next(void *state, crfp_doc **out)
             r->pendoff = 0;
             continue;
         }
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 64;
-            entry *ne = realloc(ents, nc * sizeof *ne);
-            if (!ne) {
-                st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-                goto done;
-            }
-            ents = ne;
-            cap = nc;
+        if (!lex_grow((void **)&ents, &cap, n, sizeof *ents)) {
+            st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+            goto done;
         }
         int k = parse_line(r, r->line, &text, &ents[n], &st);
         if (k < 0) {
@@ -499,23 +464,12 @@ static crfp_status lr_next(void *state, crfp_doc **out)
     }
     if (n == 0)
         goto done;
-    char id[64];
-    snprintf(id, sizeof id, "lexicon-%lu", ++r->ndocs);
-    crfp_doc *doc = crfp_doc_new(id);
-    if (!doc) {
-        st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-        goto done;
-    }
     static const char *const fnames[] = {"auto", "cmudict", "nettalk", "tsv", "words"};
+    crfp_doc *doc = NULL;
     crfp_annset *set = NULL;
-    if ((st = crfp_doc_set_text(r->host, doc, text.s ? text.s : "", text.n)) != CRFP_OK ||
-        (st = crfp_doc_meta_set_str(doc, "format", "lexicon")) != CRFP_OK ||
-        (st = crfp_doc_meta_set_str(doc, "lexicon-format", fnames[r->format])) != CRFP_OK)
-        goto fail;
-    if (!(set = crfp_doc_annset(doc, "", 1))) {
-        st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-        goto fail;
-    }
+    if ((st = lex_doc(r->host, "lexicon", ++r->ndocs, &text, "lexicon", "lexicon-format",
+                      fnames[r->format], &doc, &set)) != CRFP_OK)
+        goto done;
     for (size_t i = 0; i < n; i++) {
         size_t s, e;
         crfp_ann *a;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../lexicon_reader/lexdoc.h"
 
 static const crfp_param_spec params[] = {
     {"part", CRFP_PARAM_STRING, "all", "all, train, dev or test (see fold, folds)"},
@@ -166,30 +167,6 @@ static const char *split_entry(char *l, entry *e)
     return NULL;
 }
 
-/* Growing buffer for the document text. */
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static int sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 1024;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns)
-            return 0;
-        b->s = ns;
-        b->cap = nc;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-    return 1;
-}
-
 /* The kept entries of one document: the word text is in the document text,
  * the aligned phoneme and stress strings here (NUL-separated). */
 typedef struct kept {
@@ -201,7 +178,7 @@ static crfp_status nt_next(void *state, crfp_doc **out)
 {
     ntreader *r = state;
     *out = NULL;
-    sbuf text = {0}, aux = {0};
+    lex_sbuf text = {0}, aux = {0};
     kept *ks = NULL;
     size_t n = 0, cap = 0;
     crfp_status st = CRFP_OK;
@@ -239,22 +216,16 @@ static crfp_status nt_next(void *state, crfp_doc **out)
         }
         if (!selected(r, r->k))
             continue;
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 64;
-            kept *nk = realloc(ks, nc * sizeof *nk);
-            if (!nk) {
-                st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-                goto done;
-            }
-            ks = nk;
-            cap = nc;
+        if (!lex_grow((void **)&ks, &cap, n, sizeof *ks)) {
+            st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+            goto done;
         }
         ks[n].start = text.n;
         ks[n].len = e.len;
         ks[n].aux = aux.n;
-        if (!sb_add(&text, e.word, e.len) || !sb_add(&text, "\n", 1) ||
-            !sb_add(&aux, e.phon, e.len + 1) || !sb_add(&aux, e.stress, e.len + 1) ||
-            !sb_add(&aux, e.flag, strlen(e.flag) + 1)) {
+        if (!lex_sb_add(&text, e.word, e.len) || !lex_sb_add(&text, "\n", 1) ||
+            !lex_sb_add(&aux, e.phon, e.len + 1) || !lex_sb_add(&aux, e.stress, e.len + 1) ||
+            !lex_sb_add(&aux, e.flag, strlen(e.flag) + 1)) {
             st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
             goto done;
         }
@@ -266,22 +237,11 @@ static crfp_status nt_next(void *state, crfp_doc **out)
     }
     if (n == 0)
         goto done;
-    char id[64];
-    snprintf(id, sizeof id, "nettalk-%lu", ++r->ndocs);
-    crfp_doc *doc = crfp_doc_new(id);
-    if (!doc) {
-        st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-        goto done;
-    }
+    crfp_doc *doc = NULL;
     crfp_annset *set = NULL;
-    if ((st = crfp_doc_set_text(r->host, doc, text.s, text.n)) != CRFP_OK ||
-        (st = crfp_doc_meta_set_str(doc, "format", "nettalk-letters")) != CRFP_OK ||
-        (st = crfp_doc_meta_set_str(doc, "columns", "letter,phone,stress")) != CRFP_OK)
-        goto fail;
-    if (!(set = crfp_doc_annset(doc, "", 1))) {
-        st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-        goto fail;
-    }
+    if ((st = lex_doc(r->host, "nettalk", ++r->ndocs, &text, "nettalk-letters", "columns",
+                      "letter,phone,stress", &doc, &set)) != CRFP_OK)
+        goto done;
     static const char *const names[] = {"letter", "phone", "stress"};
     for (size_t i = 0; i < n; i++) {
         const char *ph = aux.s + ks[i].aux, *sx = ph + ks[i].len + 1, *fl = sx + ks[i].len + 1;
