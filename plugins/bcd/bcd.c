@@ -32,18 +32,6 @@ static const crfp_param_spec bcd_params[] = {
      "objective) before the block is left unchanged for the sweep"},
 };
 
-/* Whether the set declares `name` (the host merges the common trainer
- * parameters in; a test may hand a set with ours only). */
-static int declared(const crfp_params *p, const char *name)
-{
-    size_t n;
-    const crfp_param_spec *s = crfp_params_specs(p, &n);
-    for (size_t i = 0; s && i < n; i++)
-        if (strcmp(s[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
 static crfp_status get_opts(crfp_host *host, const crfp_params *p, bcd_opts *o)
 {
     bcd_opts_default(o);
@@ -56,7 +44,7 @@ static crfp_status get_opts(crfp_host *host, const crfp_params *p, bcd_opts *o)
     if (radius < 0 || radius > UINT32_MAX)
         return crfp_error(host, CRFP_EINVAL, "bcd: radius=%lld: must be >= 0",
                           (long long)radius);
-    if (declared(p, "max-iter") && crfp_params_isset(p, "max-iter") &&
+    if (crfp_params_declares(p, "max-iter") && crfp_params_isset(p, "max-iter") &&
         crfp_params_int(p, "max-iter") > 0)
         sweeps = crfp_params_int(p, "max-iter");
     if (sweeps < 1 || sweeps > 1000000)

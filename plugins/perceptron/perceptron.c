@@ -77,19 +77,6 @@ static const crfp_param_spec perc_params[] = {
      "visit the sequences in a new random order each epoch (false: stored order)"},
 };
 
-/* Whether the set declares `name`.  The common parameters (rho2,
- * max-iter) are only there when the driver merged them in; asking a getter
- * for an undeclared name is a misuse the host reports. */
-static int declared(const crfp_params *p, const char *name)
-{
-    size_t n;
-    const crfp_param_spec *s = crfp_params_specs(p, &n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
 /* Fill `o` from `params` (NULL: defaults) and the training set's penalties.
  * Errors: CRFP_EINVAL with a message naming the parameter. */
 static crfp_status read_opts(crfp_host *host, const crfp_params *params,
@@ -102,7 +89,7 @@ static crfp_status read_opts(crfp_host *host, const crfp_params *params,
                           "(use --trainer lbfgs for sparse models)", ts->rho1);
     if (!params)
         return CRFP_OK;
-    if (declared(params, "rho2") && crfp_params_isset(params, "rho2") &&
+    if (crfp_params_declares(params, "rho2") && crfp_params_isset(params, "rho2") &&
         crfp_params_float(params, "rho2") > 0.0)
         return crfp_error(host, CRFP_EINVAL,
                           "perceptron: rho2=%g: the perceptron has no l2 penalty "
@@ -115,7 +102,7 @@ static crfp_status read_opts(crfp_host *host, const crfp_params *params,
         return crfp_error(host, CRFP_EINVAL,
                           "perceptron: variant must be perceptron or pa, not '%s'", v);
     int64_t ep = crfp_params_int(params, "max-epochs");
-    if (declared(params, "max-iter") && crfp_params_int(params, "max-iter") > 0)
+    if (crfp_params_declares(params, "max-iter") && crfp_params_int(params, "max-iter") > 0)
         ep = crfp_params_int(params, "max-iter");
     if (ep < 1 || ep > INT_MAX)
         return crfp_error(host, CRFP_EINVAL, "perceptron: max-epochs=%lld: must be 1 or more",

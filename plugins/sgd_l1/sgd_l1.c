@@ -49,18 +49,6 @@ static const crfp_param_spec sgd_params[] = {
      "eta0 = the best calibrated rate times this factor"},
 };
 
-/* Whether the parameter set declares `name` (the host merges the common
- * trainer parameters in; a test may hand a set with ours only). */
-static int declared(const crfp_params *p, const char *name)
-{
-    size_t n;
-    const crfp_param_spec *s = crfp_params_specs(p, &n);
-    for (size_t i = 0; s && i < n; i++)
-        if (strcmp(s[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
 /* Read the options; CRFP_EINVAL naming the parameter for a value out of
  * range. */
 static crfp_status get_opts(crfp_host *host, const crfp_params *p, sgd_opts *o)
@@ -103,7 +91,7 @@ static crfp_status get_opts(crfp_host *host, const crfp_params *p, sgd_opts *o)
     o->window = (int)window;
     o->calib_sample = (size_t)sample;
     /* The host's common iteration limit, when given, is the epoch limit. */
-    if (declared(p, "max-iter") && crfp_params_isset(p, "max-iter")) {
+    if (crfp_params_declares(p, "max-iter") && crfp_params_isset(p, "max-iter")) {
         int64_t mi = crfp_params_int(p, "max-iter");
         if (mi > 0)
             o->max_epochs = mi > 1000000 ? 1000000 : (int)mi;

@@ -138,6 +138,10 @@ int main(void)
 
     size_t ns;
     CHECK(f, crfp_params_specs(p, &ns) == specs && ns == NSPECS);
+    /* declares: a query, not a misuse, for names declared or not */
+    CHECK(f, crfp_params_declares(p, "name") == 1);
+    CHECK(f, crfp_params_declares(p, "undeclared") == 0);
+    CHECK(f, crfp_params_declares(p, NULL) == 0 && crfp_params_declares(NULL, "name") == 0);
 
     /* An empty declaration rejects everything. */
     crfp_params *e = crfp_params_new(NULL, 0);

@@ -69,6 +69,11 @@ int crfp_params_iter(const crfp_params *p, size_t i, const char **name, const ch
 /* The declaration behind the set. */
 const crfp_param_spec *crfp_params_specs(const crfp_params *p, size_t *n);
 
+/* Whether the set declares `name` (1) or not (0).  A trainer asks before
+ * reading a common training parameter (max-iter, rho2): the host merges those
+ * into its set, a caller driving the trainer directly may not. */
+int crfp_params_declares(const crfp_params *p, const char *name);
+
 /* The first misuse a getter recorded ("asked for parameter 'x', which it
  * never declared"), or NULL.  Owned by the set. */
 const char *crfp_params_misuse(const crfp_params *p);

@@ -297,3 +297,13 @@ const crfp_param_spec *crfp_params_specs(const crfp_params *p, size_t *n)
         *n = p ? p->n : 0;
     return p ? p->specs : NULL;
 }
+
+int crfp_params_declares(const crfp_params *p, const char *name)
+{
+    size_t n;
+    const crfp_param_spec *s = p && name ? crfp_params_specs(p, &n) : NULL;
+    for (size_t i = 0; s && i < n; i++)
+        if (strcmp(s[i].name, name) == 0)
+            return 1;
+    return 0;
+}
