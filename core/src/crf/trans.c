@@ -210,6 +210,14 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
     return CRFP_OK;
 }
 
+/* Whether a Viterbi view of nb observations may go through the fixed-θ log
+ * cache (auto mode only: forced sparse or dense views keep their own path). */
+static int log_cacheable(const crfp_infer *w, const double *theta, int want, uint32_t nb)
+{
+    return want != CRFP_VIEW_FB && w->lc && w->fixed == theta && nb <= CRFP_LC_MAXOBS &&
+           w->mode == 0;
+}
+
 crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const double *theta,
                           int want, crfp_tview *v)
 {
@@ -269,6 +277,12 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
         for (uint32_t i = 0; i < nb && base == nb; i++)
             if (want_dense(w, w->ce[crf->bidx[obs[i]]].nnz))
                 base = i;
+        /* Viterbi with θ fixed: a set of sparse observations (as B and a
+         * letter's '*' block of a model with many labels, e.g. G2P's 233) is
+         * otherwise merged afresh at every position of every word; the dense
+         * sum is made once per distinct set and kept in the log cache. */
+        if (base == nb && log_cacheable(w, theta, want, nb))
+            base = 0;
         if (base < nb)
             return multi_dense(w, seq, t, theta, want, base, v);
     }
