@@ -1,9 +1,9 @@
 /* The model file's checksum, recomputed by the tests that forge model files
  * (hostile or corrupted ones that must still pass the checksum, so that the
- * loader's other checks are what rejects them).  Written here from the
- * format's description (core/src/crf/modelio.c), byte by byte, so the tests
- * do not trust the loader's own code: four FNV-1a-style lanes over 64-bit
- * little-endian words, folded, then the tail bytes. */
+ * loader's other checks are what rejects them; the model fuzz target too).
+ * Written here from the format's description (core/src/crf/modelio.c), byte
+ * by byte, so the tests do not trust the loader's own code: four FNV-1a-style
+ * lanes over 64-bit little-endian words, folded, then the tail bytes. */
 #ifndef CRFP_TESTS_MODELSUM_H
 #define CRFP_TESTS_MODELSUM_H
 

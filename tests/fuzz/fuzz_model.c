@@ -9,38 +9,10 @@
  * Oracle: a model that loads must dump, save, load again and dump the same.
  */
 #include "fuzzhost.h"
+#include "../modelsum.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The checksum of the format (modelio.c): an FNV-1a-style multiply over
- * little-endian 64-bit words in four interleaved lanes, the lanes folded
- * in order, then the tail bytes one by one. */
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint64_t model_checksum(const uint8_t *p, size_t n)
-{
-    const uint64_t basis = 0xcbf29ce484222325ULL, prime = 0x100000001b3ULL;
-    uint64_t lane[4];
-    for (uint64_t k = 0; k < 4; k++)
-        lane[k] = basis ^ k;
-    size_t i = 0;
-    for (; n - i >= 32; i += 32)
-        for (size_t k = 0; k < 4; k++)
-            lane[k] = (lane[k] ^ le64(p + i + 8 * k)) * prime;
-    uint64_t h = basis;
-    for (size_t k = 0; k < 4; k++)
-        h = (h ^ lane[k]) * prime;
-    for (; i < n; i++)
-        h = (h ^ p[i]) * prime;
-    return h;
-}
 
 static char *dump(crfp_crf *crf, size_t *len)
 {
@@ -69,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(file, "CRFPMODL\1\0\0\0", 12);
     if (size)
         memcpy(file + 12, data, size);
-    uint64_t sum = model_checksum(file, 12 + size);
+    uint64_t sum = modelsum(file, 12 + size);
     for (int i = 0; i < 8; i++)
         file[12 + size + (size_t)i] = (uint8_t)(sum >> (8 * i));
     const char *path = fz_file("model", file, n);
