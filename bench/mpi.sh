@@ -5,7 +5,7 @@
 # a fixed number of iterations, --epsilon 0 so every run does the same
 # work) as
 #   A  1 process  x 2 threads
-#   B  2 ranks    x 1 thread   (mpirun -np 2)
+#   B  2 ranks    x 1 thread   (mpirun -np 2; L-BFGS sharded across them)
 #   C  1 process  x 1 thread   (what one rank's computation costs alone)
 # alternating the runs REPEATS times (the machine is shared: speed varies
 # by 10-30 % from one minute to the next), and prints seconds per iteration,
@@ -57,6 +57,7 @@ run() { # NAME RANKS THREADS
     c=$(awk -v k="$skip" '$1 == "iter" && $11 == "cpu" { v = $12 - $14; if ($2 == k) a = v; n = $2; b = v }
         END { printf "%.4f", (b - a) / (n - k) }' "$out/$name.log")
     echo "$name $t $c" >>"$out/times"
+    echo "$t" >"$out/$name.last"
     echo "  $name: $t s/iteration, $c CPU s/iteration" >&2
 }
 
@@ -75,6 +76,11 @@ tC=$(awk '$1 == "C" { print $2 }' "$out/times" | median)
 cA=$(awk '$1 == "A" { print $3 }' "$out/times" | median)
 cB=$(awk '$1 == "B" { print $3 }' "$out/times" | median)
 cC=$(awk '$1 == "C" { print $3 }' "$out/times" | median)
+# B over A within each round: wall ($2) or CPU, A's halved ($3)
+ratios() {
+    awk -v f="$1" '$1 == "A" { a = f == 2 ? $2 : $3 / 2 } $1 == "B" { printf "%s%.2f", n++ ? " " : "", (f == 2 ? $2 : $3) / a }' "$out/times"
+}
+ratio() { ratios "$1" | tr ' ' '\n' | median | awk '{ printf "%+.0f %%", 100 * ($1 - 1) }'; }
 dim=$(sed -n 's/^training: .* \([0-9]*\) parameters.*/\1/p' "$out/A.log")
 mpiline=$(grep '^mpi: 2 ranks;' "$out/B.log")
 # rank 0's cumulative seconds at iterations skip and iters (--verbose lines)
@@ -83,6 +89,7 @@ split() { # FIELD
         v = f == "compute" ? $6 : f == "wait" ? $8 : $10
         if ($2 == k) a = v; n = $2; b = v } END { printf "%.4f", b - a }' "$out/B.log"
 }
+tBlast=$(cat "$out/B.last")
 comp=$(split compute)
 wait_s=$(split wait)
 xfer=$(split xfer)
@@ -109,6 +116,8 @@ parameters: $dim (one gradient: $(awk -v n="$dim" 'BEGIN { printf "%.1f", n * 8 
   A  1 process  x 2 threads : $tA s/iteration
   B  2 ranks    x 1 thread  : $tB s/iteration  ($(awk -v a="$tA" -v b="$tB" 'BEGIN { printf "%+.0f %%", 100 * (b / a - 1) }') against A)
   C  1 process  x 1 thread  : $tC s/iteration
+  B / A paired by round (each B run against the A run just before it; what the machine's
+  drift from minute to minute leaves alone), median: wall $(ratio 2) ($(ratios 2)), CPU $(ratio 3)
 CPU seconds per iteration (rank 0, less what it spent polling in MPI waits):
   A $cA (both threads; on 2 free cores about $(awk -v c="$cA" 'BEGIN { printf "%.4f", c / 2 }') s/iteration),
   B $cB (on a free core each: about $cB s/iteration, $(awk -v a="$cA" -v b="$cB" 'BEGIN { printf "%+.0f %%", 100 * (b / (a / 2) - 1) }') against A),
@@ -117,7 +126,8 @@ B, rank 0, last run, per iteration ($evals evaluations in $((iters - skip)) iter
   objective computation $(awk -v c="$comp" -v n="$((iters - skip))" 'BEGIN { printf "%.4f", c / n }') s,
   waiting for the other rank $(awk -v c="$wait_s" -v n="$((iters - skip))" 'BEGIN { printf "%.4f", c / n }') s,
   transfer $(awk -v c="$xfer" -v n="$((iters - skip))" 'BEGIN { printf "%.4f", c / n }') s,
-  rest (optimizer vector loops, progress line) $(awk -v t="$tB" -v c="$comp" -v w="$wait_s" -v x="$xfer" -v n="$((iters - skip))" 'BEGIN { printf "%.4f", t - (c + w + x) / n }') s
+  rest (L-BFGS's vector loops on this rank's half of the vectors, progress line) $(awk -v t="$tBlast" -v c="$comp" -v w="$wait_s" -v x="$xfer" -v n="$((iters - skip))" 'BEGIN { printf "%.4f", t - (c + w + x) / n }') s
+  (that run: $tBlast s/iteration)
   bytes reduced per iteration: $(awk -v n="$dim" -v e="$evals" -v i="$((iters - skip))" 'BEGIN { printf "%.1f MB", n * 8 * e / i / 1e6 }') (ring allreduce: each rank sends and receives 2(P-1)/P of it)
 memory, 1 process: $single
 memory, per rank (peak RSS / training data / dictionary, MB): $perrank
@@ -125,12 +135,14 @@ same model: largest relative objective difference over the first 20 iterations $
 
 Projection to P machines of 2 cores (one rank of 2 threads each), 10 Gb/s (1.25 GB/s each
 way), ring allreduce between machines, 30 us per message; from the CPU figures above:
-one core needs C = compute + optimizer loops, a rank of B half the compute + the loops + the
-sum, so the loops take about 2B - C - 2*sum on one core:
+one core needs C = compute + optimizer loops; B's ranks split the loops (sharded L-BFGS), so
+the loops take about twice B's "rest" on one core.  Across machines the optimizer is not
+sharded (each machine's ranks split it, every machine repeats it), so it takes the loops' time
+over 2 threads whatever P:
 EOF
-awk -v n="$dim" -v ca="$cA" -v cb="$cB" -v cc="$cC" -v x="$xfer" -v it="$((iters - skip))" -v e="$evals" 'BEGIN {
-    S = n * 8 * e / it; sum = x / it
-    opt = 2 * cb - cc - 2 * sum; if (opt < 0) opt = 0
+awk -v n="$dim" -v ca="$cA" -v cc="$cC" -v tb="$tBlast" -v c="$comp" -v w="$wait_s" -v x="$xfer" -v it="$((iters - skip))" -v e="$evals" 'BEGIN {
+    S = n * 8 * e / it
+    opt = 2 * (tb - (c + w + x) / it); if (opt < 0) opt = 0
     comp = cc - opt; one = ca / 2
     printf "  one machine (A on 2 free cores): %.4f s/iteration; computation %.4f s on one core, optimizer loops %.4f s\n", one, comp, opt
     printf "  %5s %12s %12s %12s %12s %12s\n", "P", "compute s", "optimizer s", "allreduce s", "iteration s", "speed-up"

@@ -56,6 +56,9 @@ static const crfp_param_spec lbfgs_params[] = {
      "stop after this many iterations (0 = no limit besides the host's own)"},
     {"gtol", CRFP_PARAM_FLOAT, "1e-5",
      "stop when the (pseudo-)gradient norm is at most gtol * max(1, |theta|) (0 disables)"},
+    {"shard", CRFP_PARAM_BOOL, "true",
+     "in a distributed run on one machine, split the optimizer's vectors and loops across the "
+     "ranks instead of repeating them on every rank (the same optimizer; sums in another order)"},
 };
 
 /* Parameters arrive as int64; anything outside int is out of range. */
@@ -76,6 +79,24 @@ static crfp_status ts_eval(void *ud, const double *theta, double *f, double *g)
     return ts->batch(ts->ud, theta, 1, f, g);
 }
 
+static crfp_status ts_eval_shard(void *ud, double *theta, double *f, double *g)
+{
+    const crfp_trainset *ts = ud;
+    return ts->batch_shard(ts->ud, theta, 1, f, g);
+}
+
+static crfp_status ts_sum(void *ud, double *v, size_t n)
+{
+    const crfp_trainset *ts = ud;
+    return ts->mix(ts->ud, v, n, CRFP_MIX_SUM);
+}
+
+static crfp_status ts_gather(void *ud, void *v, size_t width)
+{
+    const crfp_trainset *ts = ud;
+    return ts->gather(ts->ud, v, width);
+}
+
 static crfp_status ts_iteration(void *ud, const crfp_iter_info *info, const double *theta,
                                 int *stop)
 {
@@ -87,10 +108,21 @@ static crfp_status lbfgs_resume(crfp_host *host, const crfp_params *params,
                                 const crfp_trainset *ts, double *theta,
                                 const crfp_train_ckpt *ck)
 {
-    lbfgs_objective objective = {ts->dim, ts->rho1, ts->rho2, (void *)ts, ts_eval, ts_iteration};
+    lbfgs_objective objective = {.dim = ts->dim, .rho1 = ts->rho1, .rho2 = ts->rho2,
+                                 .ud = (void *)ts, .eval = ts_eval, .iteration = ts_iteration};
     const lbfgs_objective *obj = &objective;
     lbfgs_opts o;
     lbfgs_opts_default(&o);
+    int shard = !params || crfp_params_bool(params, "shard");
+    if (shard && CRFP_TS_HAS(ts, shard) && CRFP_TS_HAS(ts, batch_shard) &&
+        CRFP_TS_HAS(ts, gather) && CRFP_TS_HAS_MIX(ts)) {
+        crfp_status st = ts->shard(ts->ud, &objective.lo, &objective.hi, &objective.xbuf);
+        if (st != CRFP_OK)
+            return st;
+        objective.eval_shard = ts_eval_shard;
+        objective.sum = ts_sum;
+        objective.gather = ts_gather;
+    }
     if (params) {
         crfp_status st;
         if ((st = get_int(host, params, "history", &o.m)) != CRFP_OK ||
@@ -122,7 +154,7 @@ CRFP_PLUGIN_DEFINE(lbfgs) = {
     CRFP_PLUGIN_ABI,
     .name = "lbfgs",
     .kind = CRFP_KIND_TRAINER,
-    .version = "1.1",
+    .version = "1.2",
     .description = "L-BFGS (OWL-QN when rho1 > 0) quasi-Newton optimizer",
     .params = lbfgs_params,
     .nparams = sizeof lbfgs_params / sizeof lbfgs_params[0],

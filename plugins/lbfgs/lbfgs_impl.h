@@ -24,7 +24,26 @@ typedef struct lbfgs_objective {
      * when interrupted. */
     crfp_status (*iteration)(void *ud, const crfp_iter_info *info, const double *theta,
                              int *stop);
+    /* Sharded (a distributed run; absent when eval_shard is NULL): the
+     * minimizer keeps and updates only [lo, hi) of its vectors, sums its
+     * products over the shards with `sum`, evaluates with eval_shard, which
+     * takes θ's slice and returns θ whole, F whole and g's slice, and
+     * makes vectors whole with `gather` (trainset.h: shard, batch_shard,
+     * gather, mix).  All three collective; errors returned as they come.
+     * xbuf (may be NULL): a whole vector the shards share, taken as the
+     * iterate (each shard writes its slice; see trainset.h's `shard`). */
+    size_t lo, hi;
+    double *xbuf;
+    crfp_status (*eval_shard)(void *ud, double *theta, double *f, double *g);
+    crfp_status (*sum)(void *ud, double *v, size_t n);
+    crfp_status (*gather)(void *ud, void *v, size_t width);
 } lbfgs_objective;
+
+/* f and ∇f at x through eval or eval_shard. */
+static inline crfp_status lbfgs_eval(const lbfgs_objective *obj, double *x, double *f, double *g)
+{
+    return obj->eval_shard ? obj->eval_shard(obj->ud, x, f, g) : obj->eval(obj->ud, x, f, g);
+}
 
 /* --- options ------------------------------------------------------------ */
 typedef struct lbfgs_opts {

@@ -25,11 +25,17 @@ crfp_status lbfgs_linesearch(crfp_host *host, const lbfgs_objective *obj, const 
     ls->flat = 0;
     ls->nevals = 0;
     for (int trial = 0; trial < opts->max_ls; trial++) {
-        if (crfp_interrupted(host))
+        /* A sharded run hears of interrupts at the end of the iteration,
+         * where the ranks agree on them: stopping here alone would leave
+         * the others in the next evaluation's collective. */
+        if (!obj->eval_shard && crfp_interrupted(host))
             return crfp_error(host, CRFP_EINTR, "lbfgs: interrupted during the line search");
         double dd, l1, f;
         owlqn_trial(ls->pool, obj->dim, ls->x0, ls->g0, ls->d, ls->dd0, a, obj->rho1, x, &dd,
                     &l1);
+        crfp_status st = vpool_status(ls->pool);
+        if (st != CRFP_OK)
+            return st;
         /* Once the predicted change of F is below the rounding error of F
          * itself, neither this step nor any shorter one can show a
          * decrease: save the evaluations. */
@@ -37,7 +43,7 @@ crfp_status lbfgs_linesearch(crfp_host *host, const lbfgs_objective *obj, const 
             ls->flat = 1;
             return CRFP_OK;
         }
-        crfp_status st = obj->eval(obj->ud, x, &f, g);
+        st = lbfgs_eval(obj, x, &f, g);
         ls->nevals++;
         if (st != CRFP_OK)
             return st;

@@ -8,6 +8,12 @@
  * evaluation.  (With the pairs in double, as in lbfgs 1.0, the
  * CoNLL-2000 chunker's optimizer took 715 MB; now 536 MB.)
  *
+ * Sharded (a distributed run on one machine, see lbfgs_objective): every
+ * loop runs over this rank's slice [lo, hi) of the vectors, its products
+ * summed over the ranks by the pool, so each rank does 1/P of the work and
+ * touches 1/P of the history's memory; θ is made whole by each evaluation
+ * and, after a failed line search put the slice back, once at the end.
+ *
  * Checkpoints: after an iteration the whole state is θ, ∇f, the stored
  * pairs with their ρ, γ and the cached s'd, F and the window of past F, and
  * the iteration and evaluation counts; the direction is -pg(θ, ∇f) again,
@@ -66,6 +72,8 @@ typedef struct run {
     double *x, *g, *d;
     lbfgs_mem mem;
     vpool *pool;
+    size_t lo, hi; /* the vectors' live slice: [0, n) unless sharded */
+    int agreed_stop;   /* the monitor stopped the run (every shard at once) */
     double f, F;
     double *Fwin; /* F of the last `window` iterates, ring indexed by iter */
     const crfp_train_ckpt *ck; /* may be NULL */
@@ -93,6 +101,19 @@ static crfp_status save_state(run *r, int iter, int evals, double pg2, double x2
 {
     const lbfgs_mem *mem = &r->mem;
     int w = r->opts->window, c = mem->count;
+    const lbfgs_objective *obj = r->obj;
+    if (obj->eval_shard) {
+        /* The state is saved whole (it may resume on another number of
+         * ranks); the vectors stay whole afterwards, which costs memory
+         * only in runs that checkpoint. */
+        crfp_status st = obj->gather(obj->ud, r->g, sizeof(double));
+        for (int i = 0; st == CRFP_OK && i < c; i++)
+            if ((st = obj->gather(obj->ud, mem->s[pair_slot(mem, i)], sizeof(float))) ==
+                CRFP_OK)
+                st = obj->gather(obj->ud, mem->y[pair_slot(mem, i)], sizeof(float));
+        if (st != CRFP_OK)
+            return st;
+    }
     size_t hlen = sizeof(saved) + ((size_t)w + (size_t)c) * sizeof(double);
     unsigned char *h = malloc(hlen);
     crfp_ckpt_piece *pc = malloc((2 + 2 * (size_t)c) * sizeof *pc);
@@ -177,8 +198,9 @@ static crfp_status restore_state(run *r, int *iter, int *evals, double *pg2, dou
 /* Put back the accepted point the line search started from. */
 static void restore(run *r)
 {
-    memcpy(r->x, r->mem.xs, r->n * sizeof(double));
-    memcpy(r->g, r->mem.gs, r->n * sizeof(double));
+    size_t k = r->hi - r->lo;
+    memcpy(r->x + r->lo, r->mem.xs + r->lo, k * sizeof(double));
+    memcpy(r->g + r->lo, r->mem.gs + r->lo, k * sizeof(double));
 }
 
 /* One line search from the point saved in mem.xs, mem.gs along r->d. */
@@ -238,6 +260,9 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
         lbfgs_mem_reserve(&r->mem);
         double dd = owlqn_constrain_save(r->pool, r->n, r->x, r->g, rho1, r->d, r->mem.xs,
                                          r->mem.gs);
+        crfp_status st = vpool_status(r->pool);
+        if (st != CRFP_OK)
+            return st;
         if (!(dd < 0)) {
             /* H lost positive definiteness numerically, or the orthant
              * constraint removed every component: start over. */
@@ -254,7 +279,7 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
          * far from the optimum); near it (warm start) the plain gradient
          * step is the better guess. */
         double a0 = fresh ? fmin(1.0, 1.0 / sqrt(pg2)) : 1.0;
-        crfp_status st = search(r, dd, a0, &ls);
+        st = search(r, dd, a0, &ls);
         if (st != CRFP_OK)
             return st;
         int nevals = ls.nevals;
@@ -282,6 +307,8 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
             return CRFP_OK;
         }
         lbfgs_mem_commit(&r->mem, r->x, r->g, rho1, r->d, &pg2, &x2);
+        if ((st = vpool_status(r->pool)) != CRFP_OK)
+            return st;
         iter++;
         *iters = iter;
         r->f = ls.f;
@@ -290,8 +317,10 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
         if (obj->iteration) {
             crfp_iter_info info = {iter, r->F, ls.step, nevals};
             st = obj->iteration(obj->ud, &info, r->x, &stop);
-            if (st != CRFP_OK)
+            if (st != CRFP_OK) {
+                r->agreed_stop = st == CRFP_EINTR;
                 return st;
+            }
         }
         if (stop) {
             *why = END_CALLBACK;
@@ -308,6 +337,11 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
             *why = END_DECREASE;
             return CRFP_OK;
         }
+        /* The monitor and the checkpoint may have read the other shards'
+         * slices of a shared iterate: nobody writes it before they are
+         * done. */
+        if (obj->xbuf && (st = obj->gather(obj->ud, r->x, sizeof(double))) != CRFP_OK)
+            return st;
     }
 }
 
@@ -324,7 +358,7 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
     crfp_status st = lbfgs_opts_check(host, opts);
     if (st != CRFP_OK)
         return st;
-    if (!obj || !obj->eval || !theta)
+    if (!obj || !(obj->eval || obj->eval_shard) || !theta)
         return crfp_error(host, CRFP_EINVAL, "lbfgs: no objective or no parameter vector");
     if (!(obj->rho1 >= 0) || !isfinite(obj->rho1))
         return crfp_error(host, CRFP_EINVAL, "lbfgs: rho1=%g: must be a finite value >= 0",
@@ -349,11 +383,37 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
     st = lbfgs_mem_init(host, &r.mem, r.n, opts->m);
     if (st != CRFP_OK)
         goto out;
-    r.pool = vpool_new(opts->team);
+    r.lo = 0;
+    r.hi = r.n;
+    if (obj->eval_shard) {
+        if (!obj->sum || !obj->gather || obj->lo > obj->hi || obj->hi > r.n) {
+            st = crfp_error(host, CRFP_EINVAL, "lbfgs: a sharded objective without its slice "
+                            "or collectives");
+            goto out;
+        }
+        r.lo = obj->lo;
+        r.hi = obj->hi;
+        if (obj->xbuf) {
+            /* The shared iterate: this shard's slice now, the others' at
+             * the first evaluation's gather. */
+            r.x = obj->xbuf;
+            memcpy(r.x + r.lo, theta + r.lo, (r.hi - r.lo) * sizeof(double));
+        }
+        if (!(r.pool = vpool_new_shard(opts->team, r.lo, r.hi, obj->sum, obj->ud))) {
+            st = crfp_error(host, CRFP_ENOMEM, "lbfgs: out of memory");
+            goto out;
+        }
+    } else {
+        r.pool = vpool_new(opts->team);
+    }
     r.mem.pool = r.pool;
-    crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s, %zu weights, history %d, optimizer memory %.1f MB",
+    if (obj->eval_shard)
+        crfp_log(host, CRFP_LOG_INFO, "lbfgs: sharded: this rank updates weights %zu to %zu "
+                 "of %zu", r.lo, r.hi, r.n);
+    crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s, %zu weights, history %d, optimizer memory %.1f MB%s",
              obj->rho1 > 0 ? "OWL-QN" : "L-BFGS", r.n, opts->m,
-             (4.0 * sizeof(double) + 2.0 * opts->m * sizeof(float)) * (double)r.n / 1e6);
+             (4.0 * sizeof(double) + 2.0 * opts->m * sizeof(float)) * (double)(r.hi - r.lo) / 1e6,
+             obj->eval_shard ? " per rank" : "");
     int iters = 0, evals = 1, resumed = ck && ck->state;
     double pg2 = 0, x2 = 0;
     if (resumed) {
@@ -364,10 +424,12 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
         crfp_log(host, CRFP_LOG_INFO, "lbfgs: resuming after iteration %d (F = %.10g)", iters,
                  r.F);
     } else {
-        st = obj->eval(obj->ud, theta, &r.f, r.g);
+        st = lbfgs_eval(obj, r.x, &r.f, r.g);
         if (st != CRFP_OK)
             goto out;
-        r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * vec_l1(r.pool, r.n, theta) : 0.0);
+        r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * vec_l1(r.pool, r.n, r.x) : 0.0);
+        if ((st = vpool_status(r.pool)) != CRFP_OK)
+            goto out;
         if (!isfinite(r.F)) {
             st = crfp_error(host, CRFP_EINVAL, "lbfgs: the objective is not finite (%g) at the "
                             "starting point", r.F);
@@ -383,6 +445,18 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
             "converged to machine precision"};
         crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s after %d iterations, %d evaluations, F = %.10g",
                  reasons[why], iters, evals, r.F);
+    }
+    /* θ whole for the caller (a failed last line search put back only
+     * this shard's slice), when every shard stopped at the same point;
+     * the last gather keeps the shared iterate until all have copied it. */
+    if (obj->eval_shard && (st == CRFP_OK || (st == CRFP_EINTR && r.agreed_stop))) {
+        crfp_status gs = obj->gather(obj->ud, r.x, sizeof(double));
+        if (gs == CRFP_OK && r.x != theta) {
+            memcpy(theta, r.x, r.n * sizeof(double));
+            gs = obj->gather(obj->ud, r.x, sizeof(double));
+        }
+        if (gs != CRFP_OK)
+            st = gs;
     }
 out:
     vpool_free(r.pool);

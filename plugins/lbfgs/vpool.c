@@ -12,17 +12,20 @@ struct vpool {
     crfp_team *team;
     int n;
     double (*acc)[VPOOL_ACC]; /* per member */
+    /* a shard's pool (sum != NULL) */
+    size_t lo, hi;
+    vpool_sum sum;
+    void *sum_ud;
+    crfp_status st;
     /* the current job */
     vpool_fn fn;
     void *ctx;
-    size_t len;
+    size_t base, len;
 };
 
-vpool *vpool_new(crfp_team *team)
+static vpool *make(crfp_team *team)
 {
     int n = crfp_team_size(team);
-    if (n <= 1)
-        return NULL;
     vpool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
@@ -34,6 +37,28 @@ vpool *vpool_new(crfp_team *team)
     p->team = team;
     p->n = n;
     return p;
+}
+
+vpool *vpool_new(crfp_team *team)
+{
+    return crfp_team_size(team) <= 1 ? NULL : make(team);
+}
+
+vpool *vpool_new_shard(crfp_team *team, size_t lo, size_t hi, vpool_sum sum, void *ud)
+{
+    vpool *p = make(team);
+    if (p) {
+        p->lo = lo;
+        p->hi = hi;
+        p->sum = sum;
+        p->sum_ud = ud;
+    }
+    return p;
+}
+
+crfp_status vpool_status(const vpool *p)
+{
+    return p ? p->st : CRFP_OK;
 }
 
 void vpool_free(vpool *p)
@@ -50,22 +75,27 @@ static void member(void *arg, int id, int n)
     size_t lo, hi;
     crfp_team_slice(p->len, id, n, &lo, &hi);
     memset(p->acc[id], 0, sizeof p->acc[id]);
-    p->fn(p->ctx, lo, hi, p->acc[id]);
+    p->fn(p->ctx, p->base + lo, p->base + hi, p->acc[id]);
 }
 
 void vpool_run(vpool *p, size_t n, vpool_fn fn, void *ctx, double out[VPOOL_ACC])
 {
     memset(out, 0, VPOOL_ACC * sizeof *out);
-    if (!p || n < VPOOL_MIN) {
-        fn(ctx, 0, n, out);
-        return;
+    size_t lo = p && p->sum ? p->lo : 0, hi = p && p->sum ? p->hi : n;
+    if (!p || p->n <= 1 || hi - lo < VPOOL_MIN) {
+        fn(ctx, lo, hi, out);
+    } else {
+        p->fn = fn;
+        p->ctx = ctx;
+        p->base = lo;
+        p->len = hi - lo;
+        crfp_team_run(p->team, member, p);
+        /* partial sums in member order: results depend on the team size only */
+        for (int k = 0; k < VPOOL_ACC; k++)
+            for (int i = 0; i < p->n; i++)
+                out[k] += p->acc[i][k];
     }
-    p->fn = fn;
-    p->ctx = ctx;
-    p->len = n;
-    crfp_team_run(p->team, member, p);
-    /* partial sums in member order: results depend on the team size only */
-    for (int k = 0; k < VPOOL_ACC; k++)
-        for (int i = 0; i < p->n; i++)
-            out[k] += p->acc[i][k];
+    /* The shards' partials, added in shard order by the job. */
+    if (p && p->sum && p->st == CRFP_OK)
+        p->st = p->sum(p->sum_ud, out, VPOOL_ACC);
 }

@@ -10,6 +10,7 @@
 #define CRFP_LBFGS_VPOOL_H
 
 #include <stddef.h>
+#include "crfpipe/status.h"
 #include "crfpipe/team.h"
 
 #define VPOOL_ACC 5
@@ -26,7 +27,20 @@ typedef void (*vpool_fn)(void *ctx, size_t lo, size_t hi, double *acc);
 vpool *vpool_new(crfp_team *team);
 void vpool_free(vpool *p);
 
-/* Run fn over [0, n) on the team and return the summed partials in out. */
+/* Sums partials over the shards of a distributed run (collective). */
+typedef crfp_status (*vpool_sum)(void *ud, double *v, size_t n);
+
+/* The loops of one shard: every run covers [lo, hi) only (whatever n it
+ * is given) and its partial sums are then added over the shards by
+ * sum(ud, ...).  Returns NULL only when out of memory.  `team` as above. */
+vpool *vpool_new_shard(crfp_team *team, size_t lo, size_t hi, vpool_sum sum, void *ud);
+
+/* Run fn over [0, n) (a shard's pool: its slice) on the team and return the
+ * summed partials in out. */
 void vpool_run(vpool *p, size_t n, vpool_fn fn, void *ctx, double out[VPOOL_ACC]);
+
+/* CRFP_OK, or the first failure of a shard pool's sums (the pool runs no
+ * sum after it, and out then holds this shard's partials only). */
+crfp_status vpool_status(const vpool *p);
 
 #endif

@@ -219,7 +219,8 @@ static crfp_status iter_cb(void *ud, const crfp_iter_info *info, const double *x
 
 lbfgs_objective problem_objective(problem *p, double rho1)
 {
-    lbfgs_objective o = {p->dim, rho1, p->rho2, p, eval_cb, iter_cb};
+    lbfgs_objective o = {.dim = p->dim, .rho1 = rho1, .rho2 = p->rho2, .ud = p, .eval = eval_cb,
+                         .iteration = iter_cb};
     return o;
 }
 

@@ -217,7 +217,7 @@ static void test_bad_input(void)
     logcap cap;
     crfp_host *h = new_host(&cap);
     double x[1] = {0};
-    lbfgs_objective obj = {1, 0, 0, NULL, nan_eval, NULL};
+    lbfgs_objective obj = {.dim = 1, .eval = nan_eval};
     lbfgs_opts o = tight();
     CHECK(lbfgs_minimize(h, &o, &obj, x) == CRFP_EINVAL, "NaN objective accepted");
     CHECK(strstr(crfp_errmsg(h), "not finite") != NULL, "message: %s", crfp_errmsg(h));

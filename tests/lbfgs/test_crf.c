@@ -46,7 +46,8 @@ int main(void)
     FAILIF(crfp_team_new(2, &tm));
     FAILIF(crfp_crfobj_new(host, crf, ds, tm, 0.1, &run.obj));
     double rho1 = 1.0;
-    lbfgs_objective obj = {n, rho1, 0.1, &run, eval, iteration};
+    lbfgs_objective obj = {.dim = n, .rho1 = rho1, .rho2 = 0.1, .ud = &run, .eval = eval,
+                           .iteration = iteration};
     double *x = calloc(n, sizeof(double)), *g = calloc(n, sizeof(double));
     lbfgs_opts o;
     lbfgs_opts_default(&o);

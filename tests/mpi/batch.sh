@@ -7,7 +7,8 @@
 # - with a dev set, the dev errors (summed over the ranks' shares) agree;
 # - a format the readers cannot cut (XML: every rank reads all of it and
 #   keeps every second sentence) gives the same trajectory and layout;
-# - 4 ranks (the shared-memory sum by slices) agree as well;
+# - 4 ranks (the shared-memory sum by slices) agree as well, and so does
+#   L-BFGS unsharded (--shard false: every rank runs it on whole vectors);
 # - a job of one rank writes exactly the plain run's model.
 . "$top_srcdir/tests/mpi/common.sh"
 
@@ -23,6 +24,8 @@ RUN="mpi 2" train "$tmp/l2" "$tmp/m2" "$DATA" || { cat "$tmp/l2"; fail "2-rank r
 grep -q 'mpi: 2 ranks' "$tmp/l2" || fail "the job did not run as 2 ranks"
 [ "$(grep -c 'model written' "$tmp/l2")" = 1 ] || fail "not exactly one rank wrote the model"
 same_trajectory "$tmp/l1" "$tmp/l2" 1e-9 20
+grep -q 'lbfgs: sharded: this rank updates weights 0 to ' "$tmp/l2" ||
+    fail "L-BFGS did not shard its vectors across the 2 ranks"
 layout "$tmp/m1" >"$tmp/d1"
 layout "$tmp/m2" >"$tmp/d2"
 cmp -s "$tmp/d1" "$tmp/d2" || fail "the 2-rank model's labels, observations or layout differ"
@@ -34,6 +37,10 @@ cmp -s "$tmp/t1" "$tmp/t2" || fail "the two models tag the test set differently"
 # rank adds a slice, all copy the result)
 RUN="mpi 4" train "$tmp/l8" "$tmp/m8" "$DATA" || { cat "$tmp/l8"; fail "4-rank run"; }
 same_trajectory "$tmp/l1" "$tmp/l8" 1e-9 20
+# the unsharded optimizer (every rank runs it on whole vectors) as well
+RUN="mpi 2" train "$tmp/l9" "$tmp/m9" --shard false "$DATA" || { cat "$tmp/l9"; fail "unsharded run"; }
+grep -q 'lbfgs: sharded' "$tmp/l9" && fail "shard=false sharded all the same"
+same_trajectory "$tmp/l1" "$tmp/l9" 1e-9 20
 layout "$tmp/m8" >"$tmp/d8"
 cmp -s "$tmp/d1" "$tmp/d8" || fail "the 4-rank model's layout differs"
 

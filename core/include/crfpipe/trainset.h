@@ -202,11 +202,43 @@ struct crfp_trainset {
      * parameter mixing) and add up what they report.  Collective.
      * Errors: CRFP_EIO (communication; the trainer returns it). */
     crfp_status (*mix)(void *ud, double *v, size_t n, int op);
+
+    /* Distributed runs, optional (CRFP_TS_HAS): a sharded optimizer.  NULL
+     * in one process, and where the ranks cannot meet in shared memory.
+     * A batch trainer that uses these keeps and updates only the slice
+     * [lo, hi) of θ and of its own vectors that `shard` gives this rank
+     * (the ranks' slices, in rank order, partition [0, dim)), adds up its
+     * products of vectors over the ranks with `mix` (CRFP_MIX_SUM), and
+     * evaluates with `batch_shard` instead of `batch`, so that no rank
+     * repeats the optimizer's work on the whole vectors:
+     *  - shard: this rank's slice, and in *iterate (may be NULL) a vector
+     *    of dim doubles that the ranks share (owned by the set, valid until
+     *    the trainer returns), which the trainer may take as its θ: each
+     *    rank writes only its slice of it, so that evaluating and
+     *    gathering it copy nothing.  Every rank may read the whole of it
+     *    from the return of a collective call until its own next write to
+     *    it; a rank that reads beyond its slice after that (the monitor,
+     *    a checkpoint) must call `gather` on it before writing again.
+     *    The trainer copies it to its θ before returning.  Not
+     *    collective; errors: none.
+     *  - batch_shard: on entry θ[lo, hi) is this rank's part of θ (the rest
+     *    is ignored); on return θ is whole on every rank, *f is the whole
+     *    job's objective (+ rho2/2‖θ‖² when with_l2) and g[lo, hi) its
+     *    gradient (the rest of g untouched).  Collective; errors as
+     *    `batch`, and CRFP_EIO.
+     *  - gather: v holds dim elements of `width` bytes (8: double, 4:
+     *    float) whose slice [lo, hi) is this rank's; on return every rank
+     *    holds all of them (for checkpoints, and θ at the end of training).
+     *    Collective; errors: CRFP_EIO, CRFP_EINVAL (another width). */
+    crfp_status (*shard)(void *ud, size_t *lo, size_t *hi, double **iterate);
+    crfp_status (*batch_shard)(void *ud, double *theta, int with_l2, double *f, double *g);
+    crfp_status (*gather)(void *ud, void *v, size_t width);
 };
 
 /* Whether training set `ts` is large enough to hold `member` and has it
  * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag,
- * hessvec_sample, mix) are only read when this holds. */
+ * hessvec_sample, mix, shard, batch_shard, gather) are only read when this
+ * holds. */
 #define CRFP_TS_HAS(ts, member)                                                            \
     ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \
      (ts)->member != NULL)

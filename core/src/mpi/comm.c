@@ -189,10 +189,41 @@ static crfp_status mpi_failed(crfp_host *host, int rc, const char *what)
                       job.rank, what, len ? msg : "unknown MPI error");
 }
 
+/* Small sums of doubles are gathered and added up in rank order on every
+ * rank: the same bits everywhere whatever algorithm the library picks (an
+ * MPI_Allreduce may associate the additions differently on different
+ * ranks, and ranks that disagree on a step length part ways). */
+#define ORDERED_MAX 16
+
+static crfp_status ordered_sum(crfp_host *host, double *v, size_t n)
+{
+    double stackbuf[ORDERED_MAX * 16], *all = stackbuf;
+    if ((size_t)job.size > 16 && !(all = malloc((size_t)job.size * n * sizeof *all)))
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    int rc = MPI_Allgather(v, (int)n, MPI_DOUBLE, all, (int)n, MPI_DOUBLE, job.comm);
+    if (rc == MPI_SUCCESS)
+        for (size_t k = 0; k < n; k++) {
+            double s = all[k];
+            for (int r = 1; r < job.size; r++)
+                s += all[(size_t)r * n + k];
+            v[k] = s;
+        }
+    if (all != stackbuf)
+        free(all);
+    return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "MPI_Allgather");
+}
+
 static crfp_status allreduce(crfp_host *host, void *v, size_t n, size_t width, MPI_Datatype t,
                              MPI_Op op, int wait)
 {
     double t0 = now(), c0 = cpu_now();
+    if (t == MPI_DOUBLE && op == MPI_SUM && n <= ORDERED_MAX) {
+        crfp_status st = ordered_sum(host, v, n);
+        *(wait ? &job.wait : &job.xfer) += now() - t0;
+        if (wait)
+            job.wait_cpu += cpu_now() - c0;
+        return st;
+    }
     for (size_t at = 0; at < n; at += PIECE) {
         size_t k = n - at < PIECE ? n - at : PIECE;
         int rc = MPI_Allreduce(MPI_IN_PLACE, (char *)v + at * width, (int)k, t, op, job.comm);
@@ -368,7 +399,9 @@ crfp_status crfp_comm_shared_new(crfp_host *host, size_t n)
     /* Two segments per rank, used in turn: a rank may start computing the
      * next vector while the others still read its last one. */
     double *mine = NULL, *res = NULL;
-    size_t resn = shm.nrank == 0 && !direct() ? n : 0;
+    /* The node's shared result: the sum's slices when there are many ranks
+     * or machines, a sharded optimizer's iterate on one. */
+    size_t resn = shm.nrank == 0 ? n : 0;
     if ((rc = MPI_Win_allocate_shared((MPI_Aint)(2 * n * sizeof(double)), sizeof(double),
                                       MPI_INFO_NULL, shm.node, &mine, &shm.segwin)) !=
             MPI_SUCCESS ||
@@ -472,6 +505,18 @@ static void run_sum(sumjob *j, crfp_team *team, double *sq)
 }
 #endif
 
+#ifdef CRFP_HAVE_MPI
+/* The end of a shared sum that started at t0 and finished waiting at t1. */
+static crfp_status sum_done(crfp_host *host, int rc, double t0, double t1)
+{
+    /* The other segment takes the next vector (see crfp_comm_shared_new). */
+    shm.cur ^= 1;
+    job.wait += t1 - t0;
+    job.xfer += now() - t1;
+    return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "the shared-memory sum");
+}
+#endif
+
 crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team,
                                  const double *x, double rho2, double *sq)
 {
@@ -505,14 +550,105 @@ crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_te
             run_sum(&j, team, sq);
         }
     }
-    /* The other segment takes the next vector (see crfp_comm_shared_new). */
-    shm.cur ^= 1;
-    job.wait += t1 - t0;
-    job.xfer += now() - t1;
-    return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "the shared-memory sum");
+    return sum_done(host, rc, t0, t1);
 #else
     (void)out, (void)n, (void)team, (void)x, (void)rho2, (void)sq;
     return crfp_error(host, CRFP_EINVAL, "no shared sums without MPI");
+#endif
+}
+
+int crfp_comm_shared_slice(size_t n, size_t *lo, size_t *hi)
+{
+    *lo = 0;
+    *hi = n;
+#ifdef CRFP_HAVE_MPI
+    if (!shm.seg || !shm.res || n != shm.n || shm.leaders != MPI_COMM_NULL ||
+        shm.nsize != job.size)
+        return 0;
+    crfp_team_slice(n, shm.nrank, shm.nsize, lo, hi);
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+crfp_status crfp_comm_shared_sum_slice(crfp_host *host, double *out, size_t n, crfp_team *team,
+                                       const double *x, double rho2, double *sq)
+{
+#ifdef CRFP_HAVE_MPI
+    sumjob j = {0, 0, out, x, rho2, 0, {0}};
+    if (!crfp_comm_shared_slice(n, &j.lo, &j.hi))
+        return crfp_error(host, CRFP_EINVAL, "sliced sum of %zu values without shards", n);
+    double t0 = now(), c0 = cpu_now();
+    int rc = node_sync(); /* every segment written */
+    double t1 = now();
+    job.wait_cpu += cpu_now() - c0;
+    if (rc == MPI_SUCCESS)
+        run_sum(&j, team, sq);
+    return sum_done(host, rc, t0, t1);
+#else
+    (void)out, (void)n, (void)team, (void)x, (void)rho2, (void)sq;
+    return crfp_error(host, CRFP_EINVAL, "no shared sums without MPI");
+#endif
+}
+
+double *crfp_comm_shared_iterate(void)
+{
+#ifdef CRFP_HAVE_MPI
+    size_t lo, hi;
+    if (crfp_comm_shared_slice(shm.n, &lo, &hi))
+        return shm.res;
+#endif
+    return NULL;
+}
+
+crfp_status crfp_comm_shared_gather(crfp_host *host, void *v, size_t n, size_t width,
+                                    double *sq)
+{
+#ifdef CRFP_HAVE_MPI
+    size_t lo, hi;
+    if (!crfp_comm_shared_slice(n, &lo, &hi) || (width != 8 && width != 4))
+        return crfp_error(host, CRFP_EINVAL, "gather of %zu values of %zu bytes without shards",
+                          n, width);
+    double t0 = now();
+    if (sq && width == sizeof(double)) {
+        const double *x = v;
+        double s = 0;
+        for (size_t i = lo; i < hi; i++)
+            s += x[i] * x[i];
+        *sq = s;
+    }
+    int rc;
+    if (v == shm.res) {
+        /* The shared iterate: every slice is already where all can read it;
+         * the barriers order the writes before the reads, and the reads
+         * before the next writes. */
+        rc = node_sync();
+    } else {
+        /* Slices meet in the segment each rank computes its next vector
+         * into, which nobody reads before that vector is complete: the
+         * last sum's barrier came after every read of it. */
+        size_t off = (size_t)shm.cur * shm.n;
+        char *b = v;
+        memcpy((char *)(shm.seg[shm.nrank] + off) + lo * width, b + lo * width,
+               (hi - lo) * width);
+        rc = node_sync(); /* every slice staged */
+        for (int r = 0; rc == MPI_SUCCESS && r < shm.nsize; r++) {
+            size_t a, z;
+            if (r == shm.nrank)
+                continue;
+            crfp_team_slice(n, r, shm.nsize, &a, &z);
+            memcpy(b + a * width, (const char *)(shm.seg[r] + off) + a * width, (z - a) * width);
+        }
+        /* Nobody writes a segment again before everyone has read it. */
+        if (rc == MPI_SUCCESS)
+            rc = node_sync();
+    }
+    job.xfer += now() - t0;
+    return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "the shared-memory gather");
+#else
+    (void)v, (void)n, (void)width, (void)sq;
+    return crfp_error(host, CRFP_EINVAL, "no shared gathers without MPI");
 #endif
 }
 

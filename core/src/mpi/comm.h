@@ -58,6 +58,35 @@ crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_te
                                  const double *x, double rho2, double *sq);
 void crfp_comm_shared_free(void);
 
+/* Sharded vectors, for an optimizer that splits its own vectors across the
+ * ranks (trainset.h: shard, batch_shard, gather).  Offered only when every
+ * rank of the job is on this machine and the shared segments exist: the
+ * slices then meet in shared memory, with no copy through MPI.
+ *
+ * crfp_comm_shared_slice: whether vectors of n entries (n as given to
+ * crfp_comm_shared_new) can be sharded; if so [*lo, *hi) is this rank's
+ * slice, the ranks' slices in rank order partitioning [0, n).
+ * crfp_comm_shared_sum_slice: like crfp_comm_shared_sum but only
+ * out[lo, hi) is written (the rest of out untouched), and *sq (may be NULL)
+ * is Σ x² over the slice only.  Errors: CRFP_EIO, CRFP_EINVAL.
+ * crfp_comm_shared_gather: v holds n elements of `width` bytes (8 or 4),
+ * whose slice [lo, hi) is this rank's; on return every rank holds all of
+ * them (for v = crfp_comm_shared_iterate(), a barrier and no copy); *sq (may be NULL; doubles only) receives Σ v² over this rank's
+ * slice, computed in the same pass.  Errors: CRFP_EIO, CRFP_EINVAL (not
+ * sharded, or a bad width). */
+int crfp_comm_shared_slice(size_t n, size_t *lo, size_t *hi);
+/* The whole-vector buffer the ranks of the machine share, for a sharded
+ * optimizer's iterate (each rank writing only its slice; gathering it then
+ * copies nothing), or NULL when vectors cannot be sharded.  Owned by the
+ * job, valid until crfp_comm_shared_free; the full sum of more than
+ * DIRECT_MAX ranks uses it too, so no such sum may run while it holds an
+ * iterate. */
+double *crfp_comm_shared_iterate(void);
+crfp_status crfp_comm_shared_sum_slice(crfp_host *host, double *out, size_t n, crfp_team *team,
+                                       const double *x, double rho2, double *sq);
+crfp_status crfp_comm_shared_gather(crfp_host *host, void *v, size_t n, size_t width,
+                                    double *sq);
+
 /* Whether every rank passes `ok` (non-zero): one small collective.  Used
  * at the points where a rank may have failed on its own, so that all
  * ranks stop together; when some rank failed, crfp_dist_failed_together()

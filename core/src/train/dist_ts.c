@@ -85,6 +85,25 @@ static double add_l2(const dist_ts *d, const double *theta, double *g)
     return 0.5 * d->pub.rho2 * sq;
 }
 
+/* Sum the small vector head[0..n) over the ranks together with the local
+ * status st (head[1] carries it): every rank then fails, or none does.
+ * A failed rank contributes nothing useful; the others say why they stop. */
+static crfp_status agree(dist_ts *d, crfp_status st, double *head, size_t n)
+{
+    head[1] = st != CRFP_OK;
+    crfp_status cs = crfp_comm_sum_f64(d->host, head, n, 1);
+    if (cs != CRFP_OK)
+        return cs;
+    if (head[1] != 0) {
+        crfp_dist_set_failure_kind(st != CRFP_OK ? CRFP_DIST_FAIL_HERE
+                                                 : CRFP_DIST_FAIL_ELSEWHERE);
+        return st != CRFP_OK ? st
+                             : crfp_error(d->host, CRFP_EIO, "another rank failed (its message "
+                                          "is above); stopping");
+    }
+    return CRFP_OK;
+}
+
 /* Sum v[0..n) over the ranks after agreeing on the local status st (a
  * failed rank contributes nothing useful): the statuses travel in the same
  * small reduction as `scalar` (may be NULL).  With shared memory the
@@ -95,17 +114,10 @@ static crfp_status reduce(dist_ts *d, crfp_status st, double *scalar, double *v,
                           const double *x, double rho2, double *sq, int *added)
 {
     *added = 0;
-    double head[2] = {scalar ? *scalar : 0.0, st != CRFP_OK};
-    crfp_status cs = crfp_comm_sum_f64(d->host, head, 2, 1);
+    double head[2] = {scalar ? *scalar : 0.0, 0};
+    crfp_status cs = agree(d, st, head, 2);
     if (cs != CRFP_OK)
         return cs;
-    if (head[1] != 0) {
-        crfp_dist_set_failure_kind(st != CRFP_OK ? CRFP_DIST_FAIL_HERE
-                                                 : CRFP_DIST_FAIL_ELSEWHERE);
-        return st != CRFP_OK ? st
-                             : crfp_error(d->host, CRFP_EIO, "another rank failed (its message "
-                                          "is above); stopping");
-    }
     if (scalar)
         *scalar = head[0];
     if (d->shared) {
@@ -131,6 +143,46 @@ static crfp_status d_batch(void *ud, const double *theta, int with_l2, double *f
     else if (l2)
         *f += add_l2(d, theta, g);
     return CRFP_OK;
+}
+
+/* Sharded optimizer (trainset.h): θ's slices meet in shared memory before
+ * the evaluation (with the shared iterate, where the trainer wrote them),
+ * and each rank adds up only its slice of the gradient, so the sum reads
+ * each segment once in all instead of once per rank. */
+static crfp_status d_shard(void *ud, size_t *lo, size_t *hi, double **iterate)
+{
+    dist_ts *d = ud;
+    crfp_comm_shared_slice(d->pub.dim, lo, hi);
+    *iterate = crfp_comm_shared_iterate();
+    return CRFP_OK;
+}
+
+static crfp_status d_gather(void *ud, void *v, size_t width)
+{
+    dist_ts *d = ud;
+    return crfp_comm_shared_gather(d->host, v, d->pub.dim, width, NULL);
+}
+
+static crfp_status d_batch_shard(void *ud, double *theta, int with_l2, double *f, double *g)
+{
+    dist_ts *d = ud;
+    int l2 = with_l2 && d->pub.rho2 != 0.0;
+    /* ‖θ‖² of the slices, taken as they are gathered, rides in the small
+     * reduction with the loss. */
+    double sq = 0;
+    crfp_status st = crfp_comm_shared_gather(d->host, theta, d->pub.dim, sizeof *theta,
+                                             l2 ? &sq : NULL);
+    if (st != CRFP_OK)
+        return st;
+    double t0 = now();
+    st = d->local->batch(d->local->ud, theta, 0, f, crfp_comm_shared_buffer());
+    compute_seconds += now() - t0;
+    double head[3] = {*f, 0, sq};
+    if ((st = agree(d, st, head, 3)) != CRFP_OK)
+        return st;
+    *f = head[0] + (l2 ? 0.5 * d->pub.rho2 * head[2] : 0.0);
+    return crfp_comm_shared_sum_slice(d->host, g, d->pub.dim, d->pub.team, l2 ? theta : NULL,
+                                      d->pub.rho2, NULL);
 }
 
 static crfp_status d_hessvec(void *ud, const double *theta, const double *v, int with_l2,
@@ -238,6 +290,12 @@ crfp_status crfp_dist_trainset(crfp_host *host, crfp_trainset *local, crfp_train
         return st;
     }
     d->shared = crfp_comm_shared_buffer() != NULL;
+    size_t lo, hi;
+    if (t->batch && crfp_comm_shared_slice(t->dim, &lo, &hi)) {
+        t->shard = d_shard;
+        t->batch_shard = d_batch_shard;
+        t->gather = d_gather;
+    }
     *out = t;
     return CRFP_OK;
 }
