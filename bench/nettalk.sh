@@ -8,12 +8,14 @@
 #   bench/nettalk.sh DATA [OUT]        (make bench-nettalk DATA=../shared/data)
 #
 # DATA is the directory holding nettalk/nettalk.data (or the file itself).
-# Split: fold 0 of 10 (nettalk_reader: headword k in fold k % 10; test =
-# fold 0, dev = fold 1, train = folds 2-9).  PER = letters whose predicted
+# Split: fold FOLD of 10 (nettalk_reader: headword k in fold k % 10; test =
+# fold FOLD, default 0, dev = the next fold, train = the other eight).  PER = letters whose predicted
 # phoneme (the null phoneme '-' included) differs from the gold one, on the
 # test part, as `crfpipe eval` counts token errors.
 #
-# Environment: SETS (feature sets, default "1-grm 3-grm- 3-grm"; the others
+# Environment: FOLD (the test fold, 0-9: bench/nettalk-folds.sh averages them),
+# OWLQN_HISTORY (5; 2 or 3 for 5-grm+ and 7-grm on 24 GB),
+# SETS (feature sets, default "1-grm 3-grm- 3-grm"; the others
 # are 5-grm 7-grm 5-grm+), OPTS (default every optimizer: owlqn sgd bcd
 # newton; each l1 one with and without fine tuning), THREADS (2), RHO1 (0.5), RHO2
 # (1e-5, the paper's), RHO2_L2 (the l2-only objective of newton-cg, 0.1),
@@ -29,6 +31,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 CRFPIPE=${CRFPIPE:-core/crfpipe}
 SETS=${SETS:-1-grm 3-grm- 3-grm}
 OPTS=${OPTS:-owlqn sgd bcd newton}
+FOLD=${FOLD:-0}
+# OWL-QN's history (correction pairs): 5 fits 24 GB up to 5-grm; 5-grm+ and
+# 7-grm need 2 or 3 (each pair is two vectors of the feature count)
+OWLQN_HISTORY=${OWLQN_HISTORY:-5}
 THREADS=${THREADS:-2} RHO1=${RHO1:-0.5} RHO2=${RHO2:-1e-5} RHO2_L2=${RHO2_L2:-0.1}
 FB_SETS=${FB_SETS-1-grm 3-grm- 3-grm} FB_ITERS=${FB_ITERS:-10}
 TIME=/usr/bin/time
@@ -39,9 +45,9 @@ COLS=letter,phone,stress
 for part in train dev test; do
     [ -s "$out/$part.txt" ] ||
         "$CRFPIPE" convert --from nettalk-letters --to conll --reader-param part=$part \
-            --reader-param fold=0 --reader-param folds=10 "$data" "$out/$part.txt" 2>/dev/null
+            --reader-param fold="$FOLD" --reader-param folds=10 "$data" "$out/$part.txt" 2>/dev/null
 done
-echo "split (fold 0 of 10): train $(grep -c '^$' "$out/train.txt") words, dev" \
+echo "split (fold $FOLD of 10): train $(grep -c '^$' "$out/train.txt") words, dev" \
      "$(grep -c '^$' "$out/dev.txt"), test $(grep -c '^$' "$out/test.txt")" >&2
 
 # The options of each run.  An l1 optimizer X runs as the chain X,lbfgs:
@@ -54,7 +60,7 @@ opts() {
     local ft="--2.rho1 0 --2.rho2 $RHO2 --2.max-iter 30"
     local l1="--1.rho1 $RHO1 --1.rho2 $RHO2 --1.model $out/$2.model $ft"
     case $1 in
-    owlqn) echo "--trainer lbfgs,lbfgs $l1 --dev-patience 10" ;;
+    owlqn) echo "--trainer lbfgs,lbfgs $l1 --1.history $OWLQN_HISTORY --dev-patience 10" ;;
     sgd) echo "--trainer sgd-l1,lbfgs $l1 --1.max-epochs 30" ;;
     bcd) echo "--trainer bcd,lbfgs $l1" ;;
     newton) echo "--trainer newton-cg --rho1 0 --rho2 $RHO2_L2" ;;
@@ -118,7 +124,7 @@ for set in $SETS; do
 done
 
 echo
-echo "NETtalk, test fold 0 ($(date -u +%F), $(nproc) cores, --threads $THREADS, rho1 $RHO1, rho2 $RHO2;"
+echo "NETtalk, test fold $FOLD ($(date -u +%F), $(nproc) cores, --threads $THREADS, rho1 $RHO1, rho2 $RHO2;"
 echo "X rows: the first stage of the X,lbfgs run (its own time; CPU not separable), X+ft: the run)"
 echo
 echo "| set    | optim.    | iter | features    | active  | PER      | wall     | CPU     | peak RSS  |"

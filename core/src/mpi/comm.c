@@ -9,6 +9,10 @@
  *
  * Without MPI, or when not launched by mpirun, the job is this process and
  * every collective is the identity.
+ *
+ * The job's state (its communicator, the shared windows, the time books)
+ * is this file's: MPI is initialised once per process, so a job is a fact
+ * about the process, not about a host or a training run.
  */
 #include "config.h"
 
@@ -27,11 +31,12 @@ static struct {
     int active, rank, size;
     crfp_dist_failure failure;
     double wait, xfer; /* seconds in collectives */
+    double compute;    /* seconds in the wrapped evaluations (dist_ts.c) */
     double wait_cpu;   /* CPU seconds this thread burnt while waiting (MPI polls) */
 #ifdef CRFP_HAVE_MPI
     MPI_Comm comm;
 #endif
-} job = {0, 0, 1, CRFP_DIST_FAIL_ALONE, 0, 0, 0
+} job = {0, 0, 1, CRFP_DIST_FAIL_ALONE, 0, 0, 0, 0
 #ifdef CRFP_HAVE_MPI
          , MPI_COMM_NULL
 #endif
@@ -116,6 +121,16 @@ void crfp_dist_comm_seconds(double *wait, double *xfer)
 double crfp_dist_wait_cpu_seconds(void)
 {
     return job.wait_cpu;
+}
+
+double crfp_dist_compute_seconds(void)
+{
+    return job.compute;
+}
+
+void crfp_comm_book_compute(double seconds)
+{
+    job.compute += seconds;
 }
 
 crfp_status crfp_dist_init(crfp_host *host, int *argc, char ***argv, int *ranks)

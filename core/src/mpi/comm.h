@@ -87,6 +87,9 @@ crfp_status crfp_comm_shared_sum_slice(crfp_host *host, double *out, size_t n, c
 crfp_status crfp_comm_shared_gather(crfp_host *host, void *v, size_t n, size_t width,
                                     double *sq);
 
+/* Add `seconds` to this rank's computation time (crfp_dist_compute_seconds). */
+void crfp_comm_book_compute(double seconds);
+
 /* Whether every rank passes `ok` (non-zero): one small collective.  Used
  * at the points where a rank may have failed on its own, so that all
  * ranks stop together; when some rank failed, crfp_dist_failed_together()

@@ -32,12 +32,6 @@ typedef struct dist_ts {
     int shared;   /* sums through shared memory (comm.h) */
 } dist_ts;
 
-static double compute_seconds;
-
-double crfp_dist_compute_seconds(void)
-{
-    return compute_seconds;
-}
 
 static double now(void)
 {
@@ -132,7 +126,7 @@ static crfp_status d_batch(void *ud, const double *theta, int with_l2, double *f
     dist_ts *d = ud;
     double t0 = now(), *buf = d->shared ? crfp_comm_shared_buffer() : g;
     crfp_status st = d->local->batch(d->local->ud, theta, 0, f, buf);
-    compute_seconds += now() - t0;
+    crfp_comm_book_compute(now() - t0);
     int l2 = with_l2 && d->pub.rho2 != 0.0, added;
     double sq = 0;
     if ((st = reduce(d, st, f, g, d->pub.dim, l2 ? theta : NULL, d->pub.rho2, &sq, &added)) !=
@@ -176,7 +170,7 @@ static crfp_status d_batch_shard(void *ud, double *theta, int with_l2, double *f
         return st;
     double t0 = now();
     st = d->local->batch(d->local->ud, theta, 0, f, crfp_comm_shared_buffer());
-    compute_seconds += now() - t0;
+    crfp_comm_book_compute(now() - t0);
     double head[3] = {*f, 0, sq};
     if ((st = agree(d, st, head, 3)) != CRFP_OK)
         return st;
@@ -191,7 +185,7 @@ static crfp_status d_hessvec(void *ud, const double *theta, const double *v, int
     dist_ts *d = ud;
     double t0 = now(), *buf = d->shared ? crfp_comm_shared_buffer() : hv;
     crfp_status st = d->local->hessvec(d->local->ud, theta, v, 0, buf);
-    compute_seconds += now() - t0;
+    crfp_comm_book_compute(now() - t0);
     int l2 = with_l2 && d->pub.rho2 != 0.0, added;
     if ((st = reduce(d, st, NULL, hv, d->pub.dim, l2 ? v : NULL, d->pub.rho2, NULL, &added)) !=
         CRFP_OK)
@@ -374,7 +368,7 @@ void crfp_dist_report(crfp_host *host, const crfp_dataset *train, const crfp_crf
         me[0] = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
     me[1] = data_bytes(train) / 1048576.0;
     me[2] = (dict_bytes(&crf->labels) + dict_bytes(&crf->obs) + crf->oflags_cap) / 1048576.0;
-    me[3] = compute_seconds;
+    me[3] = crfp_dist_compute_seconds();
     crfp_dist_comm_seconds(&me[4], &me[5]);
     if (P == 1) {
         crfp_log(host, CRFP_LOG_INFO, "memory: training data %.1f MB, dictionary %.1f MB, "
