@@ -178,6 +178,59 @@ static void fixed_trial(int trial)
     crfp_crf_free(crf);
 }
 
+/* Row pruning (crfp_infer_set_prune) with θ fixed, many labels, several
+ * bigram observations per position (their summed transitions cached) and
+ * peaked unigram scores, as in G2P: the same labelling and the same score,
+ * bit for bit, as the unpruned dense loop and as the sparse recursion, with
+ * ties (discrete weights) and without; and pruning must actually happen. */
+static void prune_trial(int trial, uint64_t *skipped, uint64_t *weighed)
+{
+    uint32_t Y = 32 + ct_int(70), nseq = 25;
+    crfp_crf *crf = ct_model(Y, 40);
+    ct_weights(crf, 0.85, trial % 2, 1.0);
+    double *w = crfp_crf_weights(crf);
+    for (uint32_t o = 0; o < crfp_crf_nobs(crf); o++) {
+        uint64_t ub = crfp_crf_ublock(crf, o);
+        if (ub != CRFP_NO_BLOCK)
+            for (uint32_t y = 0; y < Y; y++)
+                w[ub + y] *= 6.0;
+    }
+    const double *theta = crfp_crf_weights_const(crf);
+    crfp_seq seqs[25];
+    for (uint32_t i = 0; i < nseq; i++)
+        ct_seq_make(crf, 1 + ct_int(30), 3, 3, &seqs[i]);
+    crfp_infer *wp = crfp_infer_new(crf), *wn = crfp_infer_new(crf), *ws = crfp_infer_new(crf);
+    crfp_infer_set_prune(wn, 0);
+    crfp_infer_set_mode(ws, 1);
+    CHECK(crfp_infer_fix_theta(wp, theta) == CRFP_OK, "fix");
+    CHECK(crfp_infer_fix_theta(wn, theta) == CRFP_OK, "fix");
+    uint32_t a[30], b[30], c[30];
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < nseq; i++) {
+            const crfp_seq *q = &seqs[i];
+            double sa, sb, sc;
+            CHECK(crfp_viterbi(wp, q, theta, a, &sa) == CRFP_OK, "pruned");
+            CHECK(crfp_viterbi(wn, q, theta, b, &sb) == CRFP_OK, "unpruned");
+            CHECK(crfp_viterbi(ws, q, theta, c, &sc) == CRFP_OK, "sparse");
+            CHECK(memcmp(&sa, &sb, sizeof sa) == 0 && memcmp(a, b, q->T * sizeof *a) == 0,
+                  "prune trial %d (Y %u): pruned %.17g, unpruned %.17g", trial, Y, sa, sb);
+            CHECK(sa == sc && memcmp(a, c, q->T * sizeof *a) == 0,
+                  "prune trial %d (Y %u): pruned %.17g, sparse %.17g", trial, Y, sa, sc);
+        }
+    uint64_t k, n;
+    crfp_infer_prune_counts(wn, &k, &n);
+    CHECK(k == 0 && n == 0, "pruning switched off, yet %llu rows skipped", (unsigned long long)k);
+    crfp_infer_prune_counts(wp, &k, &n);
+    *skipped += k;
+    *weighed += n;
+    crfp_infer_free(wp);
+    crfp_infer_free(wn);
+    crfp_infer_free(ws);
+    for (uint32_t i = 0; i < nseq; i++)
+        ct_seq_free(&seqs[i]);
+    crfp_crf_free(crf);
+}
+
 int main(void)
 {
     ct_rng = 0x0badc0ffee123457ULL;
@@ -187,6 +240,13 @@ int main(void)
         big_trial(trial);
     for (int trial = 0; trial < 30; trial++)
         fixed_trial(trial);
+    uint64_t skipped = 0, weighed = 0;
+    for (int trial = 0; trial < 30; trial++)
+        prune_trial(trial, &skipped, &weighed);
+    printf("row pruning: %llu of %llu previous labels skipped\n", (unsigned long long)skipped,
+           (unsigned long long)weighed);
+    CHECK(skipped * 4 > weighed, "pruning skipped only %llu of %llu rows",
+          (unsigned long long)skipped, (unsigned long long)weighed);
     if (test_failures)
         fprintf(stderr, "%d failures\n", test_failures);
     return test_failures ? 1 : 0;

@@ -162,6 +162,17 @@ void crfp_infer_set_mode(crfp_infer *w, int mode);
  * labelling and bit-identical scores; for tests and benchmarks. */
 void crfp_infer_set_simd(crfp_infer *w, int on);
 
+/* Let Viterbi skip, at a position whose summed transitions it has cached
+ * (θ fixed, crfp_infer_fix_theta), the previous labels that cannot be the
+ * best predecessor of any label (on = 1, the default) or always look at
+ * all of them (0).  Exact: the same labelling and bit-identical scores;
+ * for tests and benchmarks. */
+void crfp_infer_set_prune(crfp_infer *w, int on);
+/* How many (position, previous label) pairs Viterbi has skipped so far on w
+ * by that pruning, and how many it weighed in all at the positions where
+ * pruning applied; for tests and benchmarks. */
+void crfp_infer_prune_counts(const crfp_infer *w, uint64_t *skipped, uint64_t *weighed);
+
 /* Declare that the following inference calls on w use `theta` and that it
  * does not change meanwhile (tagging with a loaded model).  The workspace
  * then keeps what it derives from θ per bigram observation (non-zero lists,

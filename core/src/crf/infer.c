@@ -21,6 +21,7 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
         return NULL;
     w->crf = crf;
     crfp_infer_set_simd(w, 1);
+    w->prune = 1;
     uint32_t Y = crf->Y;
     size_t Y1 = (size_t)Y + 1, YY = (size_t)Y * Y;
     w->Y = Y;
@@ -28,6 +29,8 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
     w->tmp = calloc(4 * Y1, sizeof *w->tmp);
     w->order = calloc(Y1, sizeof *w->order);
     w->mark = calloc(Y1, sizeof *w->mark);
+    w->prow = calloc(Y1, sizeof *w->prow);
+    w->ident = calloc(Y1, sizeof *w->ident);
     w->pair = calloc(YY + 1, sizeof *w->pair);
     w->stamp = calloc(crf->nbig + 1, sizeof *w->stamp);
     w->ce = calloc(crf->nbig + 1, sizeof *w->ce);
@@ -46,12 +49,14 @@ crfp_infer *crfp_infer_new(const crfp_crf *crf)
      * as the column pointers of an empty transition. */
     w->cnt = calloc(2 * Y1, sizeof *w->cnt);
     w->consts = malloc((YY + Y1 * Y + 1) * sizeof *w->consts);
-    if (!w->tmp || !w->order || !w->mark || !w->pair || !w->stamp || !w->ce || !w->Ls || !w->Lm ||
+    if (!w->tmp || !w->order || !w->mark || !w->prow || !w->ident || !w->pair || !w->stamp || !w->ce || !w->Ls || !w->Lm ||
         !w->Es || !w->Ps || !w->slam || !w->sm || !w->sE || !w->touched_mark || !w->touched ||
         !w->scol || !w->srow || !w->cnt || !w->consts) {
         crfp_infer_free(w);
         return NULL;
     }
+    for (uint32_t y = 0; y < Y; y++)
+        w->ident[y] = y;
     for (size_t i = 0; i < YY; i++)
         w->consts[i] = 1.0;
     for (size_t i = 0; i < Y1 * Y + 1; i++)
@@ -76,6 +81,8 @@ void crfp_infer_free(crfp_infer *w)
     free(w->tmp);
     free(w->order);
     free(w->mark);
+    free(w->prow);
+    free(w->ident);
     free(w->pair);
     free(w->stamp);
     free(w->ce);
@@ -114,6 +121,17 @@ void crfp_infer_set_simd(crfp_infer *w, int on)
 #endif
 }
 
+void crfp_infer_set_prune(crfp_infer *w, int on)
+{
+    w->prune = on != 0;
+}
+
+void crfp_infer_prune_counts(const crfp_infer *w, uint64_t *skipped, uint64_t *weighed)
+{
+    *skipped = w->pskipped;
+    *weighed = w->pweighed;
+}
+
 void crfp_infer_set_mode(crfp_infer *w, int mode)
 {
     w->mode = mode == 1 || mode == 2 ? mode : 0;
@@ -130,7 +148,7 @@ crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta)
     if (!theta)
         return CRFP_OK;
     if (!w->lc) {
-        size_t per = ((size_t)w->Y + 1) * w->Y + 1;
+        size_t per = crfp_lc_per(w->Y);
         size_t slots = LOG_CACHE_DOUBLES / per;
         if (slots > LOG_CACHE_SLOTS)
             slots = LOG_CACHE_SLOTS;

@@ -25,6 +25,9 @@ typedef struct crfp_tview {
     const double *L;         /* (Y+1)·Y: full λ_t, start row last */
     const double *sE;        /* Y: exp(λ_t(start, y)) */
     const double *E;         /* Y·Y: exp(λ_t) rows < Y; set only when dense */
+    /* Y each, or NULL: max and min of each row y' < Y of L, all finite
+     * (the fixed-θ cache keeps them; Viterbi's row pruning uses them) */
+    const double *rmax, *rmin;
     int dense;               /* use the dense recursions at this position */
 } crfp_tview;
 
@@ -40,6 +43,10 @@ struct crfp_infer {
     uint32_t Y;
     int mode;                /* 0 auto, 1 sparse, 2 dense */
     int avx;                 /* the CPU has AVX: Viterbi's 256-bit kernels */
+    int prune;               /* Viterbi may skip rows that cannot win (default 1) */
+    uint32_t *prow;          /* Y: the rows kept */
+    uint32_t *ident;         /* Y: 0, 1, ..., Y-1 (every row) */
+    uint64_t pskipped, pweighed; /* rows skipped / considered by the pruning */
     /* Where crfp_fb_run adds an observation's gradient: g + gub[o] (unigram)
      * and g + gbb[o] (bigram).  NULL: the model's own layout.  A training
      * set points these at a packed buffer holding only a sequence's blocks. */
@@ -70,7 +77,8 @@ struct crfp_infer {
      * observation sets seen, direct-mapped by a hash of the set (a G2P
      * model's positions combine the constant "B" with one of a few dozen
      * letters' blocks: each combination is summed once, not per letter). */
-    double *lc;          /* lc_slots matrices of (Y+1)·Y */
+    double *lc;          /* lc_slots × crfp_lc_per(Y): a matrix of (Y+1)·Y, a
+                          * flag (1: row bounds valid), its rows' max and min */
     uint32_t *lc_obs;    /* lc_slots × CRFP_LC_MAXOBS observation ids */
     uint32_t *lc_nobs;   /* lc_slots: how many ids; 0 = empty */
     uint32_t lc_slots;
@@ -93,6 +101,11 @@ void crfp_infer_epoch(crfp_infer *w);
 void crfp_infer_begin(crfp_infer *w, const double *theta);
 /* Observation sets of more ids than this are not kept in the λ cache. */
 #define CRFP_LC_MAXOBS 8
+/* Doubles per slot of the λ cache. */
+static inline size_t crfp_lc_per(uint32_t Y)
+{
+    return ((size_t)Y + 1) * Y + 1 + 2 * (size_t)Y;
+}
 /* Make the T-sized buffers hold T positions.  Errors: CRFP_ENOMEM. */
 crfp_status crfp_infer_reserve(crfp_infer *w, size_t T);
 

@@ -125,6 +125,7 @@ static void fill_exp(double *E, const double *L, size_t n)
 static void dense_view(crfp_infer *w, crfp_tview *v, const double *L, const double *E)
 {
     w->multi_dense = 1;
+    v->rmax = v->rmin = NULL;
     v->nnz = w->Y * w->Y;
     v->colptr = w->cnt + w->Y + 1;
     v->row = NULL;
@@ -133,6 +134,38 @@ static void dense_view(crfp_infer *w, crfp_tview *v, const double *L, const doub
     v->sE = w->sE;
     v->dense = 1;
     v->E = E;
+}
+
+/* A cache slot's row bounds (see crfp_lc_per): flag, then the max and the
+ * min of each row y' < Y of the slot's matrix, kept only when every entry
+ * is finite (NaN or ±∞ would void the pruning argument). */
+static void fill_bounds(double *slot, uint32_t Y)
+{
+    const size_t YY = (size_t)Y * Y;
+    double *flag = slot + YY + Y, *rmax = flag + 1, *rmin = rmax + Y;
+    *flag = 0.0;
+    for (uint32_t r = 0; r < Y; r++) {
+        const double *L = slot + (size_t)r * Y;
+        double hi = L[0], lo = L[0];
+        for (uint32_t c = 0; c < Y; c++) {
+            if (!isfinite(L[c]))
+                return;
+            hi = L[c] > hi ? L[c] : hi;
+            lo = L[c] < lo ? L[c] : lo;
+        }
+        rmax[r] = hi;
+        rmin[r] = lo;
+    }
+    *flag = 1.0;
+}
+
+static void cached_bounds(crfp_tview *v, const double *slot, uint32_t Y)
+{
+    const double *flag = slot + (size_t)Y * Y + Y;
+    if (*flag == 1.0) {
+        v->rmax = flag + 1;
+        v->rmin = flag + 1 + Y;
+    }
 }
 
 static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
@@ -148,15 +181,17 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
     const double *Lb = theta + crf->bblk[obs[base]];
     /* With θ fixed, Viterbi's Σλ of this observation set may be cached. */
     uint32_t *slot_obs = NULL, *claim = NULL;
+    double *cached = NULL;
     if (!fb && w->lc && w->fixed == theta && nb <= CRFP_LC_MAXOBS) {
         uint64_t h = 0x9E3779B97F4A7C15ull * (nb + 1);
         for (uint32_t i = 0; i < nb; i++)
             h = (h ^ obs[i]) * 0xBF58476D1CE4E5B9ull;
         uint32_t slot = (uint32_t)((h >> 32) % w->lc_slots);
-        double *cached = w->lc + (size_t)slot * ((YY + Y) + 1);
+        cached = w->lc + (size_t)slot * crfp_lc_per(Y);
         slot_obs = w->lc_obs + (size_t)slot * CRFP_LC_MAXOBS;
         if (w->lc_nobs[slot] == nb && memcmp(slot_obs, obs, nb * sizeof *obs) == 0) {
             dense_view(w, v, cached, NULL);
+            cached_bounds(v, cached, Y);
             return CRFP_OK;
         }
         /* a miss: fill the slot (claimed once filled) */
@@ -204,9 +239,12 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
             for (uint32_t y = 0; y < Y; y++)
                 sE[y] *= se[y];
     }
-    if (claim)
-        *claim = nb;
     dense_view(w, v, Ls, fb ? Es : NULL);
+    if (claim) {
+        fill_bounds(cached, Y);
+        cached_bounds(v, cached, Y);
+        *claim = nb;
+    }
     return CRFP_OK;
 }
 
@@ -226,6 +264,7 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
     size_t YY = (size_t)Y * Y;
     uint32_t b0 = seq->boff[t], nb = seq->boff[t + 1] - b0;
     const uint32_t *obs = seq->bobs + b0;
+    v->rmax = v->rmin = NULL;
     if (nb == 0) {
         v->nnz = 0;
         v->colptr = w->cnt + Y + 1; /* zeroed Y+1 run kept for this purpose */

@@ -59,8 +59,9 @@ static inline int better(double v, uint32_t r, double best, uint32_t arg)
  * vectors, returning the first label left for a narrower kernel:
  *   vit_unigram_<name>: s(y) = Σ_i μ(y, o_i) over the unigram observations
  *     of position t, added in observation order from 0;
- *   vit_dense_<name>: dn(c) = max_r [d(r) + L(r, c)] + s(c), the max taken
- *     over r in increasing order with the first of equal values kept. */
+ *   vit_rows_<name>: dn(c) = max_r [d(r) + L(r, c)] + s(c) over the rows r
+ *     in rows[0..K) (all of them, or those the pruning keeps), the max taken
+ *     in that order with the first of equal values kept. */
 #define VIT_KERNELS(NAME, ATTR, VT, W, LD, ST, ADD, MAX, SET1, ZERO)                      \
     ATTR static uint32_t vit_unigram_##NAME(const crfp_crf *crf, const crfp_seq *seq,      \
                                             uint32_t t, const double *theta, double *out, \
@@ -91,16 +92,18 @@ static inline int better(double v, uint32_t r, double best, uint32_t arg)
         }                                                                                 \
         return c0;                                                                        \
     }                                                                                     \
-    ATTR static uint32_t vit_dense_##NAME(uint32_t Y, const double *d, const double *L,   \
-                                          const double *s, double *dn, uint32_t c0)       \
+    ATTR static uint32_t vit_rows_##NAME(uint32_t Y, const double *d, const double *L,    \
+                                         const double *s, double *dn, uint32_t c0,        \
+                                         const uint32_t *rows, uint32_t K)                \
     {                                                                                     \
         for (; c0 + 4 * W <= Y; c0 += 4 * W) {                                            \
-            const VT d0 = SET1(d[0]);                                                     \
-            VT m0 = ADD(d0, LD(L + c0)), m1 = ADD(d0, LD(L + c0 + W));                    \
-            VT m2 = ADD(d0, LD(L + c0 + 2 * W)), m3 = ADD(d0, LD(L + c0 + 3 * W));        \
-            for (uint32_t r = 1; r < Y; r++) {                                            \
-                const VT dr = SET1(d[r]);                                                 \
-                const double *Lr = L + (size_t)r * Y + c0;                                \
+            const VT d0 = SET1(d[rows[0]]);                                               \
+            const double *L0 = L + (size_t)rows[0] * Y + c0;                              \
+            VT m0 = ADD(d0, LD(L0)), m1 = ADD(d0, LD(L0 + W));                            \
+            VT m2 = ADD(d0, LD(L0 + 2 * W)), m3 = ADD(d0, LD(L0 + 3 * W));                \
+            for (uint32_t k = 1; k < K; k++) {                                            \
+                const VT dr = SET1(d[rows[k]]);                                           \
+                const double *Lr = L + (size_t)rows[k] * Y + c0;                          \
                 m0 = MAX(ADD(dr, LD(Lr)), m0);                                            \
                 m1 = MAX(ADD(dr, LD(Lr + W)), m1);                                        \
                 m2 = MAX(ADD(dr, LD(Lr + 2 * W)), m2);                                    \
@@ -112,9 +115,9 @@ static inline int better(double v, uint32_t r, double best, uint32_t arg)
             ST(dn + c0 + 3 * W, ADD(m3, LD(s + c0 + 3 * W)));                             \
         }                                                                                 \
         for (; c0 + W <= Y; c0 += W) {                                                    \
-            VT m = ADD(SET1(d[0]), LD(L + c0));                                           \
-            for (uint32_t r = 1; r < Y; r++)                                              \
-                m = MAX(ADD(SET1(d[r]), LD(L + (size_t)r * Y + c0)), m);                  \
+            VT m = ADD(SET1(d[rows[0]]), LD(L + (size_t)rows[0] * Y + c0));               \
+            for (uint32_t k = 1; k < K; k++)                                              \
+                m = MAX(ADD(SET1(d[rows[k]]), LD(L + (size_t)rows[k] * Y + c0)), m);      \
             ST(dn + c0, ADD(m, LD(s + c0)));                                              \
         }                                                                                 \
         return c0;                                                                        \
@@ -152,22 +155,64 @@ static void vit_unigram(const crfp_infer *w, const crfp_seq *seq, uint32_t t,
     }
 }
 
-static void vit_dense(const crfp_infer *w, const double *d, const double *L, const double *s,
-                      double *dn)
+/* Row pruning (exact).  Let r* be the best previous label and
+ * lb = d(r*) + min_c L(r*, c): every label c can be reached with at least
+ * lb.  A row r with d(r) + max_c L(r, c) < lb is below lb in every column,
+ * and since rounding is monotone the computed sums keep that order, so it
+ * is never the maximum anywhere and may be skipped: the max over the rows
+ * kept, which include r*, is the max over all of them, bit for bit.  (The
+ * backtrace's argmax still looks at every row.)  G2P's letters make d very
+ * peaked, so most of its 233 rows go.  Returns the number K of rows kept in
+ * rows[], or Y when pruning does not apply or would not pay. */
+#define VIT_PRUNE_MIN_Y 32
+
+static uint32_t vit_keep_rows(crfp_infer *w, const double *d, const crfp_tview *v,
+                              uint32_t *rows)
 {
     const uint32_t Y = w->Y;
-    uint32_t c0 = 0;
+    if (!w->prune || !v->rmax || Y < VIT_PRUNE_MIN_Y)
+        return Y;
+    uint32_t best = 0;
+    for (uint32_t r = 1; r < Y; r++)
+        if (d[r] > d[best])
+            best = r;
+    const double lb = d[best] + v->rmin[best];
+    /* NaN or -inf scores: leave them to the full loop */
+    if (!(lb > -INFINITY))
+        return Y;
+    uint32_t K = 0;
+    for (uint32_t r = 0; r < Y; r++) {
+        const double ub = d[r] + v->rmax[r];
+        if (ub != ub)
+            return Y;
+        if (!(ub < lb))
+            rows[K++] = r;
+    }
+    w->pweighed += Y;
+    if (K * 4 > Y * 3)
+        return Y;
+    w->pskipped += Y - K;
+    return K;
+}
+
+static void vit_dense(crfp_infer *w, const double *d, const crfp_tview *v,
+                      const double *s, double *dn)
+{
+    const uint32_t Y = w->Y;
+    const double *L = v->L;
+    uint32_t c0 = 0, K = vit_keep_rows(w, d, v, w->prow);
+    const uint32_t *rows = K < Y ? w->prow : w->ident;
 #ifdef VIT_AVX
     if (w->avx)
-        c0 = vit_dense_avx(Y, d, L, s, dn, c0);
+        c0 = vit_rows_avx(Y, d, L, s, dn, c0, rows, K);
 #endif
 #ifdef VIT_SSE2
-    c0 = vit_dense_sse2(Y, d, L, s, dn, c0);
+    c0 = vit_rows_sse2(Y, d, L, s, dn, c0, rows, K);
 #endif
     for (; c0 < Y; c0++) {
-        double m = d[0] + L[c0];
-        for (uint32_t r = 1; r < Y; r++) {
-            double x = d[r] + L[(size_t)r * Y + c0];
+        double m = d[rows[0]] + L[(size_t)rows[0] * Y + c0];
+        for (uint32_t k = 1; k < K; k++) {
+            double x = d[rows[k]] + L[(size_t)rows[k] * Y + c0];
             m = x > m ? x : m;
         }
         dn[c0] = m + s[c0];
@@ -193,6 +238,7 @@ static crfp_status vit_view(crfp_infer *w, const crfp_seq *seq, uint32_t t, cons
 {
     const uint32_t b0 = seq->boff[t];
     *release = 0;
+    v->rmax = v->rmin = NULL;
     if (seq->boff[t + 1] - b0 == 1 && w->mode != 1) {
         const uint32_t o = seq->bobs[b0];
         const double *L = theta + w->crf->bblk[o];
@@ -263,7 +309,7 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         if (vit_view(w, seq, t, theta, &memo, &v, &rel) != CRFP_OK)
             return CRFP_ENOMEM;
         if (v.dense) {
-            vit_dense(w, d, v.L, s, dn);
+            vit_dense(w, d, &v, s, dn);
             bp[0] = UINT32_MAX; /* recomputed by the backtrace */
         } else {
             sort_labels(Y, d, w->order);
