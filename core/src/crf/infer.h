@@ -101,6 +101,8 @@ void crfp_infer_epoch(crfp_infer *w);
 void crfp_infer_begin(crfp_infer *w, const double *theta);
 /* Observation sets of more ids than this are not kept in the λ cache. */
 #define CRFP_LC_MAXOBS 8
+/* Slots the λ cache looks at for a set (from its hash's home slot on). */
+#define CRFP_LC_PROBES 4
 /* Doubles per slot of the λ cache. */
 static inline size_t crfp_lc_per(uint32_t Y)
 {

@@ -186,15 +186,29 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
         uint64_t h = 0x9E3779B97F4A7C15ull * (nb + 1);
         for (uint32_t i = 0; i < nb; i++)
             h = (h ^ obs[i]) * 0xBF58476D1CE4E5B9ull;
-        uint32_t slot = (uint32_t)((h >> 32) % w->lc_slots);
+        /* Linear probing over a few slots: with a few dozen sets in a few
+         * dozen slots (G2P's letters), direct mapping made sets that share
+         * a slot evict each other at almost every letter. */
+        const uint32_t home = (uint32_t)((h >> 32) % w->lc_slots);
+        uint32_t slot = home, empty = UINT32_MAX;
+        for (uint32_t p = 0; p < CRFP_LC_PROBES && p < w->lc_slots; p++) {
+            uint32_t q = (home + p) % w->lc_slots;
+            const uint32_t *qo = w->lc_obs + (size_t)q * CRFP_LC_MAXOBS;
+            if (w->lc_nobs[q] == nb && memcmp(qo, obs, nb * sizeof *obs) == 0) {
+                cached = w->lc + (size_t)q * crfp_lc_per(Y);
+                dense_view(w, v, cached, NULL);
+                cached_bounds(v, cached, Y);
+                return CRFP_OK;
+            }
+            if (w->lc_nobs[q] == 0 && empty == UINT32_MAX)
+                empty = q;
+        }
+        /* a miss: fill an empty slot among the probed ones, or evict the
+         * home slot's set (the slot is claimed once filled) */
+        if (empty != UINT32_MAX)
+            slot = empty;
         cached = w->lc + (size_t)slot * crfp_lc_per(Y);
         slot_obs = w->lc_obs + (size_t)slot * CRFP_LC_MAXOBS;
-        if (w->lc_nobs[slot] == nb && memcmp(slot_obs, obs, nb * sizeof *obs) == 0) {
-            dense_view(w, v, cached, NULL);
-            cached_bounds(v, cached, Y);
-            return CRFP_OK;
-        }
-        /* a miss: fill the slot (claimed once filled) */
         Ls = cached;
         w->lc_nobs[slot] = 0;
         memcpy(slot_obs, obs, nb * sizeof *obs);
