@@ -520,30 +520,21 @@ static void run_sum(sumjob *j, crfp_team *team, double *sq)
 }
 #endif
 
-#ifdef CRFP_HAVE_MPI
-/* The end of a shared sum that started at t0 and finished waiting at t1. */
-static crfp_status sum_done(crfp_host *host, int rc, double t0, double t1)
-{
-    /* The other segment takes the next vector (see crfp_comm_shared_new). */
-    shm.cur ^= 1;
-    job.wait += t1 - t0;
-    job.xfer += now() - t1;
-    return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "the shared-memory sum");
-}
-#endif
-
 crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team,
-                                 const double *x, double rho2, double *sq)
+                                 const double *x, double rho2, double *sq, int slice)
 {
 #ifdef CRFP_HAVE_MPI
-    if (!shm.seg || n != shm.n)
-        return crfp_error(host, CRFP_EINVAL, "shared sum of %zu values without segments", n);
+    sumjob j = {0, n, out, x, rho2, 0, {0}};
+    if (!shm.seg || n != shm.n || (slice && !crfp_comm_shared_slice(n, &j.lo, &j.hi)))
+        return crfp_error(host, CRFP_EINVAL, "shared sum of %zu values without %s", n,
+                          slice ? "shards" : "segments");
     double t0 = now(), c0 = cpu_now();
     int rc = node_sync(); /* every segment written */
     double t1 = now();
     job.wait_cpu += cpu_now() - c0;
-    sumjob j = {0, n, out, x, rho2, 0, {0}};
-    if (rc == MPI_SUCCESS && direct()) {
+    /* A slice is added straight into out, whatever the number of ranks:
+     * P reads of 1/P of the vector. */
+    if (rc == MPI_SUCCESS && (slice || direct())) {
         run_sum(&j, team, sq);
     } else if (rc == MPI_SUCCESS) {
         sumjob a = {0, 0, NULL, NULL, 0, 0, {0}};
@@ -565,9 +556,13 @@ crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_te
             run_sum(&j, team, sq);
         }
     }
-    return sum_done(host, rc, t0, t1);
+    /* The other segment takes the next vector (see crfp_comm_shared_new). */
+    shm.cur ^= 1;
+    job.wait += t1 - t0;
+    job.xfer += now() - t1;
+    return rc == MPI_SUCCESS ? CRFP_OK : mpi_failed(host, rc, "the shared-memory sum");
 #else
-    (void)out, (void)n, (void)team, (void)x, (void)rho2, (void)sq;
+    (void)out, (void)n, (void)team, (void)x, (void)rho2, (void)sq, (void)slice;
     return crfp_error(host, CRFP_EINVAL, "no shared sums without MPI");
 #endif
 }
@@ -584,26 +579,6 @@ int crfp_comm_shared_slice(size_t n, size_t *lo, size_t *hi)
     return 1;
 #else
     return 0;
-#endif
-}
-
-crfp_status crfp_comm_shared_sum_slice(crfp_host *host, double *out, size_t n, crfp_team *team,
-                                       const double *x, double rho2, double *sq)
-{
-#ifdef CRFP_HAVE_MPI
-    sumjob j = {0, 0, out, x, rho2, 0, {0}};
-    if (!crfp_comm_shared_slice(n, &j.lo, &j.hi))
-        return crfp_error(host, CRFP_EINVAL, "sliced sum of %zu values without shards", n);
-    double t0 = now(), c0 = cpu_now();
-    int rc = node_sync(); /* every segment written */
-    double t1 = now();
-    job.wait_cpu += cpu_now() - c0;
-    if (rc == MPI_SUCCESS)
-        run_sum(&j, team, sq);
-    return sum_done(host, rc, t0, t1);
-#else
-    (void)out, (void)n, (void)team, (void)x, (void)rho2, (void)sq;
-    return crfp_error(host, CRFP_EINVAL, "no shared sums without MPI");
 #endif
 }
 

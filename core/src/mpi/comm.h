@@ -50,12 +50,14 @@ crfp_status crfp_comm_recv(crfp_host *host, int src, void **buf, size_t *len);
  * crfp_comm_shared_sum: out[0..n) = Σ over ranks of their current
  * segments + rho2·x (x may be NULL: no such term), and *sq (may be NULL) =
  * Σ x², summed in an order that depends on the team size only; `team` (may
- * be NULL) splits the work.  Errors: CRFP_EIO.
+ * be NULL) splits the work.  With `slice` (sharded vectors, below) only
+ * this rank's slice out[lo, hi) is written, and *sq covers the slice.
+ * Errors: CRFP_EIO, CRFP_EINVAL.
  * crfp_comm_shared_free: collective; safe when nothing was set up. */
 crfp_status crfp_comm_shared_new(crfp_host *host, size_t n);
 double *crfp_comm_shared_buffer(void);
 crfp_status crfp_comm_shared_sum(crfp_host *host, double *out, size_t n, crfp_team *team,
-                                 const double *x, double rho2, double *sq);
+                                 const double *x, double rho2, double *sq, int slice);
 void crfp_comm_shared_free(void);
 
 /* Sharded vectors, for an optimizer that splits its own vectors across the
@@ -66,13 +68,11 @@ void crfp_comm_shared_free(void);
  * crfp_comm_shared_slice: whether vectors of n entries (n as given to
  * crfp_comm_shared_new) can be sharded; if so [*lo, *hi) is this rank's
  * slice, the ranks' slices in rank order partitioning [0, n).
- * crfp_comm_shared_sum_slice: like crfp_comm_shared_sum but only
- * out[lo, hi) is written (the rest of out untouched), and *sq (may be NULL)
- * is Σ x² over the slice only.  Errors: CRFP_EIO, CRFP_EINVAL.
  * crfp_comm_shared_gather: v holds n elements of `width` bytes (8 or 4),
  * whose slice [lo, hi) is this rank's; on return every rank holds all of
- * them (for v = crfp_comm_shared_iterate(), a barrier and no copy); *sq (may be NULL; doubles only) receives Σ v² over this rank's
- * slice, computed in the same pass.  Errors: CRFP_EIO, CRFP_EINVAL (not
+ * them (for v = crfp_comm_shared_iterate(), a barrier and no copy); *sq
+ * (may be NULL; doubles only) receives Σ v² over this rank's slice,
+ * computed in the same pass.  Errors: CRFP_EIO, CRFP_EINVAL (not
  * sharded, or a bad width). */
 int crfp_comm_shared_slice(size_t n, size_t *lo, size_t *hi);
 /* The whole-vector buffer the ranks of the machine share, for a sharded
@@ -82,8 +82,6 @@ int crfp_comm_shared_slice(size_t n, size_t *lo, size_t *hi);
  * DIRECT_MAX ranks uses it too, so no such sum may run while it holds an
  * iterate. */
 double *crfp_comm_shared_iterate(void);
-crfp_status crfp_comm_shared_sum_slice(crfp_host *host, double *out, size_t n, crfp_team *team,
-                                       const double *x, double rho2, double *sq);
 crfp_status crfp_comm_shared_gather(crfp_host *host, void *v, size_t n, size_t width,
                                     double *sq);
 

@@ -116,7 +116,7 @@ static crfp_status reduce(dist_ts *d, crfp_status st, double *scalar, double *v,
         *scalar = head[0];
     if (d->shared) {
         *added = x != NULL;
-        return crfp_comm_shared_sum(d->host, v, n, d->pub.team, x, rho2, sq);
+        return crfp_comm_shared_sum(d->host, v, n, d->pub.team, x, rho2, sq, 0);
     }
     return crfp_comm_sum_f64(d->host, v, n, 0);
 }
@@ -175,8 +175,8 @@ static crfp_status d_batch_shard(void *ud, double *theta, int with_l2, double *f
     if ((st = agree(d, st, head, 3)) != CRFP_OK)
         return st;
     *f = head[0] + (l2 ? 0.5 * d->pub.rho2 * head[2] : 0.0);
-    return crfp_comm_shared_sum_slice(d->host, g, d->pub.dim, d->pub.team, l2 ? theta : NULL,
-                                      d->pub.rho2, NULL);
+    return crfp_comm_shared_sum(d->host, g, d->pub.dim, d->pub.team, l2 ? theta : NULL,
+                                d->pub.rho2, NULL, 1);
 }
 
 static crfp_status d_hessvec(void *ud, const double *theta, const double *v, int with_l2,
