@@ -52,6 +52,9 @@ static const crfp_param_spec params[] = {
     {"posteriors", CRFP_PARAM_BOOL, "false",
      "add the marginal of each predicted label (OUTPUT-prob) and the sequence probability"},
     {"output", CRFP_PARAM_STRING, "predicted", "token feature receiving the predicted label"},
+    {"scores", CRFP_PARAM_BOOL, "false",
+     "add each labelling's unnormalised log score (Sentence feature OUTPUT-scores, a list in "
+     "n-best order), e.g. for lm_rescore"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentence and Token annotations"},
     {"spans", CRFP_PARAM_STRING, "auto",
      "annotation type for chunks of BIO labels (e.g. Chunk, Entity); auto = Chunk when the "
@@ -82,6 +85,7 @@ typedef struct tagger {
     int nthreads;
     size_t nbest;
     int posteriors;
+    int scores;       /* write OUTPUT-scores */
     char *output;
     char *set;
     char *spantype;   /* NULL: no spans */
@@ -179,6 +183,7 @@ typedef struct job {
     size_t *nfound;           /* per sentence: how many labellings found */
     double *prob;             /* per token marginal of the best label */
     double *seqprob;          /* per sentence, per k: probability */
+    double *seqscore;         /* per sentence, per k: log score (scores=true) */
     atomic_size_t next;
     atomic_int failed;
     int nth;                  /* team members that take part */
@@ -371,6 +376,7 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     }
     tg->nbest = (size_t)nb;
     tg->posteriors = crfp_params_bool(p, "posteriors");
+    tg->scores = crfp_params_bool(p, "scores");
     tg->output = strdup(crfp_params_str(p, "output"));
     tg->set = strdup(crfp_params_str(p, "set"));
     if (!tg->output || !tg->set)
@@ -509,6 +515,8 @@ static void *worker(void *arg)
         j->nfound[s] = found;
         for (size_t k = 0; k < found; k++)
             memcpy(j->pred + k * j->ntoktotal + beg, w->ybuf + k * n, n * sizeof *w->ybuf);
+        if (tg->scores)
+            memcpy(j->seqscore + s * tg->nbest, w->scores, found * sizeof *w->scores);
         if (tg->posteriors) {
             double logz;
             if ((st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg)) != CRFP_OK) {
@@ -547,6 +555,24 @@ static void emit_span(void *ud, size_t start, size_t end, const char *type)
 
 /* Append the output columns to the document's column list so column
  * writers print them after the input columns. */
+/* Sentence feature OUTPUT+SUFFIX: the list of n floats x (n <= 1000, the
+ * largest nbest). */
+static crfp_status set_list(crfp_doc *doc, crfp_ann *sent, const char *output, const char *suffix,
+                            const double *x, size_t n)
+{
+    crfp_value items[1000];
+    crfp_value v = {.type = CRFP_V_LIST};
+    for (size_t k = 0; k < n; k++) {
+        items[k].type = CRFP_V_FLOAT;
+        items[k].u.f = x[k];
+    }
+    v.u.list.items = items;
+    v.u.list.n = n;
+    char name[300];
+    snprintf(name, sizeof name, "%s%s", output, suffix);
+    return crfp_ann_set(doc, sent, name, &v);
+}
+
 static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
 {
     const char *cols = crfp_doc_meta_str(doc, "columns");
@@ -598,7 +624,9 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     j.pred = calloc(K * j.ntoktotal + 1, sizeof *j.pred);
     j.prob = tg->posteriors ? calloc(j.ntoktotal + 1, sizeof *j.prob) : NULL;
     j.seqprob = tg->posteriors ? calloc(nsent * K + 1, sizeof *j.seqprob) : NULL;
-    if (!j.sbeg || !j.send || !j.nfound || !j.pred || (tg->posteriors && (!j.prob || !j.seqprob))) {
+    j.seqscore = tg->scores ? calloc(nsent * K + 1, sizeof *j.seqscore) : NULL;
+    if (!j.sbeg || !j.send || !j.nfound || !j.pred || (tg->posteriors && (!j.prob || !j.seqprob)) ||
+        (tg->scores && !j.seqscore)) {
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
         goto out;
     }
@@ -700,19 +728,10 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
                 st = crfp_ann_set_str(doc, a, dout[K], buf);
             }
         }
-        if (st == CRFP_OK && tg->posteriors && sents[s]) {
-            crfp_value items[1000];
-            crfp_value v = {.type = CRFP_V_LIST};
-            for (size_t k = 0; k < j.nfound[s]; k++) {
-                items[k].type = CRFP_V_FLOAT;
-                items[k].u.f = j.seqprob[s * K + k];
-            }
-            v.u.list.items = items;
-            v.u.list.n = j.nfound[s];
-            char name[300];
-            snprintf(name, sizeof name, "%s-seqprob", tg->output);
-            st = crfp_ann_set(doc, sents[s], name, &v);
-        }
+        if (st == CRFP_OK && tg->posteriors && sents[s])
+            st = set_list(doc, sents[s], tg->output, "-seqprob", j.seqprob + s * K, j.nfound[s]);
+        if (st == CRFP_OK && tg->scores && sents[s])
+            st = set_list(doc, sents[s], tg->output, "-scores", j.seqscore + s * K, j.nfound[s]);
         if (st == CRFP_OK && tg->spantype && n > 0) {
             const char **labs = malloc(n * sizeof *labs);
             if (!labs) {
@@ -736,10 +755,14 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
         /* What the model learnt (its label) and how it was fed. */
         const char *label = crfp_crf_meta(tg->crf, "label");
-        const char *names[7] = {"model", "nbest", "posteriors", "output", "label"};
-        const char *values[7] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
+        const char *names[8] = {"model", "nbest", "posteriors", "output", "label"};
+        const char *values[8] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
                                  tg->output, label ? label : ""};
         size_t np = 5;
+        if (tg->scores) {
+            names[np] = "scores";
+            values[np++] = "true";
+        }
         if (tg->cm.n) {
             names[np] = "input-columns";
             values[np++] = tg->cm.spec;
@@ -748,7 +771,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             names[np] = "label-bias";
             values[np++] = tg->bias_spec;
         }
-        st = crfp_annset_add_processor(doc, set, "viterbi", "1.0", names, values, np);
+        st = crfp_annset_add_processor(doc, set, "viterbi", "1.1", names, values, np);
     }
     if (st == CRFP_ENOMEM)
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -761,6 +784,7 @@ out:
     free(j.pred);
     free(j.prob);
     free(j.seqprob);
+    free(j.seqscore);
     return st;
 }
 
@@ -808,7 +832,7 @@ CRFP_PLUGIN_DEFINE(viterbi) = {
     CRFP_PLUGIN_ABI,
     .name = "viterbi",
     .kind = CRFP_KIND_TAGGER,
-    .version = "1.0",
+    .version = "1.1",
     .description = "CRF tagger: sparse Viterbi, n-best lists, posterior marginals",
     .params = params,
     .nparams = sizeof params / sizeof params[0],

@@ -127,4 +127,45 @@ grep -q "training: 120 sequences" "$tmp/err" || { fail "not 120 training sequenc
 $P model dump "$tmp/u.model" 2>/dev/null | grep -q "EH:K:S:S" && fail "the skipped entry's label reached the model"
 un_pipe "$tmp/u4.xml" none maybe
 expect_fail "unlabelled must be error or skip" $P run "$tmp/u4.xml" -i "$tmp/u.dict"
+# 8. n-best re-ranking with a phoneme n-gram model (lm_rescore).  Weight 0
+# keeps the tagger's best; a model trained on the very pronunciations being
+# scored lifts the right one whenever the n-best list holds it, so WER must
+# fall; a saved model loads back to the same choices; missing scores refused.
+head -80 "$top_srcdir/samples/g2p/test.dict" > "$tmp/e.dict"
+rd='<stage plugin="lexicon_reader"><param name="stress" value="false"/></stage>'
+vt="<stage plugin=\"viterbi\"><param name=\"model\" value=\"$tmp/g.model\"/><param name=\"nbest\" value=\"8\"/><param name=\"scores\" value=\"true\"/></stage>"
+lm() { echo "<stage plugin=\"lm_rescore\">$1<param name=\"weight\" value=\"$2\"/></stage>"; }
+pipe "$tmp/b.xml" "$rd" '<stage plugin="graphemes"/>' \
+    "<stage plugin=\"viterbi\"><param name=\"model\" value=\"$tmp/g.model\"/></stage>" \
+    '<stage plugin="phonemes"/>' '<stage plugin="evaluate"/>'
+pipe "$tmp/w0.xml" "$rd" '<stage plugin="graphemes"/>' "$vt" \
+    "$(lm "<param name=\"lexicon\" value=\"$tmp/t.dict\"/>" 0)" '<stage plugin="phonemes"/>' \
+    '<stage plugin="evaluate"/>'
+pipe "$tmp/wg.xml" "$rd" '<stage plugin="graphemes"/>' "$vt" \
+    "$(lm "<param name=\"lexicon\" value=\"$tmp/e.dict\"/><param name=\"model\" value=\"$tmp/e.lm\"/><param name=\"order\" value=\"4\"/>" 5)" \
+    '<stage plugin="phonemes"/>' '<stage plugin="evaluate"/>'
+pipe "$tmp/wl.xml" "$rd" '<stage plugin="graphemes"/>' "$vt" \
+    "$(lm "<param name=\"model\" value=\"$tmp/e.lm\"/>" 5)" '<stage plugin="phonemes"/>' \
+    '<stage plugin="xml_writer"/>'
+$P run "$tmp/b.xml" -i "$tmp/e.dict" > "$tmp/ev.b" 2>"$tmp/err" || { fail "1-best eval"; cat "$tmp/err" >&2; }
+$P run "$tmp/w0.xml" -i "$tmp/e.dict" > "$tmp/ev.0" 2>"$tmp/err" || { fail "lm_rescore weight 0"; cat "$tmp/err" >&2; }
+cmp -s "$tmp/ev.b" "$tmp/ev.0" || { fail "weight 0 changed the pronunciations"; cat "$tmp/ev.b" "$tmp/ev.0" >&2; }
+$P run "$tmp/wg.xml" -i "$tmp/e.dict" > "$tmp/ev.g" 2>"$tmp/err" || { fail "lm_rescore, trained"; cat "$tmp/err" >&2; }
+werof() { sed -n 's/^word error rate: *\([0-9.]*\)%.*/\1/p' "$1"; }
+wb=$(werof "$tmp/ev.b") wg=$(werof "$tmp/ev.g")
+awk -v b="$wb" -v g="$wg" 'BEGIN { exit !(g + 10 < b) }' ||
+    fail "an LM of the answers should cut WER by 10 points: $wb % -> $wg %"
+$P run "$tmp/wl.xml" -i "$tmp/e.dict" > "$tmp/wl.out" 2>"$tmp/err" || { fail "lm_rescore, loaded"; cat "$tmp/err" >&2; }
+grep -q '<f name="lm-rank" type="int">[2-8]</f>' "$tmp/wl.out" || fail "no word took a lower-ranked labelling"
+sed -i 's|<stage plugin="xml_writer"/>|<stage plugin="evaluate"/>|' "$tmp/wl.xml"
+$P run "$tmp/wl.xml" -i "$tmp/e.dict" > "$tmp/ev.l" || fail "lm_rescore, loaded, eval"
+cmp -s "$tmp/ev.g" "$tmp/ev.l" || { fail "the saved model chooses differently"; cat "$tmp/ev.g" "$tmp/ev.l" >&2; }
+pipe "$tmp/ns.xml" "$rd" '<stage plugin="graphemes"/>' \
+    "<stage plugin=\"viterbi\"><param name=\"model\" value=\"$tmp/g.model\"/><param name=\"nbest\" value=\"3\"/></stage>" \
+    "$(lm "<param name=\"model\" value=\"$tmp/e.lm\"/>" 1)"
+expect_fail "word 1: no list 'predicted-scores' of n-best scores" $P run "$tmp/ns.xml" -i "$tmp/e.dict"
+pipe "$tmp/bw.xml" "$rd" "$(lm "<param name=\"model\" value=\"$tmp/e.lm\"/>" -1)"
+expect_fail "weight must be between 0 and 100" $P run "$tmp/bw.xml" -i "$tmp/e.dict"
+pipe "$tmp/nm.xml" "$rd" "$(lm "<param name=\"model\" value=\"$tmp/g.model\"/>" 1)"
+expect_fail "g.model:1: not a phoneme n-gram model" $P run "$tmp/nm.xml" -i "$tmp/e.dict"
 finish

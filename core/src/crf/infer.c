@@ -104,9 +104,9 @@ void crfp_infer_free(crfp_infer *w)
     free(w->srow);
     free(w->cnt);
     free(w->consts);
-    free(w->nb_score);
-    free(w->nb_prev);
-    free(w->nb_cnt);
+    free(w->nb_node);
+    free(w->nb_heap);
+    free(w->nb_col);
     free(w);
 }
 

@@ -88,10 +88,11 @@ struct crfp_infer {
     int multi_dense;  /* the last multi-observation view filled Ls densely */
     const double *ones, *zeros;
     double *consts;
-    /* n-best */
-    double *nb_score;
-    uint32_t *nb_prev, *nb_cnt;
-    size_t nb_cap, nb_cnt_cap;
+    /* n-best search (nbest.c): its nodes, heap and transition columns */
+    struct crfp_nbnode *nb_node;
+    struct crfp_nbheap *nb_heap;
+    double *nb_col;
+    size_t nb_node_cap, nb_heap_cap, nb_col_cap;
 };
 
 /* Start a new epoch: forget cached transitions (θ may have changed). */
@@ -169,8 +170,22 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
                         int backward, double *g, double *pair, const uint32_t *gold,
                         double *gold_score);
 
-/* Viterbi on a checked sequence within the current epoch. */
+/* Viterbi on a checked sequence within the current epoch.  Leaves δ_t(y),
+ * the best score of a prefix ending in y at t, in w->alpha[t·Y + y]. */
 crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
                              uint32_t *out_y, double *score);
+
+/* Which observation's block was last found dense, within one decoding (a
+ * lone dense bigram block is used as the view itself). */
+typedef struct crfp_vit_memo {
+    uint32_t obs;   /* UINT32_MAX: none yet */
+    int dense;
+} crfp_vit_memo;
+
+/* col[r] = λ_t(r, y) for r < Y, through the views Viterbi uses (t ≥ 1);
+ * memo starts as {UINT32_MAX, 0} for each sequence.  Errors: CRFP_ENOMEM. */
+crfp_status crfp_viterbi_column(crfp_infer *w, const crfp_seq *seq, uint32_t t,
+                                const double *theta, crfp_vit_memo *memo, uint32_t y,
+                                double *col);
 
 #endif

@@ -219,11 +219,7 @@ static void vit_dense(crfp_infer *w, const double *d, const crfp_tview *v,
     }
 }
 
-/* Which observation's block was last found dense, within one decoding. */
-typedef struct vit_memo {
-    uint32_t obs;   /* UINT32_MAX: none yet */
-    int dense;
-} vit_memo;
+typedef crfp_vit_memo vit_memo;
 
 /* The transition of position t in the log domain.  Viterbi needs only λ:
  * when one bigram observation fires (the constant "B" of a CRF++ template,
@@ -383,5 +379,21 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
             crfp_view_release(w, seq, t);
         y = arg;
     }
+    return CRFP_OK;
+}
+
+crfp_status crfp_viterbi_column(crfp_infer *w, const crfp_seq *seq, uint32_t t,
+                                const double *theta, crfp_vit_memo *memo, uint32_t y,
+                                double *col)
+{
+    crfp_tview v;
+    int rel;
+    if (vit_view(w, seq, t, theta, memo, &v, &rel) != CRFP_OK)
+        return CRFP_ENOMEM;
+    const uint32_t Y = w->Y;
+    for (uint32_t r = 0; r < Y; r++)
+        col[r] = v.L[(size_t)r * Y + y];
+    if (rel)
+        crfp_view_release(w, seq, t);
     return CRFP_OK;
 }
