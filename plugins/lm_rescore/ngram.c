@@ -401,8 +401,10 @@ static double cond_ids(const ngram *m, const uint32_t *h)
             typ = m->typ0;
         } else {
             const gent *e = t_find(m, key_make(g, k - 1));
+            /* a context never seen has no longer context seen either: its
+             * extension's suffix would have a continuation count */
             if (!e || !e->tot)
-                continue;
+                break;
             tot = e->tot;
             typ = e->typ;
         }

@@ -107,6 +107,7 @@ void crfp_infer_free(crfp_infer *w)
     free(w->nb_node);
     free(w->nb_heap);
     free(w->nb_col);
+    free(w->nb_kids);
     free(w);
 }
 

@@ -92,7 +92,8 @@ struct crfp_infer {
     struct crfp_nbnode *nb_node;
     struct crfp_nbheap *nb_heap;
     double *nb_col;
-    size_t nb_node_cap, nb_heap_cap, nb_col_cap;
+    uint32_t *nb_kids;
+    size_t nb_node_cap, nb_heap_cap, nb_col_cap, nb_kids_cap;
 };
 
 /* Start a new epoch: forget cached transitions (θ may have changed). */

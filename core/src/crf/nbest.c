@@ -8,8 +8,11 @@
  * complete labelling of score f, so labellings come out best first.  A
  * node does not push all its Y children: only the best one, and each popped
  * node pushes its next sibling (next in its parent's order of δ_{t-1}(r) +
- * λ_t(r, y)).  So for k labellings of length T about k·T nodes are popped,
- * each costing one column of λ and a scan of Y, instead of list Viterbi's
+ * λ_t(r, y)).  A node whose f is below the k-th best score is never popped,
+ * so a parent's popped children are at most k (ties aside): an expansion
+ * keeps its k best children sorted, and only a sibling past them costs a
+ * scan.  So for k labellings of length T about k·T nodes are popped, each
+ * costing one column of λ and one pass over Y, instead of list Viterbi's
  * k-way merges of every state at every position (k·Y² per position: with
  * G2P's 233 labels, two hundred times the cost of one Viterbi).
  *
@@ -27,6 +30,14 @@ struct crfp_nbnode {
     uint32_t t, y;
     uint32_t parent;   /* NONE for a node at T-1 */
     uint32_t col;      /* its λ_t(·, y) in nb_col (col·Y), once expanded */
+    uint32_t rank;     /* its place in the parent's list of best children;
+                        * NONE: found past the list, by a scan */
+};
+
+/* A child in a parent's list: label and key, best first. */
+struct crfp_nbkid {
+    double key;
+    uint32_t r;
 };
 
 struct crfp_nbheap {
@@ -60,9 +71,36 @@ static crfp_status grow(void **p, size_t *cap, size_t want, size_t size)
 typedef struct search {
     crfp_infer *w;
     uint32_t nnodes, nheap, ncols;
+    uint32_t M;    /* children kept sorted per expansion: min(k, Y) */
 } search;
 
-static crfp_status push(search *s, double g, uint32_t t, uint32_t y, uint32_t parent)
+static inline int key_before(double a, uint32_t ra, double b, uint32_t rb)
+{
+    return a > b || (a == b && ra < rb);
+}
+
+/* The M best labels by key d[r] + (lam ? lam[r] : 0), best first, into
+ * out; returns how many (NaN keys are left out). */
+static uint32_t best_kids(uint32_t Y, const double *d, const double *lam, uint32_t M,
+                          struct crfp_nbkid *out)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < Y; r++) {
+        double v = lam ? d[r] + lam[r] : d[r];
+        if (v != v || (n == M && !key_before(v, r, out[n - 1].key, out[n - 1].r)))
+            continue;
+        uint32_t i = n < M ? n++ : n - 1;
+        while (i > 0 && key_before(v, r, out[i - 1].key, out[i - 1].r)) {
+            out[i] = out[i - 1];
+            i--;
+        }
+        out[i] = (struct crfp_nbkid){v, r};
+    }
+    return n;
+}
+
+static crfp_status push(search *s, double g, uint32_t t, uint32_t y, uint32_t parent,
+                        uint32_t rank)
 {
     crfp_infer *w = s->w;
     if (s->nnodes == NONE - 1)
@@ -73,7 +111,7 @@ static crfp_status push(search *s, double g, uint32_t t, uint32_t y, uint32_t pa
              sizeof *w->nb_heap) != CRFP_OK)
         return CRFP_ENOMEM;
     uint32_t id = s->nnodes++;
-    w->nb_node[id] = (struct crfp_nbnode){g, 0.0, t, y, parent, NONE};
+    w->nb_node[id] = (struct crfp_nbnode){g, 0.0, t, y, parent, NONE, rank};
     struct crfp_nbheap e = {g + w->alpha[(size_t)t * w->Y + y], id};
     struct crfp_nbheap *h = w->nb_heap;
     size_t i = s->nheap++;
@@ -151,14 +189,23 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
     if ((st = crfp_viterbi_run(w, seq, theta, out_y, NULL)) != CRFP_OK)
         return st;
     const double *delta = w->alpha;
-    double *s = w->tmp;   /* unigram scores of one position */
     crfp_vit_memo memo = {UINT32_MAX, 0};
-    search S = {w, 0, 0, 0};
+    search S = {w, 0, 0, 0, k < Y ? (uint32_t)k : Y};
+    const uint32_t M = S.M;
+    /* Per expansion, in nb_col: λ_t(·, y) (Y doubles), then its M best
+     * children; column 0 holds the roots' list. */
+    const size_t stride = Y + (M * sizeof(struct crfp_nbkid) + sizeof(double) - 1) / sizeof(double);
+#define KIDS(c) ((struct crfp_nbkid *)(w->nb_col + (size_t)(c) * stride + Y))
+#define NKIDS(c) (w->nb_kids[c])
+    if (grow((void **)&w->nb_col, &w->nb_col_cap, stride, sizeof *w->nb_col) != CRFP_OK ||
+        grow((void **)&w->nb_kids, &w->nb_kids_cap, 1, sizeof *w->nb_kids) != CRFP_OK)
+        return CRFP_ENOMEM;
     const double *dlast = delta + (size_t)(T - 1) * Y;
-    uint32_t r0 = next_best(Y, dlast, NULL, 0.0, NONE);
-    if (r0 == NONE)
+    NKIDS(0) = best_kids(Y, dlast, NULL, M, KIDS(0));
+    S.ncols = 1;
+    if (NKIDS(0) == 0)
         return CRFP_OK;
-    if ((st = push(&S, 0.0, T - 1, r0, NONE)) != CRFP_OK)
+    if ((st = push(&S, 0.0, T - 1, KIDS(0)[0].r, NONE, 0)) != CRFP_OK)
         return st;
     size_t n = 0;
     while (n < k && S.nheap) {
@@ -167,17 +214,20 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
         struct crfp_nbnode nd = w->nb_node[id];
         const double *d = delta + (size_t)nd.t * Y;
         /* its next sibling: the parent's next choice at this position */
-        if (nd.parent == NONE) {
-            uint32_t r = next_best(Y, d, NULL, d[nd.y], nd.y);
-            if (r != NONE && (st = push(&S, 0.0, nd.t, r, NONE)) != CRFP_OK)
-                return st;
+        const uint32_t pc = nd.parent == NONE ? 0 : w->nb_node[nd.parent].col;
+        const double *lam = nd.parent == NONE ? NULL : w->nb_col + (size_t)pc * stride;
+        const double G = nd.parent == NONE ? 0.0 : w->nb_node[nd.parent].G;
+        uint32_t r, rank = NONE;
+        if (nd.rank != NONE && nd.rank + 1 < NKIDS(pc)) {
+            rank = nd.rank + 1;
+            r = KIDS(pc)[rank].r;
         } else {
-            const struct crfp_nbnode *p = &w->nb_node[nd.parent];
-            const double *lam = w->nb_col + (size_t)p->col * Y;
-            uint32_t r = next_best(Y, d, lam, d[nd.y] + lam[nd.y], nd.y);
-            if (r != NONE && (st = push(&S, p->G + lam[r], nd.t, r, nd.parent)) != CRFP_OK)
-                return st;
+            double key = lam ? d[nd.y] + lam[nd.y] : d[nd.y];
+            r = next_best(Y, d, lam, key, nd.y);
         }
+        if (r != NONE &&
+            (st = push(&S, lam ? G + lam[r] : 0.0, nd.t, r, nd.parent, rank)) != CRFP_OK)
+            return st;
         if (nd.t == 0) {
             /* complete: read the labels back along the parents */
             uint32_t *y = out_y + n * T;
@@ -186,22 +236,32 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
             scores[n++] = top.f;
             continue;
         }
-        /* expand: its column of λ, its unigram score, its best child */
-        if (grow((void **)&w->nb_col, &w->nb_col_cap, ((size_t)S.ncols + 1) * Y,
-                 sizeof *w->nb_col) != CRFP_OK)
+        /* expand: its column of λ, its unigram score, its best children */
+        uint32_t c = S.ncols;
+        if (grow((void **)&w->nb_col, &w->nb_col_cap, ((size_t)c + 1) * stride,
+                 sizeof *w->nb_col) != CRFP_OK ||
+            grow((void **)&w->nb_kids, &w->nb_kids_cap, (size_t)c + 1, sizeof *w->nb_kids) !=
+                CRFP_OK)
             return CRFP_ENOMEM;
-        double *lam = w->nb_col + (size_t)S.ncols * Y;
-        if ((st = crfp_viterbi_column(w, seq, nd.t, theta, &memo, nd.y, lam)) != CRFP_OK)
+        double *col = w->nb_col + (size_t)c * stride;
+        if ((st = crfp_viterbi_column(w, seq, nd.t, theta, &memo, nd.y, col)) != CRFP_OK)
             return st;
-        crfp_unigram(crf, seq, nd.t, theta, s);
+        S.ncols++;
+        /* s_t(y) alone, summed in crfp_unigram's order */
+        double sy = 0.0;
+        for (uint32_t i = seq->uoff[nd.t]; i < seq->uoff[nd.t + 1]; i++)
+            sy += theta[crf->ublk[seq->uobs[i]] + nd.y];
         struct crfp_nbnode *m = &w->nb_node[id];
-        m->col = S.ncols++;
-        m->G = nd.g + s[nd.y];
-        const double *dp = delta + (size_t)(nd.t - 1) * Y;
-        uint32_t r = next_best(Y, dp, lam, 0.0, NONE);
-        if (r != NONE && (st = push(&S, m->G + lam[r], nd.t - 1, r, id)) != CRFP_OK)
+        m->col = c;
+        m->G = nd.g + sy;
+        const double Gm = m->G;
+        NKIDS(c) = best_kids(Y, delta + (size_t)(nd.t - 1) * Y, col, M, KIDS(c));
+        if (NKIDS(c) && (st = push(&S, Gm + col[KIDS(c)[0].r], nd.t - 1, KIDS(c)[0].r, id, 0)) !=
+                            CRFP_OK)
             return st;
     }
+#undef KIDS
+#undef NKIDS
     *found = n;
     return CRFP_OK;
 }
