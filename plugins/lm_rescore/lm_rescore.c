@@ -52,11 +52,16 @@ typedef struct rescore {
     char *model_path, *weight_str;
     char **names;          /* INPUT, INPUT-2, ... as needed */
     size_t nnames;
-    /* scratch: one labelling's phonemes */
-    char *buf;
-    size_t cap;
-    const char **ph;
-    size_t phcap;
+    /* each label seen so far: its phonemes as the model's symbol ids,
+     * ids[loff[i] .. loff[i+1]) for the label labs[i], found by hash */
+    char **labs;
+    uint32_t *loff, *lids, *lhash;
+    size_t nlab, labcap, loffcap, nlids, lidscap, lhashcap;
+    /* one word's candidates: ids (offsets coff), cumulative log-probs */
+    uint32_t *cids;
+    size_t *coff;
+    double *cum;
+    size_t ccap, cofcap, cumcap;
 } rescore;
 
 static void rs_close(void *state)
@@ -74,8 +79,15 @@ static void rs_close(void *state)
     for (size_t i = 0; i < r->nnames; i++)
         free(r->names[i]);
     free(r->names);
-    free(r->buf);
-    free(r->ph);
+    for (size_t i = 0; i < r->nlab; i++)
+        free(r->labs[i]);
+    free(r->labs);
+    free(r->loff);
+    free(r->lids);
+    free(r->lhash);
+    free(r->cids);
+    free(r->coff);
+    free(r->cum);
     free(r);
 }
 
@@ -255,51 +267,136 @@ static const char *rank_name(rescore *r, size_t k)
     return r->names[k];
 }
 
-/* The phonemes of labels toks[0..n) of rank k into r->ph (pointers into
- * r->buf): *np of them.  0, or -1 out of memory, or 1 a label is missing. */
-static int phonemes_of(rescore *r, crfp_ann **toks, size_t n, const char *name, size_t *np)
+static int grow(void **p, size_t *cap, size_t want, size_t size)
 {
-    size_t len = 0;
+    if (want <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < want)
+        n *= 2;
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The index of label l in r->labs, its phonemes converted once (null `_`
+ * none, pairs `K:S` split); SIZE_MAX when out of memory. */
+static size_t label_index(rescore *r, const char *l)
+{
+    uint32_t h = str_hash(l);
+    if (r->lhashcap) {
+        size_t mask = r->lhashcap - 1;
+        for (size_t i = h & mask; r->lhash[i]; i = (i + 1) & mask)
+            if (strcmp(r->labs[r->lhash[i] - 1], l) == 0)
+                return r->lhash[i] - 1;
+    }
+    if ((r->nlab + 1) * 2 > r->lhashcap) {
+        size_t nc = r->lhashcap ? 2 * r->lhashcap : 256;
+        uint32_t *nh = calloc(nc, sizeof *nh);
+        if (!nh)
+            return SIZE_MAX;
+        for (size_t j = 0; j < r->nlab; j++) {
+            size_t i = str_hash(r->labs[j]) & (nc - 1);
+            while (nh[i])
+                i = (i + 1) & (nc - 1);
+            nh[i] = (uint32_t)j + 1;
+        }
+        free(r->lhash);
+        r->lhash = nh;
+        r->lhashcap = nc;
+    }
+    size_t ll = strlen(l);
+    if (grow((void **)&r->labs, &r->labcap, r->nlab + 1, sizeof *r->labs) ||
+        grow((void **)&r->loff, &r->loffcap, r->nlab + 2, sizeof *r->loff) ||
+        grow((void **)&r->lids, &r->lidscap, r->nlids + ll + 1, sizeof *r->lids) ||
+        !(r->labs[r->nlab] = strdup(l)))
+        return SIZE_MAX;
+    if (r->nlab == 0)
+        r->loff[0] = 0;
+    char *c = r->labs[r->nlab], part[256];
+    if (strcmp(c, "_") != 0)
+        for (const char *p = c; *p;) {
+            size_t pl = strcspn(p, ":");
+            if (pl && pl < sizeof part) {
+                memcpy(part, p, pl);
+                part[pl] = '\0';
+                r->lids[r->nlids++] = ngram_symbol(r->lm, part);
+            } else if (pl) {
+                r->lids[r->nlids++] = ngram_symbol(r->lm, "");   /* too long: unknown */
+            }
+            p += pl + (p[pl] == ':');
+        }
+    r->loff[r->nlab + 1] = (uint32_t)r->nlids;
+    size_t i = h & (r->lhashcap - 1);
+    while (r->lhash[i])
+        i = (i + 1) & (r->lhashcap - 1);
+    r->lhash[i] = (uint32_t)++r->nlab;
+    return r->nlab - 1;
+}
+
+/* Candidate k's phoneme ids (labels toks[0..n) of feature `name`) appended
+ * to r->cids, r->coff[k+1] its end.  0, -1 out of memory, 1 a label
+ * missing. */
+static int candidate_ids(rescore *r, crfp_ann **toks, size_t n, const char *name, size_t k)
+{
+    if (grow((void **)&r->coff, &r->cofcap, k + 2, sizeof *r->coff))
+        return -1;
+    if (k == 0)
+        r->coff[0] = 0;
+    size_t m = r->coff[k];
     for (size_t t = 0; t < n; t++) {
         const char *l = crfp_ann_str(toks[t], name);
         if (!l)
             return 1;
-        len += strlen(l) + 1;
-    }
-    if (len + 1 > r->cap) {
-        char *nb = realloc(r->buf, len + 1);
-        if (!nb)
+        size_t li = label_index(r, l);
+        if (li == SIZE_MAX)
             return -1;
-        r->buf = nb;
-        r->cap = len + 1;
-    }
-    if (len + 1 > r->phcap) {
-        const char **np2 = realloc(r->ph, (len + 1) * sizeof *np2);
-        if (!np2)
+        size_t a = r->loff[li], b = r->loff[li + 1];
+        if (grow((void **)&r->cids, &r->ccap, m + (b - a), sizeof *r->cids))
             return -1;
-        r->ph = np2;
-        r->phcap = len + 1;
+        memcpy(r->cids + m, r->lids + a, (b - a) * sizeof *r->cids);
+        m += b - a;
     }
-    char *b = r->buf;
-    size_t k = 0;
-    for (size_t t = 0; t < n; t++) {
-        const char *l = crfp_ann_str(toks[t], name);
-        if (strcmp(l, "_") == 0 || !*l)
-            continue;
-        /* one phoneme per ':'-separated part */
-        while (*l) {
-            size_t pl = strcspn(l, ":");
-            if (pl) {
-                memcpy(b, l, pl);
-                b[pl] = '\0';
-                r->ph[k++] = b;
-                b += pl + 1;
-            }
-            l += pl + (l[pl] == ':');
+    r->coff[k + 1] = m;
+    return 0;
+}
+
+/* log P_LM of candidate k, reusing the prefix it shares with an earlier
+ * candidate (their cumulative log-probs sit in r->cum, n+2 per candidate
+ * at offset coff[k] + 2k). */
+static double candidate_logprob(rescore *r, size_t k)
+{
+    const uint32_t *ids = r->cids + r->coff[k];
+    const size_t n = r->coff[k + 1] - r->coff[k];
+    double *cum = r->cum + r->coff[k] + 2 * k;
+    size_t from = 0, src = SIZE_MAX;
+    for (size_t i = 0; i < k; i++) {
+        const uint32_t *o = r->cids + r->coff[i];
+        size_t on = r->coff[i + 1] - r->coff[i], l = 0;
+        while (l < n && l < on && o[l] == ids[l])
+            l++;
+        if (l > from || src == SIZE_MAX) {
+            from = l;
+            src = i;
         }
     }
-    *np = k;
-    return 0;
+    if (src != SIZE_MAX && from)
+        memcpy(cum, r->cum + r->coff[src] + 2 * src, (from + 1) * sizeof *cum);
+    else
+        from = 0;
+    ngram_prefix_logprobs(r->lm, ids, n, from, cum);
+    return cum[n + 1];
 }
 
 static crfp_status rs_process(void *state, crfp_doc *doc)
@@ -334,8 +431,10 @@ static crfp_status rs_process(void *state, crfp_doc *doc)
         for (size_t k = 0; k < K && st == CRFP_OK; k++) {
             const crfp_value *v = &sc->u.list.items[k];
             const char *name = rank_name(r, k);
-            size_t np = 0;
-            int e = name ? phonemes_of(r, toks + t0, t - t0, name, &np) : -1;
+            int e = name ? candidate_ids(r, toks + t0, t - t0, name, k) : -1;
+            if (e == 0 && grow((void **)&r->cum, &r->cumcap, r->coff[k + 1] + 2 * (k + 1),
+                               sizeof *r->cum))
+                e = -1;
             if (e < 0) {
                 st = crfp_error(host, CRFP_ENOMEM, "out of memory");
                 break;
@@ -347,7 +446,7 @@ static crfp_status rs_process(void *state, crfp_doc *doc)
                                       : "a score is not a number");
                 break;
             }
-            double x = v->u.f + r->weight * ngram_logprob(r->lm, r->ph, np);
+            double x = v->u.f + r->weight * candidate_logprob(r, k);
             if (k == 0 || x > bestv) {
                 bestv = x;
                 best = k;

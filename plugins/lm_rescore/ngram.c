@@ -427,18 +427,43 @@ double ngram_cond(const ngram *m, const char *const *h, size_t nh, const char *w
     return log(cond_ids(m, ids));
 }
 
-double ngram_logprob(const ngram *m, const char *const *ph, size_t n)
+uint32_t ngram_symbol(const ngram *m, const char *phone)
+{
+    return phone_id(m, phone);
+}
+
+void ngram_prefix_logprobs(const ngram *m, const uint32_t *ids, size_t n, size_t from,
+                           double *cum)
 {
     const int N = m->order;
-    uint32_t h[NGRAM_MAX_ORDER];   /* the last N-1 symbols, then the next */
-    for (int i = 0; i < N - 1; i++)
-        h[i] = BOS;
-    double lp = 0.0;
-    for (size_t i = 0; i <= n; i++) {
-        h[N - 1] = i < n ? phone_id(m, ph[i]) : EOS;
-        lp += log(cond_ids(m, h));
-        memmove(h, h + 1, (size_t)(N - 1) * sizeof *h);
+    uint32_t h[NGRAM_MAX_ORDER];   /* the N-1 symbols before position i, then it */
+    if (from == 0)
+        cum[0] = 0.0;
+    for (size_t i = from; i <= n; i++) {
+        for (int j = 0; j < N - 1; j++) {
+            size_t back = (size_t)(N - 1 - j);
+            h[j] = back <= i ? ids[i - back] : BOS;
+        }
+        h[N - 1] = i < n ? ids[i] : EOS;
+        cum[i + 1] = cum[i] + log(cond_ids(m, h));
     }
+}
+
+double ngram_logprob(const ngram *m, const char *const *ph, size_t n)
+{
+    uint32_t sbuf[64] = {0}, *ids = n <= 64 ? sbuf : malloc(n * sizeof *ids);
+    double cbuf[66], *cum = n <= 64 ? cbuf : malloc((n + 2) * sizeof *cum);
+    double lp = NAN;
+    if (ids && cum) {
+        for (size_t i = 0; i < n; i++)
+            ids[i] = phone_id(m, ph[i]);
+        ngram_prefix_logprobs(m, ids, n, 0, cum);
+        lp = cum[n + 1];
+    }
+    if (ids != sbuf)
+        free(ids);
+    if (cum != cbuf)
+        free(cum);
     return lp;
 }
 

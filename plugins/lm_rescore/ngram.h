@@ -36,8 +36,19 @@ crfp_status ngram_add(ngram *m, const char *const *ph, size_t n);
 crfp_status ngram_finish(ngram *m);
 
 /* Natural log-probability of the sequence (with its `</s>`).  A phoneme the
- * model never saw counts as one more symbol of the uniform floor. */
+ * model never saw counts as one more symbol of the uniform floor.  NaN only
+ * when out of memory (sequences over 64 phonemes need a buffer). */
 double ngram_logprob(const ngram *m, const char *const *ph, size_t n);
+
+/* The same with phonemes given as the model's symbol ids (ngram_symbol:
+ * a phoneme it never saw gets an id that matches nothing), prefix by
+ * prefix: cum[i] = log P(ids[0..i)) for i ≤ n and cum[n+1] adds </s>.
+ * cum has n + 2 entries, of which cum[0..from] (from ≤ n) are taken as
+ * given, e.g. from another sequence with the same first `from` phonemes:
+ * n-best candidates share most of their prefixes. */
+uint32_t ngram_symbol(const ngram *m, const char *phone);
+void ngram_prefix_logprobs(const ngram *m, const uint32_t *ids, size_t n, size_t from,
+                           double *cum);
 
 /* Natural log of P(w | h): h the nh phonemes before w (padded with <s> when
  * shorter than order−1, only the last order−1 used); w NULL is </s>. */
