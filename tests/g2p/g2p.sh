@@ -92,7 +92,7 @@ grep -q "word error rate:     50.00%" "$tmp/ev" || { fail "WER"; cat "$tmp/ev" >
 head -300 "$top_srcdir/samples/g2p/train.dict" > "$tmp/t.dict"
 pipe "$tmp/tr.xml" '<stage plugin="lexicon_reader"><param name="stress" value="false"/></stage>' \
     '<stage plugin="graphemes"/>' \
-    "<stage plugin=\"aligner\"><param name=\"lexicon\" value=\"$tmp/t.dict\"/></stage>" \
+    "<stage plugin=\"aligner\"><param name=\"lexicon\" value=\"$tmp/t.dict\"/><param name=\"model\" value=\"$tmp/t.align\"/></stage>" \
     "<stage plugin=\"templates\"><param name=\"template\" value=\"$top_srcdir/samples/g2p/g2p.tpl\"/></stage>" \
     "<stage plugin=\"lbfgs\"><param name=\"model\" value=\"$tmp/g.model\"/><param name=\"label\" value=\"phone\"/><param name=\"max-iter\" value=\"15\"/></stage>"
 $P run "$tmp/tr.xml" -i "$tmp/t.dict" 2>"$tmp/err" || { fail "training"; cat "$tmp/err" >&2; }
@@ -127,10 +127,12 @@ grep -q "training: 120 sequences" "$tmp/err" || { fail "not 120 training sequenc
 $P model dump "$tmp/u.model" 2>/dev/null | grep -q "EH:K:S:S" && fail "the skipped entry's label reached the model"
 un_pipe "$tmp/u4.xml" none maybe
 expect_fail "unlabelled must be error or skip" $P run "$tmp/u4.xml" -i "$tmp/u.dict"
-# 8. n-best re-ranking with a phoneme n-gram model (lm_rescore).  Weight 0
-# keeps the tagger's best; a model trained on the very pronunciations being
-# scored lifts the right one whenever the n-best list holds it, so WER must
-# fall; a saved model loads back to the same choices; missing scores refused.
+# 8. n-best re-ranking with n-gram models (lm_rescore).  Weight 0 keeps the
+# tagger's best; a phoneme or joint model trained on the very pronunciations
+# being scored lifts the right one whenever the n-best list holds it, so WER
+# must fall; saved models load back to the same choices; missing scores,
+# bad weights, a joint model without its alignment and a foreign model file
+# are refused.
 head -80 "$top_srcdir/samples/g2p/test.dict" > "$tmp/e.dict"
 rd='<stage plugin="lexicon_reader"><param name="stress" value="false"/></stage>'
 vt="<stage plugin=\"viterbi\"><param name=\"model\" value=\"$tmp/g.model\"/><param name=\"nbest\" value=\"8\"/><param name=\"scores\" value=\"true\"/></stage>"
@@ -160,12 +162,27 @@ grep -q '<f name="lm-rank" type="int">[2-8]</f>' "$tmp/wl.out" || fail "no word 
 sed -i 's|<stage plugin="xml_writer"/>|<stage plugin="evaluate"/>|' "$tmp/wl.xml"
 $P run "$tmp/wl.xml" -i "$tmp/e.dict" > "$tmp/ev.l" || fail "lm_rescore, loaded, eval"
 cmp -s "$tmp/ev.g" "$tmp/ev.l" || { fail "the saved model chooses differently"; cat "$tmp/ev.g" "$tmp/ev.l" >&2; }
+# the joint letter|label model (alignment: the tagger's aligner model) alone
+pipe "$tmp/wj.xml" "$rd" '<stage plugin="graphemes"/>' "$vt" \
+    "$(lm "<param name=\"lexicon\" value=\"$tmp/e.dict\"/><param name=\"alignment\" value=\"$tmp/t.align\"/><param name=\"joint-model\" value=\"$tmp/e.jlm\"/><param name=\"joint-weight\" value=\"5\"/>" 0)" \
+    '<stage plugin="phonemes"/>' '<stage plugin="evaluate"/>'
+$P run "$tmp/wj.xml" -i "$tmp/e.dict" > "$tmp/ev.j" 2>"$tmp/err" || { fail "lm_rescore, joint"; cat "$tmp/err" >&2; }
+wj=$(werof "$tmp/ev.j"); echo "WER 1-best $wb, phoneme LM $wg, joint LM $wj" >&2
+awk -v b="$wb" -v g="$wj" 'BEGIN { exit !(g + 10 < b) }' ||
+    fail "a joint model of the answers should cut WER by 10 points: $wb % -> $wj %"
+pipe "$tmp/wjl.xml" "$rd" '<stage plugin="graphemes"/>' "$vt" \
+    "$(lm "<param name=\"joint-model\" value=\"$tmp/e.jlm\"/><param name=\"joint-weight\" value=\"5\"/>" 0)" \
+    '<stage plugin="phonemes"/>' '<stage plugin="evaluate"/>'
+$P run "$tmp/wjl.xml" -i "$tmp/e.dict" > "$tmp/ev.jl" || fail "lm_rescore, joint, loaded"
+cmp -s "$tmp/ev.j" "$tmp/ev.jl" || { fail "the saved joint model chooses differently"; cat "$tmp/ev.j" "$tmp/ev.jl" >&2; }
+pipe "$tmp/na.xml" "$rd" "$(lm "<param name=\"lexicon\" value=\"$tmp/e.dict\"/><param name=\"joint-model\" value=\"$tmp/x.jlm\"/>" 1)"
+expect_fail "training the joint model needs 'alignment'" $P run "$tmp/na.xml" -i "$tmp/e.dict"
 pipe "$tmp/ns.xml" "$rd" '<stage plugin="graphemes"/>' \
     "<stage plugin=\"viterbi\"><param name=\"model\" value=\"$tmp/g.model\"/><param name=\"nbest\" value=\"3\"/></stage>" \
     "$(lm "<param name=\"model\" value=\"$tmp/e.lm\"/>" 1)"
 expect_fail "word 1: no list 'predicted-scores' of n-best scores" $P run "$tmp/ns.xml" -i "$tmp/e.dict"
 pipe "$tmp/bw.xml" "$rd" "$(lm "<param name=\"model\" value=\"$tmp/e.lm\"/>" -1)"
-expect_fail "weight must be between 0 and 100" $P run "$tmp/bw.xml" -i "$tmp/e.dict"
+expect_fail "weight and joint-weight must be between 0 and 100" $P run "$tmp/bw.xml" -i "$tmp/e.dict"
 pipe "$tmp/nm.xml" "$rd" "$(lm "<param name=\"model\" value=\"$tmp/g.model\"/>" 1)"
 expect_fail "g.model:1: not a phoneme n-gram model" $P run "$tmp/nm.xml" -i "$tmp/e.dict"
 finish
