@@ -16,7 +16,8 @@
  * phonemes (null `_` dropped, pairs `K:S` split, as the phonemes stage
  * does); P(pairs) a joint n-gram model over its letter|label pairs, one per
  * grapheme, the joint-sequence model of G2P.  Either may be left out.
- * Weights and K are chosen on development data (samples/g2p/README.md).
+ * Weights and K were chosen on development data (README, "Grapheme-to-
+ * phoneme").
  *
  * The models (ngram.h: interpolated Kneser-Ney) are trained at open on
  * `lexicon` (lmtrain.c; the joint one only with `alignment`, the aligner
