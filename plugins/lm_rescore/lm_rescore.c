@@ -49,6 +49,8 @@ static const crfp_param_spec params[] = {
     {"discount", CRFP_PARAM_FLOAT, "0.7", "Kneser-Ney discount when training (0 < D < 1)"},
     {"weight", CRFP_PARAM_FLOAT, "0.4", "weight of the phoneme model's log-probability"},
     {"joint-weight", CRFP_PARAM_FLOAT, "0.8", "weight of the joint model's log-probability"},
+    {"candidates", CRFP_PARAM_INT, "0",
+     "re-rank only the first N labellings of each word (0: all the tagger gave)"},
     {"letter", CRFP_PARAM_STRING, "letter", "token feature holding the grapheme"},
     {"input", CRFP_PARAM_STRING, "predicted",
      "token feature of the best labelling (INPUT-2.. the others, INPUT-scores their scores)"},
@@ -102,12 +104,16 @@ static crfp_status rs_open(crfp_host *host, const crfp_params *p, void **state)
         return crfp_error(host, CRFP_EINVAL, "training the joint model needs 'alignment' (the "
                           "aligner model that labelled the tagger's training data)");
     double w = crfp_params_float(p, "weight"), jw = crfp_params_float(p, "joint-weight");
+    int64_t cands = crfp_params_int(p, "candidates");
+    if (cands < 0 || cands > 1000)
+        return crfp_error(host, CRFP_EINVAL, "candidates must be between 0 and 1000");
     if (!(w >= 0 && w <= 100) || !(jw >= 0 && jw <= 100))
         return crfp_error(host, CRFP_EINVAL, "weight and joint-weight must be between 0 and 100");
     rescore *r = calloc(1, sizeof *r);
     if (!r)
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     r->host = host;
+    r->candidates = (size_t)cands;
     r->part[0] = (lmpart){.weight = w, .what = "phoneme"};
     r->part[1] = (lmpart){.weight = jw, .joint = 1, .what = "joint"};
     crfp_status st;
@@ -354,6 +360,8 @@ static crfp_status rs_process(void *state, crfp_doc *doc)
             break;
         }
         size_t K = sc->u.list.n, best = 0;
+        if (r->candidates && K > r->candidates)
+            K = r->candidates;
         double bestv = 0.0;
         for (size_t k = 0; k < K && st == CRFP_OK; k++) {
             const crfp_value *v = &sc->u.list.items[k];

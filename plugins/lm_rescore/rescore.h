@@ -33,6 +33,7 @@ typedef struct rescore {
     lmpart part[2];        /* [0] phonemes, [1] joint letter|label */
     char *input, *output, *scores, *set, *letter;
     char *prov[8];         /* provenance values, owned */
+    size_t candidates;     /* re-rank only the first ones; 0: all */
     char **names;          /* INPUT, INPUT-2, ... as needed */
     size_t nnames;
     char *keybuf;          /* scratch for letter|label */
