@@ -22,6 +22,7 @@
 #define FIRST_PHONE 3
 #define UNKNOWN 0xffffu   /* never counted: its n-grams all miss */
 #define MAX_IDS 0xfffcu
+#define NGRAM_MAX_TOTAL ((uint64_t)1 << 52)
 
 typedef struct gkey {
     uint64_t a, b;   /* ids 0-3 in a, 4-7 in b, first id lowest */
@@ -48,6 +49,7 @@ struct ngram {
     uint64_t tot0;       /* the empty context */
     uint32_t typ0;
     uint32_t V;          /* distinct symbols that can follow anything */
+    uint64_t total;      /* all highest-order counts: bounds every sum */
 };
 
 static uint64_t fnv(const char *s, size_t n)
@@ -271,10 +273,15 @@ static crfp_status count_padded(ngram *m, const uint32_t *ids, size_t len, uint6
 {
     const int N = m->order;
     for (size_t i = (size_t)N - 1; i < len; i++) {
+        /* every count and context total is at most the sum of all counts:
+         * kept far below 2^64 (a hostile file could add up to overflow) */
+        if (times > NGRAM_MAX_TOTAL || m->total > NGRAM_MAX_TOTAL - times)
+            return CRFP_EINVAL;
         gent *e = t_get(m, key_make(ids + i + 1 - N, N));
         if (!e)
             return CRFP_ENOMEM;
         e->c += times;
+        m->total += times;
     }
     return CRFP_OK;
 }
@@ -509,8 +516,8 @@ static crfp_status load_gram(crfp_host *host, ngram *m, char *line, const char *
                              size_t lineno)
 {
     const int N = m->order;
-    char *syms = line + 2, *tab = strchr(syms, '\t');
-    if (strncmp(line, "g\t", 2) != 0 || !tab)
+    char *syms = line + 2, *tab = strncmp(line, "g\t", 2) == 0 ? strchr(syms, '\t') : NULL;
+    if (!tab)
         return crfp_error(host, CRFP_EFORMAT, "%s:%zu: expected 'g<TAB>symbols<TAB>count'",
                           path, lineno);
     *tab = '\0';
@@ -524,7 +531,7 @@ static crfp_status load_gram(crfp_host *host, ngram *m, char *line, const char *
     for (char *p = syms; *p;) {
         char *e = strchr(p, ' ');
         size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (!l || n == N)
+        if (!l || n == N || (e && !e[1]))
             return crfp_error(host, CRFP_EFORMAT, "%s:%zu: expected %d symbols separated by "
                               "single spaces", path, lineno, N);
         uint32_t id = sym_id(m, p, l);
@@ -543,9 +550,12 @@ static crfp_status load_gram(crfp_host *host, ngram *m, char *line, const char *
         if ((ids[i] == BOS && i && ids[i - 1] != BOS) || (ids[i] == EOS && i != N - 1) ||
             (i == N - 1 && ids[i] == BOS))
             return crfp_error(host, CRFP_EFORMAT, "%s:%zu: misplaced <s> or </s>", path, lineno);
-    return count_padded(m, ids, (size_t)N, c) == CRFP_OK
-               ? CRFP_OK
-               : crfp_error(host, CRFP_ENOMEM, "%s:%zu: out of memory", path, lineno);
+    crfp_status st = count_padded(m, ids, (size_t)N, c);
+    if (st == CRFP_EINVAL)
+        return crfp_error(host, CRFP_EFORMAT, "%s:%zu: the counts add up to more than 2^52",
+                          path, lineno);
+    return st == CRFP_OK ? CRFP_OK
+                         : crfp_error(host, CRFP_ENOMEM, "%s:%zu: out of memory", path, lineno);
 }
 
 /* The next line of f, without its terminator, into *buf: 1, or 0 at the
@@ -626,7 +636,8 @@ crfp_status ngram_load(crfp_host *host, const char *path, ngram **out)
                 if (v != floor(v) || v < 1 || v > NGRAM_MAX_ORDER)
                     st = crfp_error(host, CRFP_EFORMAT, "%s:%zu: order must be 1 to %d", path,
                                     lineno, NGRAM_MAX_ORDER);
-                order = (int)v;
+                else
+                    order = (int)v;   /* only in range: a NaN or 1e300 has no int */
             } else if (strcmp(key, "discount") == 0 && order) {
                 if (!(v > 0 && v < 1))
                     st = crfp_error(host, CRFP_EFORMAT, "%s:%zu: discount must be in (0, 1)",
