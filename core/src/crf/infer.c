@@ -108,6 +108,8 @@ void crfp_infer_free(crfp_infer *w)
     free(w->nb_heap);
     free(w->nb_col);
     free(w->nb_kids);
+    free(w->nb_tycol);
+    free(w->nb_tystamp);
     free(w);
 }
 

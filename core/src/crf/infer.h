@@ -93,7 +93,8 @@ struct crfp_infer {
     struct crfp_nbheap *nb_heap;
     double *nb_col;
     uint32_t *nb_kids;
-    size_t nb_node_cap, nb_heap_cap, nb_col_cap, nb_kids_cap;
+    uint32_t *nb_tycol, *nb_tystamp, nb_gen;   /* (t, y) -> column, per call */
+    size_t nb_node_cap, nb_heap_cap, nb_col_cap, nb_kids_cap, nb_ty_cap, nb_stamp_cap;
 };
 
 /* Start a new epoch: forget cached transitions (θ may have changed). */

@@ -20,6 +20,7 @@
  * increasing label; the heap by decreasing f, then the node made first. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "infer.h"
 
 #define NONE UINT32_MAX
@@ -200,6 +201,22 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
     if (grow((void **)&w->nb_col, &w->nb_col_cap, stride, sizeof *w->nb_col) != CRFP_OK ||
         grow((void **)&w->nb_kids, &w->nb_kids_cap, 1, sizeof *w->nb_kids) != CRFP_OK)
         return CRFP_ENOMEM;
+    /* (t, y) -> its expansion's column, valid where stamped with this call's
+     * generation (no clearing of T·Y entries per call) */
+    if (grow((void **)&w->nb_tycol, &w->nb_ty_cap, (size_t)T * Y, sizeof *w->nb_tycol) != CRFP_OK)
+        return CRFP_ENOMEM;
+    if (w->nb_stamp_cap < w->nb_ty_cap) {
+        uint32_t *ns = realloc(w->nb_tystamp, w->nb_ty_cap * sizeof *ns);
+        if (!ns)
+            return CRFP_ENOMEM;
+        memset(ns + w->nb_stamp_cap, 0, (w->nb_ty_cap - w->nb_stamp_cap) * sizeof *ns);
+        w->nb_tystamp = ns;
+        w->nb_stamp_cap = w->nb_ty_cap;
+    }
+    if (++w->nb_gen == 0) {
+        memset(w->nb_tystamp, 0, w->nb_stamp_cap * sizeof *w->nb_tystamp);
+        w->nb_gen = 1;
+    }
     const double *dlast = delta + (size_t)(T - 1) * Y;
     NKIDS(0) = best_kids(Y, dlast, NULL, M, KIDS(0));
     S.ncols = 1;
@@ -236,17 +253,27 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
             scores[n++] = top.f;
             continue;
         }
-        /* expand: its column of λ, its unigram score, its best children */
-        uint32_t c = S.ncols;
-        if (grow((void **)&w->nb_col, &w->nb_col_cap, ((size_t)c + 1) * stride,
-                 sizeof *w->nb_col) != CRFP_OK ||
-            grow((void **)&w->nb_kids, &w->nb_kids_cap, (size_t)c + 1, sizeof *w->nb_kids) !=
-                CRFP_OK)
-            return CRFP_ENOMEM;
-        double *col = w->nb_col + (size_t)c * stride;
-        if ((st = crfp_viterbi_column(w, seq, nd.t, theta, &memo, nd.y, col)) != CRFP_OK)
-            return st;
-        S.ncols++;
+        /* expand: its column of λ and its best children, which depend on
+         * (t, y) only and are shared by every suffix through that label,
+         * then its own unigram score and best child */
+        const size_t ty = (size_t)nd.t * Y + nd.y;
+        uint32_t c = w->nb_tystamp[ty] == w->nb_gen ? w->nb_tycol[ty] : NONE;
+        if (c == NONE) {
+            c = S.ncols;
+            if (grow((void **)&w->nb_col, &w->nb_col_cap, ((size_t)c + 1) * stride,
+                     sizeof *w->nb_col) != CRFP_OK ||
+                grow((void **)&w->nb_kids, &w->nb_kids_cap, (size_t)c + 1,
+                     sizeof *w->nb_kids) != CRFP_OK)
+                return CRFP_ENOMEM;
+            double *col = w->nb_col + (size_t)c * stride;
+            if ((st = crfp_viterbi_column(w, seq, nd.t, theta, &memo, nd.y, col)) != CRFP_OK)
+                return st;
+            S.ncols++;
+            NKIDS(c) = best_kids(Y, delta + (size_t)(nd.t - 1) * Y, col, M, KIDS(c));
+            w->nb_tycol[ty] = c;
+            w->nb_tystamp[ty] = w->nb_gen;
+        }
+        const double *col = w->nb_col + (size_t)c * stride;
         /* s_t(y) alone, summed in crfp_unigram's order */
         double sy = 0.0;
         for (uint32_t i = seq->uoff[nd.t]; i < seq->uoff[nd.t + 1]; i++)
@@ -255,7 +282,6 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
         m->col = c;
         m->G = nd.g + sy;
         const double Gm = m->G;
-        NKIDS(c) = best_kids(Y, delta + (size_t)(nd.t - 1) * Y, col, M, KIDS(c));
         if (NKIDS(c) && (st = push(&S, Gm + col[KIDS(c)[0].r], nd.t - 1, KIDS(c)[0].r, id, 0)) !=
                             CRFP_OK)
             return st;
