@@ -96,7 +96,8 @@ pipe "$tmp/tr.xml" '<stage plugin="lexicon_reader"><param name="stress" value="f
     "<stage plugin=\"templates\"><param name=\"template\" value=\"$top_srcdir/samples/g2p/g2p.tpl\"/></stage>" \
     "<stage plugin=\"lbfgs\"><param name=\"model\" value=\"$tmp/g.model\"/><param name=\"label\" value=\"phone\"/><param name=\"max-iter\" value=\"15\"/></stage>"
 $P run "$tmp/tr.xml" -i "$tmp/t.dict" 2>"$tmp/err" || { fail "training"; cat "$tmp/err" >&2; }
-sed "s|g2p.model|$tmp/g.model|" "$top_srcdir/samples/g2p/pronounce.xml" > "$tmp/pr.xml"
+sed -e "s|g2p.model|$tmp/g.model|" -e "s|train.dict|$tmp/t.dict|" -e "s|g2p.align|$tmp/t.align|" \
+    "$top_srcdir/samples/g2p/pronounce.xml" > "$tmp/pr.xml"
 echo "abated accept" | $P run "$tmp/pr.xml" > "$tmp/pr" || fail "pronounce"
 grep -Eq '^abated( [A-Z]+)+$' "$tmp/pr" || { fail "no ARPAbet for abated"; cat "$tmp/pr" >&2; }
 grep -Eq '^accept( [A-Z]+)+$' "$tmp/pr" || fail "no ARPAbet for accept"
