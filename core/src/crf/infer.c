@@ -93,6 +93,7 @@ void crfp_infer_free(crfp_infer *w)
     free(w->lc);
     free(w->lc_obs);
     free(w->lc_nobs);
+    free(w->lc_hash);
     free(w->Es);
     free(w->Ps);
     free(w->slam);
@@ -159,12 +160,15 @@ crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta)
             w->lc = malloc(slots * per * sizeof *w->lc);
             w->lc_obs = malloc(slots * CRFP_LC_MAXOBS * sizeof *w->lc_obs);
             w->lc_nobs = malloc(slots * sizeof *w->lc_nobs);
-            if (!w->lc || !w->lc_obs || !w->lc_nobs) {
+            w->lc_hash = malloc(slots * sizeof *w->lc_hash);
+            if (!w->lc || !w->lc_obs || !w->lc_nobs || !w->lc_hash) {
                 free(w->lc);
                 free(w->lc_obs);
                 free(w->lc_nobs);
+                free(w->lc_hash);
                 w->lc = NULL;
                 w->lc_obs = w->lc_nobs = NULL;
+                w->lc_hash = NULL;
                 return CRFP_ENOMEM;
             }
             w->lc_slots = (uint32_t)slots;

@@ -81,6 +81,8 @@ struct crfp_infer {
                           * flag (1: row bounds valid), its rows' max and min */
     uint32_t *lc_obs;    /* lc_slots × CRFP_LC_MAXOBS observation ids */
     uint32_t *lc_nobs;   /* lc_slots: how many ids; 0 = empty */
+    uint64_t *lc_hash;   /* lc_slots: the hash of each slot's set */
+    uint32_t lc_clock;   /* the next slot to evict when none is free */
     uint32_t lc_slots;
     double *Ps;      /* product of the observations' exp(λ), 1 where untouched */
     unsigned char *touched_mark;
@@ -104,8 +106,6 @@ void crfp_infer_epoch(crfp_infer *w);
 void crfp_infer_begin(crfp_infer *w, const double *theta);
 /* Observation sets of more ids than this are not kept in the λ cache. */
 #define CRFP_LC_MAXOBS 8
-/* Slots the λ cache looks at for a set (from its hash's home slot on). */
-#define CRFP_LC_PROBES 4
 /* Doubles per slot of the λ cache. */
 static inline size_t crfp_lc_per(uint32_t Y)
 {
