@@ -8,8 +8,12 @@
  *  - sgd_run (train.c): epochs, learning-rate schedule, calibration of
  *    eta0, stopping, on top of a crfp_trainset.
  *
- * Everything here is single-threaded: the plugin takes one step after the
- * other, and a workspace belongs to one run.
+ * Steps follow one another.  A step of several sequences is spread over the
+ * training set's thread team (parstep.c): the members catch up disjoint
+ * blocks, take the gradients of disjoint sequences in workspaces of their
+ * own, and update disjoint blocks, so no two members ever write the same
+ * weight.  The result depends on the team size only through the order in
+ * which the members' gradients are summed (rounding).
  */
 #ifndef SGD_IMPL_H
 #define SGD_IMPL_H
@@ -104,6 +108,8 @@ typedef struct sgd_opts {
 
 void sgd_opts_default(sgd_opts *o);
 
+typedef struct sgd_par sgd_par;
+
 /* The per-run state; the tests drive it step by step. */
 typedef struct sgd_run {
     crfp_host *host;
@@ -112,6 +118,8 @@ typedef struct sgd_run {
     sgd_lazy lz;
     double rho1, rho2;
     double N;            /* sequences, as a double for the penalty shares */
+    sgd_par *par;        /* steps spread over ts->team (parstep.c); NULL until the
+                          * first step of several sequences on a team of several */
 } sgd_run;
 
 /* Prepare a run on ts over theta (owned by the caller, dim entries): checks
@@ -128,6 +136,21 @@ void sgd_run_free(sgd_run *r);
  * Errors: the training set's; CRFP_EINVAL when eta·rho2·n/N >= 1 (the
  * decay would flip signs: the rate is too large). */
 crfp_status sgd_step(sgd_run *r, const size_t *idx, size_t n, double eta, double *loss);
+
+/* --- steps across the team (parstep.c) ----------------------------------------- */
+
+/* Set up r->par for ts->team when it has more than one member (otherwise
+ * r->par stays NULL): a workspace per member besides r->ws, and two
+ * 32-bit words per block for the union of a step's blocks.  Errors:
+ * CRFP_ENOMEM (with a message). */
+crfp_status sgd_par_init(sgd_run *r);
+void sgd_par_free(sgd_par *p); /* NULL accepted */
+
+/* The body of sgd_step for n >= 2 sequences on r->par, with the step's
+ * decay factor a and ℓ1 increment c already checked: the same arithmetic
+ * as the single-threaded step.  Errors: the training set's. */
+crfp_status sgd_par_step(sgd_run *r, const size_t *idx, size_t n, double eta, double a,
+                         double c, double *loss);
 
 /* Choose eta0 as crfsgd does: one pass over a sample per candidate rate,
  * keep the one with the lowest sample objective.  theta and the lazy state

@@ -106,6 +106,8 @@ void sgd_run_free(sgd_run *r)
     if (r->ws)
         r->ts->ws_free(r->ws);
     r->ws = NULL;
+    sgd_par_free(r->par);
+    r->par = NULL;
     sgd_lazy_free(&r->lz);
 }
 
@@ -121,6 +123,12 @@ crfp_status sgd_step(sgd_run *r, const size_t *idx, size_t n, double eta, double
                           "(the ℓ2 decay factor %g is not positive); lower eta0",
                           eta, r->rho2, n, a);
     crfp_status st;
+    if (n > 1 && r->ts->team && crfp_team_size(r->ts->team) > 1) {
+        if (!r->par && (st = sgd_par_init(r)) != CRFP_OK)
+            return st;
+        if (r->par)
+            return sgd_par_step(r, idx, n, eta, a, c, loss);
+    }
     /* Catch up first: the gradient must be taken at the weights the dense
      * algorithm would have, with the penalties of the steps since each block
      * was last touched applied.  (Tsuruoka et al. skip this and take the

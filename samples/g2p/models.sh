@@ -6,13 +6,15 @@
 # part (rescore-dev.sh) and score the test part with it.
 # Measured: README, "Grapheme-to-phoneme" ("The full CMUdict model").
 #   samples/g2p/models.sh DATA OUTDIR     (run from the build directory)
-# Environment: TEMPLATE (default g2p.tpl; g2p-wide.tpl has wider letter
-# windows), EPOCHS (the sgd-l1 stage's epochs, default 10), SKIP_TRAIN=1
-# (keep OUTDIR's split and models, only score and re-rank).
+# Environment: TEMPLATE (default g2p-wide.tpl; g2p.tpl has narrower letter
+# windows and half the weights), EPOCHS (the sgd-l1 stage's epochs, default
+# 7), BATCH (its sequences per step, default 8: a step's sequences are
+# spread over the threads), SKIP_TRAIN=1 (keep OUTDIR's split and models,
+# only score and re-rank).
 set -eu
 data=$1 out=$2
 src=$(cd "$(dirname "$0")" && pwd)
-template=${TEMPLATE:-g2p.tpl} epochs=${EPOCHS:-10}
+template=${TEMPLATE:-g2p-wide.tpl} epochs=${EPOCHS:-7} batch=${BATCH:-8}
 crfpipe=${CRFPIPE:-core/crfpipe}
 mkdir -p "$out"
 if [ "${SKIP_TRAIN:-0}" != 1 ]; then
@@ -23,7 +25,7 @@ cat > "$out/train.xml" <<X
 <stage plugin="graphemes"/>
 <stage plugin="aligner"><param name="lexicon" value="train.dict"/><param name="model" value="cmudict.align"/><param name="unaligned" value="none"/></stage>
 <stage plugin="templates"><param name="template" value="$src/$template"/></stage>
-<stage plugin="sgd_l1"><param name="label" value="phone"/><param name="unlabelled" value="skip"/><param name="max-epochs" value="$epochs"/></stage>
+<stage plugin="sgd_l1"><param name="label" value="phone"/><param name="unlabelled" value="skip"/><param name="max-epochs" value="$epochs"/><param name="batch" value="$batch"/></stage>
 <stage plugin="lbfgs"><param name="model" value="cmudict.model"/><param name="label" value="phone"/><param name="dev" value="dev.dict"/><param name="rho1" value="0.05"/><param name="max-iter" value="60"/></stage>
 </pipeline>
 X

@@ -3,7 +3,8 @@
  * objective F = Σ loss_i + rho2/2‖θ‖² + rho1‖θ‖₁ must come within 0.1%
  * of OWL-QN's optimum (SGD with a decaying rate only approaches it, the
  * last digits being noise), with exact zeros; two runs with the same seed on
- * one thread must give the same bits. */
+ * one thread must give the same bits; minibatch steps spread over a team of
+ * three must follow the single-threaded run up to rounding. */
 #include "../tinycrf.h"
 
 #include <math.h>
@@ -68,6 +69,34 @@ int main(void)
     FAILIF(vs->train(host, ps, ts, x2));
     CHECK(memcmp(xs, x2, dim * sizeof *xs) == 0, "two runs with seed 1 differ");
     crfp_params_free(ps);
+
+    /* minibatches of 5 on one thread and on a team of three (parstep.c):
+     * the same iterates but for the order of the gradients' sums */
+    crfp_team *team = NULL;
+    crfp_trainset *ts3 = NULL;
+    FAILIF(crfp_team_new(3, &team));
+    FAILIF(crfp_trainset_new(host, crf, ds, team, NULL, rho1, rho2, &ts3));
+    const char *kvb[] = {"max-epochs", "40", "epsilon", "0", "batch", "5", NULL};
+    crfp_params *pb = tinycrf_params(host, sgd, kvb);
+    memset(xs, 0, dim * sizeof *xs);
+    memset(x2, 0, dim * sizeof *x2);
+    FAILIF(vs->train(host, pb, ts, xs));
+    FAILIF(vs->train(host, pb, ts3, x2));
+    double worst = 0;
+    size_t nz1 = 0, nz3 = 0;
+    for (size_t k = 0; k < dim; k++) {
+        double d = fabs(xs[k] - x2[k]);
+        worst = d > worst ? d : worst;
+        nz1 += xs[k] != 0;
+        nz3 += x2[k] != 0;
+    }
+    printf("batch 5: 1 thread %zu non-zero, 3 threads %zu non-zero, max |difference| %.3g\n",
+           nz1, nz3, worst);
+    CHECK(worst < 1e-9, "1 and 3 threads differ by %.3g", worst);
+    CHECK(nz1 == nz3 && nz1 > 0, "non-zeros: %zu on 1 thread, %zu on 3", nz1, nz3);
+    crfp_params_free(pb);
+    crfp_trainset_free(ts3);
+    crfp_team_free(team);
 
     free(xl);
     free(xs);

@@ -46,10 +46,16 @@ static void dense_step(dense *d, const toy *t, const size_t *idx, size_t n, doub
  * every `fold` steps the lazy state is folded as at an epoch's end.
  * Returns the largest difference seen. */
 static double compare(double rho1, double rho2, size_t batch, int steps, int fold,
-                      int warm, size_t *zeros)
+                      int warm, int threads, size_t *zeros)
 {
     toy t;
     toy_init(&t, 15, 12, rho1, rho2);
+    /* With a team, steps of several sequences take the parallel path
+     * (parstep.c): the same dense rule must come out. */
+    crfp_team *team = NULL;
+    if (threads > 1)
+        CHECK(crfp_team_new(threads, &team) == CRFP_OK, "team of %d", threads);
+    t.ts.team = team;
     double *theta = calloc(t.dim, sizeof *theta), *peek = malloc(t.dim * sizeof *peek);
     dense d = {t.dim, calloc(t.dim, sizeof(double)), calloc(t.dim, sizeof(double)),
                calloc(t.dim, sizeof(double)), 0};
@@ -89,7 +95,10 @@ static double compare(double rho1, double rho2, size_t batch, int steps, int fol
               theta[k], d.th[k]);
         *zeros += d.th[k] == 0 && theta[k] == 0;
     }
+    CHECK(threads < 2 || batch < 2 || r.par != NULL, "batch %zu on %d threads: no team step",
+          batch, threads);
     sgd_run_free(&r);
+    crfp_team_free(team);
     crfp_host_free(host);
     free(theta);
     free(peek);
@@ -105,22 +114,28 @@ int main(void)
     static const struct {
         double rho1, rho2;
         size_t batch;
-        int fold, warm;
+        int fold, warm, threads;
     } cases[] = {
-        {0.6, 0.0, 1, 0, 0},  /* Tsuruoka's algorithm as published */
-        {0.6, 0.5, 1, 0, 0},  /* elastic net, one frame throughout */
-        {0.6, 0.5, 3, 15, 1}, /* minibatches, epoch folds, warm start */
-        {0.0, 0.5, 2, 7, 1},  /* pure ℓ2 (no q vector at all) */
-        {2.0, 1.0, 1, 5, 1},  /* heavy penalties: most weights clipped */
+        {0.6, 0.0, 1, 0, 0, 1},  /* Tsuruoka's algorithm as published */
+        {0.6, 0.5, 1, 0, 0, 1},  /* elastic net, one frame throughout */
+        {0.6, 0.5, 3, 15, 1, 1}, /* minibatches, epoch folds, warm start */
+        {0.0, 0.5, 2, 7, 1, 1},  /* pure ℓ2 (no q vector at all) */
+        {2.0, 1.0, 1, 5, 1, 1},  /* heavy penalties: most weights clipped */
+        /* steps spread over a team: more members than some batches have
+         * sequences, shared blocks summed across members */
+        {0.6, 0.5, 3, 15, 1, 2},
+        {0.6, 0.0, 8, 0, 0, 3},
+        {0.0, 0.5, 5, 7, 1, 4},
+        {2.0, 1.0, 2, 5, 1, 3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t zeros;
         double worst = compare(cases[c].rho1, cases[c].rho2, cases[c].batch, 200,
-                               cases[c].fold, cases[c].warm, &zeros);
-        printf("rho1=%g rho2=%g batch=%zu fold=%d warm=%d: max |lazy - dense| = %.3g, %zu "
-               "exact zeros\n",
+                               cases[c].fold, cases[c].warm, cases[c].threads, &zeros);
+        printf("rho1=%g rho2=%g batch=%zu fold=%d warm=%d threads=%d: max |lazy - dense| = "
+               "%.3g, %zu exact zeros\n",
                cases[c].rho1, cases[c].rho2, cases[c].batch, cases[c].fold, cases[c].warm,
-               worst, zeros);
+               cases[c].threads, worst, zeros);
         if (cases[c].rho1 > 0)
             CHECK(zeros > 0, "no exact zero with rho1=%g", cases[c].rho1);
     }
