@@ -207,6 +207,7 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
         const double *ap = a - Y;
         backward_step(Y, &v, gam, w->beta + (size_t)(t - 1) * Y);
         uint32_t nb = seq->boff[t + 1] - seq->boff[t];
+        double *dacc;
         if (pair) {
             double *pt = pair + (size_t)t * (Y + 1) * Y;
             memset(pt, 0, ((size_t)Y + 1) * Y * sizeof *pt);
@@ -217,6 +218,11 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             pair_add(Y, &v, ap, gam, gb);
             if (gold)
                 gb[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
+        } else if (g && nb > 1 &&
+                   (dacc = crfp_fb_deferred(w, g, seq->bobs + seq->boff[t], nb)) != NULL) {
+            pair_add(Y, &v, ap, gam, dacc);
+            if (gold)
+                dacc[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
         } else if (g && nb > 1) {
             memset(w->pair, 0, YY * sizeof *w->pair);
             pair_add(Y, &v, ap, gam, w->pair);

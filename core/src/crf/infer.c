@@ -94,6 +94,10 @@ void crfp_infer_free(crfp_infer *w)
     free(w->lc_obs);
     free(w->lc_nobs);
     free(w->lc_hash);
+    free(w->dg);
+    crfp_settab_free(&w->dg_sets);
+    free(w->ec);
+    crfp_settab_free(&w->ec_sets);
     free(w->Es);
     free(w->Ps);
     free(w->slam);
@@ -141,6 +145,7 @@ void crfp_infer_set_mode(crfp_infer *w, int mode)
     w->mode = mode == 1 || mode == 2 ? mode : 0;
     /* the caches hold views chosen under the old mode */
     w->fixed = NULL;
+    crfp_settab_clear(&w->ec_sets);
 }
 
 crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta)

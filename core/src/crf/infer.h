@@ -31,6 +31,15 @@ typedef struct crfp_tview {
     int dense;               /* use the dense recursions at this position */
 } crfp_tview;
 
+/* A table of observation sets (settab.c), for per-set caches of n slots:
+ * each slot's set (obs, nobs ids; nobs 0 = free) and its hash. */
+typedef struct crfp_settab {
+    uint32_t *obs;  /* n × CRFP_LC_MAXOBS */
+    uint32_t *nobs; /* n */
+    uint64_t *hash; /* n */
+    uint32_t n;
+} crfp_settab;
+
 typedef struct crfp_centry {
     size_t ioff;   /* in ipool: colptr (Y+1) then row (nnz) */
     size_t doff;   /* in dpool: lam (nnz), m (nnz), sE (Y) */
@@ -90,6 +99,21 @@ struct crfp_infer {
     int multi_dense;  /* the last multi-observation view filled Ls densely */
     const double *ones, *zeros;
     double *consts;
+    /* Within an epoch (θ unchanged): the dense multi-observation views of
+     * forward-backward per observation set, each ec_per doubles (λ with its
+     * start row, exp(λ), the start exponentials), one per slot of ec_sets.
+     * Allocated on first use; ec_off
+     * is set when the memory could not be had (views are then built per
+     * position, as without the cache). */
+    double *ec;
+    crfp_settab ec_sets;
+    int ec_off;
+    /* Deferred bigram gradients per observation set (setgrad.c): the
+     * accumulators of Y² doubles, one per slot of dg_sets; dg_g the
+     * gradient they belong to, NULL when deferral is off. */
+    double *dg;
+    crfp_settab dg_sets;
+    double *dg_g;
     /* n-best search (nbest.c): its nodes, heap and transition columns */
     struct crfp_nbnode *nb_node;
     struct crfp_nbheap *nb_heap;
@@ -106,6 +130,17 @@ void crfp_infer_epoch(crfp_infer *w);
 void crfp_infer_begin(crfp_infer *w, const double *theta);
 /* Observation sets of more ids than this are not kept in the λ cache. */
 #define CRFP_LC_MAXOBS 8
+/* Set tables (settab.c): CRFP_ENOMEM from alloc (t then empty); find
+ * returns the slot holding obs[0..nb) (*hit 1), else a free slot, else the
+ * set's home slot, whose set the caller evicts; *h the set's hash, for
+ * label, which records the set in slot s. */
+uint64_t crfp_set_hash(const uint32_t *obs, uint32_t nb);
+crfp_status crfp_settab_alloc(crfp_settab *t, uint32_t n);
+void crfp_settab_free(crfp_settab *t);
+void crfp_settab_clear(crfp_settab *t);
+uint32_t crfp_settab_find(const crfp_settab *t, const uint32_t *obs, uint32_t nb, uint64_t *h,
+                          int *hit);
+void crfp_settab_label(crfp_settab *t, uint32_t s, uint64_t h, const uint32_t *obs, uint32_t nb);
 /* Doubles per slot of the λ cache. */
 static inline size_t crfp_lc_per(uint32_t Y)
 {
@@ -171,6 +206,21 @@ static inline void crfp_prefetch_unigram(const crfp_crf *crf, const crfp_seq *se
 crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta, double *logz,
                         int backward, double *g, double *pair, const uint32_t *gold,
                         double *gold_score);
+
+/* Deferred bigram gradients (setgrad.c).  From crfp_fb_defer(w, g) on, the
+ * pair marginals that crfp_fb_run adds to g at positions with 2 to
+ * CRFP_LC_MAXOBS bigram observations go to an accumulator of the position's
+ * observation set, and reach g's blocks when the set is evicted or at
+ * crfp_fb_flush(w), which the caller must call before it reads g (and
+ * which ends the deferral).  g must be in the model's layout (w->gbb NULL;
+ * otherwise nothing is deferred).  crfp_fb_defer: CRFP_ENOMEM when the
+ * accumulators cannot be allocated (nothing is deferred then, and the
+ * results are the same). */
+crfp_status crfp_fb_defer(crfp_infer *w, double *g);
+void crfp_fb_flush(crfp_infer *w);
+/* The accumulator of the set obs[0..nb) for gradient g, evicting another
+ * set when needed; NULL when this position is not deferred. */
+double *crfp_fb_deferred(crfp_infer *w, const double *g, const uint32_t *obs, uint32_t nb);
 
 /* Viterbi on a checked sequence within the current epoch.  Leaves δ_t(y),
  * the best score of a prefix ending in y at t, in w->alpha[t·Y + y]. */

@@ -51,6 +51,10 @@ static void phase_compute(worker *k)
     double *g = k->id == 0 ? o->g : k->g;
     memset(g, 0, (k->id == 0 ? crf->nparams : k->hi) * sizeof *g);
     crfp_infer_epoch(k->w);
+    /* The pair marginals of multi-observation positions are summed per
+     * observation set over the whole slice (setgrad.c); without the memory
+     * for that they are added at once, with the same result. */
+    (void)crfp_fb_defer(k->w, g);
     double loss = 0.0;
     k->st = CRFP_OK;
     for (size_t i = k->s0; i < k->s1; i++) {
@@ -58,12 +62,14 @@ static void phase_compute(worker *k)
         double logz, gold;
         crfp_status st = crfp_fb_run(k->w, seq, o->theta, &logz, 1, g, NULL, seq->y, &gold);
         if (st != CRFP_OK) {
+            crfp_fb_flush(k->w);
             k->st = st;
             k->failed_seq = i;
             return;
         }
         loss += logz - gold;
     }
+    crfp_fb_flush(k->w);
     k->loss = loss;
 }
 

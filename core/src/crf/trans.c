@@ -50,6 +50,7 @@ void crfp_infer_epoch(crfp_infer *w)
     w->eused = 0;
     if (w->lc)
         memset(w->lc_nobs, 0, w->lc_slots * sizeof *w->lc_nobs);
+    crfp_settab_clear(&w->ec_sets);
 }
 
 /* Non-zero list of observation o's block (rows < Y, column-major) with
@@ -136,6 +137,89 @@ static void dense_view(crfp_infer *w, crfp_tview *v, const double *L, const doub
     v->E = E;
 }
 
+/* The epoch's cache of forward-backward views per observation set: G2P
+ * and NETtalk templates put the constant B and a letter's `*` block at
+ * every position, and building the sum of λ and the product of exp(λ)
+ * costs two Y² copies per view, twice per position; with the cache, once
+ * per set and epoch.  Budget: 4M doubles per workspace. */
+#define EC_DOUBLES ((size_t)4 << 20)
+#define EC_MAXSLOTS 4096
+
+/* A slot: kind (1 dense, 2 sparse) and nnz, then λ with its start row
+ * ((Y+1)·Y) and the start exponentials (Y); then for a dense view exp(λ)
+ * (Y²), for a sparse one lam and m (nnz each) followed by colptr (Y+1)
+ * and row (nnz) as 32-bit integers. */
+static size_t ec_per(uint32_t Y)
+{
+    return 2 + 2 * (size_t)Y * Y + 2 * (size_t)Y;
+}
+
+static size_t ec_sparse_need(uint32_t Y, uint32_t nnz)
+{
+    return 2 + ((size_t)Y + 1) * Y + Y + 2 * (size_t)nnz + ((size_t)Y + 1 + nnz + 1) / 2;
+}
+
+/* v := the view stored in slot e; nothing to undo at release. */
+static void ec_view(crfp_infer *w, const double *e, crfp_tview *v)
+{
+    const uint32_t Y = w->Y;
+    const size_t YY = (size_t)Y * Y;
+    const double *L = e + 2, *sE = L + YY + Y;
+    if (e[0] == 1.0) {
+        dense_view(w, v, L, sE + Y);
+        v->sE = sE;
+        return;
+    }
+    uint32_t nnz = (uint32_t)e[1];
+    const double *lam = sE + Y;
+    const uint32_t *ip = (const uint32_t *)(lam + 2 * (size_t)nnz);
+    w->multi_dense = 1;
+    v->rmax = v->rmin = NULL;
+    v->nnz = nnz;
+    v->colptr = ip;
+    v->row = ip + Y + 1;
+    v->lam = lam;
+    v->m = lam + nnz;
+    v->L = L;
+    v->sE = sE;
+    v->dense = 0;
+    v->E = NULL;
+}
+
+static int ec_alloc(crfp_infer *w)
+{
+    size_t per = ec_per(w->Y), slots = EC_DOUBLES / per;
+    if (slots > EC_MAXSLOTS)
+        slots = EC_MAXSLOTS;
+    if (slots >= 2 && crfp_settab_alloc(&w->ec_sets, (uint32_t)slots) == CRFP_OK) {
+        if ((w->ec = malloc(slots * per * sizeof *w->ec)))
+            return 1;
+        crfp_settab_free(&w->ec_sets);
+    }
+    w->ec_off = 1;
+    return 0;
+}
+
+/* The slot of set obs[0..nb): *hit when it holds the set's view for this
+ * epoch; otherwise a slot to fill, emptied here and labelled by the caller
+ * (ec_claim) once filled.  NULL when the set is not cached. */
+static double *ec_slot(crfp_infer *w, const uint32_t *obs, uint32_t nb, uint64_t *h,
+                       uint32_t *s, int *hit)
+{
+    *hit = 0;
+    if (nb > CRFP_LC_MAXOBS || w->ec_off || (!w->ec && !ec_alloc(w)))
+        return NULL;
+    *s = crfp_settab_find(&w->ec_sets, obs, nb, h, hit);
+    if (!*hit)
+        w->ec_sets.nobs[*s] = 0;
+    return w->ec + (size_t)*s * ec_per(w->Y);
+}
+
+static void ec_claim(crfp_infer *w, uint32_t s, uint64_t h, const uint32_t *obs, uint32_t nb)
+{
+    crfp_settab_label(&w->ec_sets, s, h, obs, nb);
+}
+
 /* A cache slot's row bounds (see crfp_lc_per): flag, then the max and the
  * min of each row y' < Y of the slot's matrix, kept only when every entry
  * is finite (NaN or ±∞ would void the pruning argument). */
@@ -169,7 +253,8 @@ static void cached_bounds(crfp_tview *v, const double *slot, uint32_t Y)
 }
 
 static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
-                              const double *theta, int want, uint32_t base, crfp_tview *v)
+                              const double *theta, int want, uint32_t base, crfp_tview *v,
+                              double *ec, uint32_t ec_s, uint64_t ec_h)
 {
     const crfp_crf *crf = w->crf;
     const uint32_t Y = w->Y;
@@ -223,6 +308,14 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
         memcpy(slot_obs, obs, nb * sizeof *obs);
         claim = w->lc_nobs + slot;
     }
+    if (fb && ec) {
+        /* filled in place: the slot's dense layout (ec_view) */
+        ec[0] = 1.0;
+        ec[1] = (double)YY;
+        Ls = ec + 2;
+        sE = Ls + YY + Y;
+        Es = sE + Y;
+    }
     w->multi_dense = 1;
     memcpy(Ls, Lb, (YY + Y) * sizeof *Ls);
     if (fb) {
@@ -263,6 +356,9 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
                 sE[y] *= se[y];
     }
     dense_view(w, v, Ls, fb ? Es : NULL);
+    v->sE = sE;
+    if (fb && ec)
+        ec_claim(w, ec_s, ec_h, obs, nb);
     if (claim) {
         fill_bounds(cached, Y);
         cached_bounds(v, cached, Y);
@@ -331,6 +427,18 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
         v->sE = v->m + e->nnz;
         return CRFP_OK;
     }
+    /* Within an epoch a set's forward-backward view is built once. */
+    double *ec = NULL;
+    uint32_t ec_s = 0;
+    uint64_t ec_h = 0;
+    if (want == CRFP_VIEW_FB) {
+        int hit;
+        ec = ec_slot(w, obs, nb, &ec_h, &ec_s, &hit);
+        if (ec && hit) {
+            ec_view(w, ec, v);
+            return CRFP_OK;
+        }
+    }
     /* Several observations, one of them dense (e.g. the constant "B" next
      * to '*' templates): start from that one's matrix and fold the others'
      * non-zeros in, which costs Y² copies instead of a merge of Y² cells. */
@@ -346,7 +454,7 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
         if (base == nb && log_cacheable(w, theta, want, nb))
             base = 0;
         if (base < nb)
-            return multi_dense(w, seq, t, theta, want, base, v);
+            return multi_dense(w, seq, t, theta, want, base, v, ec, ec_s, ec_h);
     }
     /* Several observations: sum their non-zeros into the scratch matrix,
      * remembering which cells were touched so that release is O(nnz).  For
@@ -411,6 +519,26 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
         for (uint32_t i = 0; i < nnz; i++)
             w->Es[w->touched[i]] = Ps[w->touched[i]];
         v->E = w->Es;
+    }
+    if (ec && (v->dense || ec_sparse_need(Y, nnz) <= ec_per(Y))) {
+        /* keep the view for the set's next positions (this one goes on
+         * using the scratch, which release undoes as usual) */
+        double *L = ec + 2, *sE = L + YY + Y;
+        ec[0] = v->dense ? 1.0 : 2.0;
+        ec[1] = (double)nnz;
+        memcpy(L, Ls, (YY + Y) * sizeof *L);
+        memcpy(sE, v->sE, Y * sizeof *sE);
+        if (v->dense) {
+            memcpy(sE + Y, v->E, YY * sizeof *sE);
+        } else {
+            double *lam = sE + Y;
+            uint32_t *ip = (uint32_t *)(lam + 2 * (size_t)nnz);
+            memcpy(lam, v->lam, nnz * sizeof *lam);
+            memcpy(lam + nnz, v->m, nnz * sizeof *lam);
+            memcpy(ip, v->colptr, ((size_t)Y + 1) * sizeof *ip);
+            memcpy(ip + Y + 1, v->row, nnz * sizeof *ip);
+        }
+        ec_claim(w, ec_s, ec_h, obs, nb);
     }
     return CRFP_OK;
 }
