@@ -213,10 +213,9 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
  * observation set, and reach g's blocks when the set is evicted or at
  * crfp_fb_flush(w), which the caller must call before it reads g (and
  * which ends the deferral).  g must be in the model's layout (w->gbb NULL;
- * otherwise nothing is deferred).  crfp_fb_defer: CRFP_ENOMEM when the
- * accumulators cannot be allocated (nothing is deferred then, and the
- * results are the same). */
-crfp_status crfp_fb_defer(crfp_infer *w, double *g);
+ * otherwise nothing is deferred).  No errors: without memory for the
+ * accumulators nothing is deferred, with the same results. */
+void crfp_fb_defer(crfp_infer *w, double *g);
 void crfp_fb_flush(crfp_infer *w);
 /* The accumulator of the set obs[0..nb) for gradient g, evicting another
  * set when needed; NULL when this position is not deferred. */

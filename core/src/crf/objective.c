@@ -54,7 +54,7 @@ static void phase_compute(worker *k)
     /* The pair marginals of multi-observation positions are summed per
      * observation set over the whole slice (setgrad.c); without the memory
      * for that they are added at once, with the same result. */
-    (void)crfp_fb_defer(k->w, g);
+    crfp_fb_defer(k->w, g);
     double loss = 0.0;
     k->st = CRFP_OK;
     for (size_t i = k->s0; i < k->s1; i++) {

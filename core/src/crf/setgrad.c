@@ -13,40 +13,43 @@
  *
  * The accumulators are slots of a set table (settab.c; a set that finds
  * neither itself nor a free slot evicts the home slot's set, adding its
- * sum to the gradient), sized by a memory budget per workspace.  Only the rounding differs from adding at once:
+ * sum to the gradient), sized by a memory budget per workspace.  Only the
+ * rounding differs from adding at once:
  * each block receives the same terms, grouped by set.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "infer.h"
 
-/* Doubles of accumulators per workspace (32 MB), and at most this many sets. */
+/* Doubles of accumulators per workspace (32 MB), and at most this many sets
+ * (so that templates with thousands of sets, e.g. CoNLL-2000's `*` words,
+ * keep a few MB). */
 #define SETGRAD_DOUBLES ((size_t)4 << 20)
-#define SETGRAD_MAXSLOTS 4096
+#define SETGRAD_MAXSLOTS 512
 
-crfp_status crfp_fb_defer(crfp_infer *w, double *g)
+void crfp_fb_defer(crfp_infer *w, double *g)
 {
-    const size_t YY = (size_t)w->Y * w->Y;
-    w->dg_g = NULL;
-    if (!g || w->gbb || YY == 0)
-        return CRFP_OK;
-    if (!w->dg) {
-        size_t slots = SETGRAD_DOUBLES / YY;
-        if (slots > SETGRAD_MAXSLOTS)
-            slots = SETGRAD_MAXSLOTS;
-        if (slots < 2)
-            return CRFP_OK; /* labels so many that a few sets would not fit: no deferral */
-        if (crfp_settab_alloc(&w->dg_sets, (uint32_t)slots) != CRFP_OK)
-            return CRFP_ENOMEM;
-        if (!(w->dg = malloc(slots * YY * sizeof *w->dg))) {
-            crfp_settab_free(&w->dg_sets);
-            return CRFP_ENOMEM;
-        }
-    }
+    w->dg_g = g && !w->gbb && w->Y ? g : NULL;
     /* sums left by a run that failed half-way belong to another gradient */
     crfp_settab_clear(&w->dg_sets);
-    w->dg_g = g;
-    return CRFP_OK;
+}
+
+/* The accumulators, on the first position that needs them (a template
+ * without multi-observation positions never pays for them): 0 when they
+ * cannot be had, and deferral is then off until the next crfp_fb_defer. */
+static int dg_alloc(crfp_infer *w)
+{
+    const size_t YY = (size_t)w->Y * w->Y;
+    size_t slots = SETGRAD_DOUBLES / YY;
+    if (slots > SETGRAD_MAXSLOTS)
+        slots = SETGRAD_MAXSLOTS;
+    if (slots >= 2 && crfp_settab_alloc(&w->dg_sets, (uint32_t)slots) == CRFP_OK) {
+        if ((w->dg = malloc(slots * YY * sizeof *w->dg)))
+            return 1;
+        crfp_settab_free(&w->dg_sets);
+    }
+    w->dg_g = NULL;
+    return 0;
 }
 
 /* Add slot s's sum to its blocks and free the slot. */
@@ -65,7 +68,8 @@ static void spill(crfp_infer *w, uint32_t s)
 
 double *crfp_fb_deferred(crfp_infer *w, const double *g, const uint32_t *obs, uint32_t nb)
 {
-    if (!w->dg_g || g != w->dg_g || w->gbb || nb < 2 || nb > CRFP_LC_MAXOBS)
+    if (!w->dg_g || g != w->dg_g || w->gbb || nb < 2 || nb > CRFP_LC_MAXOBS ||
+        (!w->dg && !dg_alloc(w)))
         return NULL;
     const size_t YY = (size_t)w->Y * w->Y;
     uint64_t h;
