@@ -25,7 +25,7 @@
  * (so that templates with thousands of sets, e.g. CoNLL-2000's `*` words,
  * keep a few MB). */
 #define SETGRAD_DOUBLES ((size_t)4 << 20)
-#define SETGRAD_MAXSLOTS 512
+#define SETGRAD_MAXSLOTS 128
 
 void crfp_fb_defer(crfp_infer *w, double *g)
 {

@@ -141,11 +141,11 @@ static void dense_view(crfp_infer *w, crfp_tview *v, const double *L, const doub
  * and NETtalk templates put the constant B and a letter's `*` block at
  * every position, and building the sum of λ and the product of exp(λ)
  * costs two Y² copies per view, twice per position; with the cache, once
- * per set and epoch.  Budget: 4M doubles and 512 sets per workspace (a
+ * per set and epoch.  Budget: 4M doubles and 128 sets per workspace (a
  * template with thousands of sets, e.g. CoNLL-2000's `*` words, keeps a
  * few MB). */
 #define EC_DOUBLES ((size_t)4 << 20)
-#define EC_MAXSLOTS 512
+#define EC_MAXSLOTS 128
 
 /* A slot: kind (1 dense, 2 sparse) and nnz, then λ with its start row
  * ((Y+1)·Y) and the start exponentials (Y); then for a dense view exp(λ)
