@@ -94,9 +94,7 @@ void crfp_infer_free(crfp_infer *w)
     free(w->lc_obs);
     free(w->lc_nobs);
     free(w->lc_hash);
-    free(w->dg);
     crfp_settab_free(&w->dg_sets);
-    free(w->ec);
     crfp_settab_free(&w->ec_sets);
     free(w->Es);
     free(w->Ps);

@@ -32,13 +32,21 @@ typedef struct crfp_tview {
 } crfp_tview;
 
 /* A table of observation sets (settab.c), for per-set caches of n slots:
- * each slot's set (obs, nobs ids; nobs 0 = free) and its hash. */
+ * each slot's set (obs, nobs ids; nobs 0 = free), its hash and its `per`
+ * doubles of payload. */
 typedef struct crfp_settab {
     uint32_t *obs;  /* n × CRFP_LC_MAXOBS */
     uint32_t *nobs; /* n */
     uint64_t *hash; /* n */
-    uint32_t n;
+    double *data;   /* n × per */
+    size_t per;
+    uint32_t n;     /* 0: not allocated */
 } crfp_settab;
+
+static inline double *crfp_settab_slot(const crfp_settab *t, uint32_t s)
+{
+    return t->data + (size_t)s * t->per;
+}
 
 typedef struct crfp_centry {
     size_t ioff;   /* in ipool: colptr (Y+1) then row (nnz) */
@@ -101,17 +109,15 @@ struct crfp_infer {
     double *consts;
     /* Within an epoch (θ unchanged): the dense multi-observation views of
      * forward-backward per observation set, each ec_per doubles (λ with its
-     * start row, exp(λ), the start exponentials), one per slot of ec_sets.
+     * start row, exp(λ), the start exponentials), the slots of ec_sets.
      * Allocated on first use; ec_off
      * is set when the memory could not be had (views are then built per
      * position, as without the cache). */
-    double *ec;
     crfp_settab ec_sets;
     int ec_off;
     /* Deferred bigram gradients per observation set (setgrad.c): the
-     * accumulators of Y² doubles, one per slot of dg_sets; dg_g the
+     * accumulators of Y² doubles, the slots of dg_sets; dg_g the
      * gradient they belong to, NULL when deferral is off. */
-    double *dg;
     crfp_settab dg_sets;
     double *dg_g;
     /* n-best search (nbest.c): its nodes, heap and transition columns */
@@ -130,12 +136,14 @@ void crfp_infer_epoch(crfp_infer *w);
 void crfp_infer_begin(crfp_infer *w, const double *theta);
 /* Observation sets of more ids than this are not kept in the λ cache. */
 #define CRFP_LC_MAXOBS 8
-/* Set tables (settab.c): CRFP_ENOMEM from alloc (t then empty); find
+/* Set tables (settab.c).  alloc: as many slots of `per` doubles as
+ * `budget` doubles hold, at most maxslots; CRFP_EINVAL when fewer than 2
+ * would, CRFP_ENOMEM (t is then empty either way).  find
  * returns the slot holding obs[0..nb) (*hit 1), else a free slot, else the
  * set's home slot, whose set the caller evicts; *h the set's hash, for
  * label, which records the set in slot s. */
 uint64_t crfp_set_hash(const uint32_t *obs, uint32_t nb);
-crfp_status crfp_settab_alloc(crfp_settab *t, uint32_t n);
+crfp_status crfp_settab_alloc(crfp_settab *t, size_t per, size_t budget, uint32_t maxslots);
 void crfp_settab_free(crfp_settab *t);
 void crfp_settab_clear(crfp_settab *t);
 uint32_t crfp_settab_find(const crfp_settab *t, const uint32_t *obs, uint32_t nb, uint64_t *h,

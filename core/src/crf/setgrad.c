@@ -34,29 +34,11 @@ void crfp_fb_defer(crfp_infer *w, double *g)
     crfp_settab_clear(&w->dg_sets);
 }
 
-/* The accumulators, on the first position that needs them (a template
- * without multi-observation positions never pays for them): 0 when they
- * cannot be had, and deferral is then off until the next crfp_fb_defer. */
-static int dg_alloc(crfp_infer *w)
-{
-    const size_t YY = (size_t)w->Y * w->Y;
-    size_t slots = SETGRAD_DOUBLES / YY;
-    if (slots > SETGRAD_MAXSLOTS)
-        slots = SETGRAD_MAXSLOTS;
-    if (slots >= 2 && crfp_settab_alloc(&w->dg_sets, (uint32_t)slots) == CRFP_OK) {
-        if ((w->dg = malloc(slots * YY * sizeof *w->dg)))
-            return 1;
-        crfp_settab_free(&w->dg_sets);
-    }
-    w->dg_g = NULL;
-    return 0;
-}
-
 /* Add slot s's sum to its blocks and free the slot. */
 static void spill(crfp_infer *w, uint32_t s)
 {
     const size_t YY = (size_t)w->Y * w->Y;
-    const double *acc = w->dg + (size_t)s * YY;
+    const double *acc = crfp_settab_slot(&w->dg_sets, s);
     const uint32_t *obs = w->dg_sets.obs + (size_t)s * CRFP_LC_MAXOBS;
     for (uint32_t i = 0; i < w->dg_sets.nobs[s]; i++) {
         double *gb = w->dg_g + w->crf->bblk[obs[i]];
@@ -68,14 +50,21 @@ static void spill(crfp_infer *w, uint32_t s)
 
 double *crfp_fb_deferred(crfp_infer *w, const double *g, const uint32_t *obs, uint32_t nb)
 {
-    if (!w->dg_g || g != w->dg_g || w->gbb || nb < 2 || nb > CRFP_LC_MAXOBS ||
-        (!w->dg && !dg_alloc(w)))
+    if (!w->dg_g || g != w->dg_g || w->gbb || nb < 2 || nb > CRFP_LC_MAXOBS)
         return NULL;
     const size_t YY = (size_t)w->Y * w->Y;
+    /* The accumulators come with the first position that needs them (a
+     * template without such positions never pays for them); without them
+     * deferral is off until the next crfp_fb_defer. */
+    if (!w->dg_sets.n &&
+        crfp_settab_alloc(&w->dg_sets, YY, SETGRAD_DOUBLES, SETGRAD_MAXSLOTS) != CRFP_OK) {
+        w->dg_g = NULL;
+        return NULL;
+    }
     uint64_t h;
     int hit;
     uint32_t s = crfp_settab_find(&w->dg_sets, obs, nb, &h, &hit);
-    double *acc = w->dg + (size_t)s * YY;
+    double *acc = crfp_settab_slot(&w->dg_sets, s);
     if (hit)
         return acc;
     if (w->dg_sets.nobs[s])

@@ -20,13 +20,21 @@ uint64_t crfp_set_hash(const uint32_t *obs, uint32_t nb)
     return h ^ (h >> 29);
 }
 
-crfp_status crfp_settab_alloc(crfp_settab *t, uint32_t n)
+crfp_status crfp_settab_alloc(crfp_settab *t, size_t per, size_t budget, uint32_t maxslots)
 {
-    t->obs = malloc((size_t)n * CRFP_LC_MAXOBS * sizeof *t->obs);
+    memset(t, 0, sizeof *t);
+    size_t n = per ? budget / per : 0;
+    if (n > maxslots)
+        n = maxslots;
+    if (n < 2)
+        return CRFP_EINVAL; /* too few sets would fit to be worth caching */
+    t->obs = malloc(n * CRFP_LC_MAXOBS * sizeof *t->obs);
     t->nobs = calloc(n, sizeof *t->nobs);
-    t->hash = malloc((size_t)n * sizeof *t->hash);
-    t->n = n;
-    if (t->obs && t->nobs && t->hash)
+    t->hash = malloc(n * sizeof *t->hash);
+    t->data = malloc(n * per * sizeof *t->data);
+    t->n = (uint32_t)n;
+    t->per = per;
+    if (t->obs && t->nobs && t->hash && t->data)
         return CRFP_OK;
     crfp_settab_free(t);
     return CRFP_ENOMEM;
@@ -37,6 +45,7 @@ void crfp_settab_free(crfp_settab *t)
     free(t->obs);
     free(t->nobs);
     free(t->hash);
+    free(t->data);
     memset(t, 0, sizeof *t);
 }
 

@@ -188,38 +188,24 @@ static void ec_view(crfp_infer *w, const double *e, crfp_tview *v)
     v->E = NULL;
 }
 
-static int ec_alloc(crfp_infer *w)
-{
-    size_t per = ec_per(w->Y), slots = EC_DOUBLES / per;
-    if (slots > EC_MAXSLOTS)
-        slots = EC_MAXSLOTS;
-    if (slots >= 2 && crfp_settab_alloc(&w->ec_sets, (uint32_t)slots) == CRFP_OK) {
-        if ((w->ec = malloc(slots * per * sizeof *w->ec)))
-            return 1;
-        crfp_settab_free(&w->ec_sets);
-    }
-    w->ec_off = 1;
-    return 0;
-}
-
 /* The slot of set obs[0..nb): *hit when it holds the set's view for this
  * epoch; otherwise a slot to fill, emptied here and labelled by the caller
- * (ec_claim) once filled.  NULL when the set is not cached. */
+ * (crfp_settab_label) once filled.  NULL when the set is not cached. */
 static double *ec_slot(crfp_infer *w, const uint32_t *obs, uint32_t nb, uint64_t *h,
                        uint32_t *s, int *hit)
 {
     *hit = 0;
-    if (nb > CRFP_LC_MAXOBS || w->ec_off || (!w->ec && !ec_alloc(w)))
+    if (nb > CRFP_LC_MAXOBS || w->ec_off)
         return NULL;
+    if (!w->ec_sets.n &&
+        crfp_settab_alloc(&w->ec_sets, ec_per(w->Y), EC_DOUBLES, EC_MAXSLOTS) != CRFP_OK) {
+        w->ec_off = 1;
+        return NULL;
+    }
     *s = crfp_settab_find(&w->ec_sets, obs, nb, h, hit);
     if (!*hit)
         w->ec_sets.nobs[*s] = 0;
-    return w->ec + (size_t)*s * ec_per(w->Y);
-}
-
-static void ec_claim(crfp_infer *w, uint32_t s, uint64_t h, const uint32_t *obs, uint32_t nb)
-{
-    crfp_settab_label(&w->ec_sets, s, h, obs, nb);
+    return crfp_settab_slot(&w->ec_sets, *s);
 }
 
 /* A cache slot's row bounds (see crfp_lc_per): flag, then the max and the
@@ -360,7 +346,7 @@ static crfp_status multi_dense(crfp_infer *w, const crfp_seq *seq, uint32_t t,
     dense_view(w, v, Ls, fb ? Es : NULL);
     v->sE = sE;
     if (fb && ec)
-        ec_claim(w, ec_s, ec_h, obs, nb);
+        crfp_settab_label(&w->ec_sets, ec_s, ec_h, obs, nb);
     if (claim) {
         fill_bounds(cached, Y);
         cached_bounds(v, cached, Y);
@@ -540,7 +526,7 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
             memcpy(ip, v->colptr, ((size_t)Y + 1) * sizeof *ip);
             memcpy(ip + Y + 1, v->row, nnz * sizeof *ip);
         }
-        ec_claim(w, ec_s, ec_h, obs, nb);
+        crfp_settab_label(&w->ec_sets, ec_s, ec_h, obs, nb);
     }
     return CRFP_OK;
 }
