@@ -20,7 +20,7 @@
 # newton; each l1 one with and without fine tuning), THREADS (2), RHO1 (0.5), RHO2
 # (1e-5, the paper's), RHO2_L2 (the l2-only objective of newton-cg, 0.1),
 # FB_SETS (sets of the sparse/dense table, default "1-grm 3-grm- 3-grm"; "" skips it),
-# FB_ITERS (10), CRFPIPE, TAGBENCH (default: the build's bench/tagbench); REPORT_ONLY=1 prints the tables from the logs and
+# FB_ITERS (10), FB_REPS (3: rounds of the sparse/dense runs, medians), CRFPIPE, TAGBENCH (default: the build's bench/tagbench); REPORT_ONLY=1 prints the tables from the logs and
 # models an earlier run left in OUT (rows without a finished log are left out).
 set -euo pipefail
 arg=${1:?usage: nettalk.sh DATA [OUT]}
@@ -36,7 +36,7 @@ FOLD=${FOLD:-0}
 # 7-grm need 2 or 3 (each pair is two vectors of the feature count)
 OWLQN_HISTORY=${OWLQN_HISTORY:-5}
 THREADS=${THREADS:-2} RHO1=${RHO1:-0.5} RHO2=${RHO2:-1e-5} RHO2_L2=${RHO2_L2:-0.1}
-FB_SETS=${FB_SETS-1-grm 3-grm- 3-grm} FB_ITERS=${FB_ITERS:-10}
+FB_SETS=${FB_SETS-1-grm 3-grm- 3-grm} FB_ITERS=${FB_ITERS:-10} FB_REPS=${FB_REPS:-3}
 TIME=/usr/bin/time
 [ -x $TIME ] || { echo "nettalk.sh needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 mkdir -p "$out"
@@ -142,7 +142,7 @@ printf '%s\n' "${rows[@]}"
 [ -n "$FB_SETS" ] || exit 0
 TAGBENCH=${TAGBENCH:-$(dirname "$CRFPIPE")/../bench/tagbench}
 echo
-echo "Forward-backward in training: $FB_ITERS OWL-QN iterations from the trained model (CPU s);"
+echo "Forward-backward in training: $FB_ITERS OWL-QN iterations from the trained model (CPU s, median of $FB_REPS);"
 echo "forward-backward alone over the training set (tagbench, s)"
 echo
 echo "| set    | train sparse | dense | auto | dense/sparse | fwd-bwd sparse | dense | dense/sparse |"
@@ -151,13 +151,22 @@ for set in $FB_SETS; do
     init=$out/$set.owlqn.l1.model
     [ -s "$init" ] || { echo "| $set | (no $init: run OPTS=owlqn first) | | | | | | |"; continue; }
     declare -A t=()
+    # FB_REPS rounds, the three modes alternating within each, and the
+    # median per mode: one run's system time alone varies by seconds here
+    # (the kernel compacting memory for huge pages on first touch)
+    for rep in $(seq 1 "$FB_REPS"); do
+        for mode in sparse dense auto; do
+            [ -n "${REPORT_ONLY:-}" ] || $TIME -v "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" \
+                --columns $COLS --label phone --threads 1 --rho1 "$RHO1" --rho2 "$RHO2" \
+                --init-model "$init" --max-iter "$FB_ITERS" --epsilon 0 --fb-mode $mode \
+                --model "$out/$set.fb.model" "$out/train.txt" >"$out/$set.fb-$mode.$rep.log" 2>&1
+        done
+    done
     for mode in sparse dense auto; do
-        [ -n "${REPORT_ONLY:-}" ] || $TIME -v "$CRFPIPE" train --template "$here/samples/nettalk/$set.tpl" \
-            --columns $COLS --label phone --threads 1 --rho1 "$RHO1" --rho2 "$RHO2" \
-            --init-model "$init" --max-iter "$FB_ITERS" --epsilon 0 --fb-mode $mode \
-            --model "$out/$set.fb.model" "$out/train.txt" >"$out/$set.fb-$mode.log" 2>&1
-        t[$mode]=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' \
-            "$out/$set.fb-$mode.log")
+        t[$mode]=$(for rep in $(seq 1 "$FB_REPS"); do
+                awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f\n", s }' \
+                    "$out/$set.fb-$mode.$rep.log"
+            done | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
     done
     fb="| | |"
     if [ -x "$TAGBENCH" ]; then

@@ -127,6 +127,96 @@ static void thread_trial(int trial, double pzero)
     crfp_crf_free(crf);
 }
 
+/* Enough positions with one bigram observation for the gradient's records
+ * of them (lowrank.c) to fill, drain while forward-backward is under way,
+ * and grow (thousands of observations, so few records per observation),
+ * next to positions of several observations (setgrad.c) and of none: the
+ * gradient must equal expected minus gold counts built from the public
+ * marginals, sequence by sequence, in every mode and with and without the
+ * vector kernels. */
+static void marginal_trial(int trial)
+{
+    const uint32_t Y = 4 + ct_int(4), nobs = 3000;
+    crfp_crf *crf = ct_model(Y, nobs);
+    ct_weights(crf, trial % 2 ? 0.9 : 0.0, 0, 1.0);
+    crfp_dataset *ds = crfp_dataset_new();
+    const int nseq = 1500;
+    crfp_seq *seqs = calloc(nseq, sizeof *seqs);
+    for (int i = 0; i < nseq; i++) {
+        ct_seq_make(crf, 1 + ct_int(50), 3, i % 3 ? 1 : 3, &seqs[i]);
+        CHECK(crfp_dataset_add_ids(NULL, ds, &seqs[i]) == CRFP_OK, "add");
+    }
+    const double rho2 = 0.2;
+    const size_t P = crfp_crf_nparams(crf), YY = (size_t)Y * Y;
+    const double *theta = crfp_crf_weights_const(crf);
+    double *ref = calloc(P, sizeof *ref), *g = malloc(P * sizeof *g);
+    crfp_infer *w = crfp_infer_new(crf);
+    uint32_t Tmax = 0;
+    for (int i = 0; i < nseq; i++)
+        Tmax = seqs[i].T > Tmax ? seqs[i].T : Tmax;
+    double *marg = malloc((size_t)Tmax * Y * sizeof *marg);
+    double *pair = malloc((size_t)Tmax * (Y + 1) * Y * sizeof *pair);
+    double fref = 0.0;
+    for (int i = 0; i < nseq; i++) {
+        const crfp_seq *s = &seqs[i];
+        double logz;
+        CHECK(crfp_forward_backward(w, s, theta, &logz, marg) == CRFP_OK, "fb");
+        CHECK(crfp_pair_marginals(w, s, theta, pair) == CRFP_OK, "pairs");
+        fref += logz - crfp_path_score(crf, s, theta, s->y);
+        for (uint32_t t = 0; t < s->T; t++) {
+            for (uint32_t k = s->uoff[t]; k < s->uoff[t + 1]; k++) {
+                double *gu = ref + crfp_crf_ublock(crf, s->uobs[k]);
+                for (uint32_t y = 0; y < Y; y++)
+                    gu[y] += marg[(size_t)t * Y + y];
+                gu[s->y[t]] -= 1.0;
+            }
+            const double *pt = pair + (size_t)t * (Y + 1) * Y;
+            const uint32_t prev = t ? s->y[t - 1] : Y;
+            for (uint32_t k = s->boff[t]; k < s->boff[t + 1]; k++) {
+                double *gb = ref + crfp_crf_bblock(crf, s->bobs[k]);
+                for (size_t j = 0; j < YY + Y; j++)
+                    gb[j] += pt[j];
+                gb[(size_t)prev * Y + s->y[t]] -= 1.0;
+            }
+        }
+    }
+    for (size_t j = 0; j < P; j++) {
+        ref[j] += rho2 * theta[j];
+        fref += 0.5 * rho2 * theta[j] * theta[j];
+    }
+    for (int mode = 0; mode <= 2; mode++)
+        for (int simd = 0; simd <= 1; simd++) {
+            /* a new objective each time: its first evaluation fills the
+             * records and grows them, the second starts grown */
+            crfp_crfobj *obj;
+            CHECK(crfp_crfobj_new(NULL, crf, ds, NULL, rho2, &obj) == CRFP_OK, "obj");
+            crfp_crfobj_set_mode(obj, mode);
+            crfp_crfobj_set_simd(obj, simd);
+            /* twice: the second evaluation starts with the grown records */
+            for (int rep = 0; rep < 2; rep++) {
+                double f;
+                CHECK(crfp_crfobj_eval(obj, theta, &f, g) == CRFP_OK, "eval");
+                CHECK(ct_close(f, fref, 1e-11), "trial %d: f %.17g vs %.17g", trial, f, fref);
+                size_t bad = 0;
+                for (size_t j = 0; j < P; j++)
+                    if (fabs(g[j] - ref[j]) > 1e-9 * (1.0 + fabs(ref[j])) && bad++ < 3)
+                        CHECK(0, "trial %d mode %d simd %d rep %d g[%zu] %.17g vs %.17g", trial,
+                              mode, simd, rep, j, g[j], ref[j]);
+            }
+            crfp_crfobj_free(obj);
+        }
+    crfp_infer_free(w);
+    free(marg);
+    free(pair);
+    free(ref);
+    free(g);
+    for (int i = 0; i < nseq; i++)
+        ct_seq_free(&seqs[i]);
+    free(seqs);
+    crfp_dataset_free(ds);
+    crfp_crf_free(crf);
+}
+
 int main(void)
 {
     ct_rng = 0xabcdef0123456789ULL;
@@ -134,6 +224,8 @@ int main(void)
         fd_trial(trial);
     for (int trial = 0; trial < 6; trial++)
         thread_trial(trial, trial % 2 ? 0.8 : 0.0);
+    for (int trial = 0; trial < 2; trial++)
+        marginal_trial(trial);
     /* An unlabelled sequence is refused with a message, not a crash. */
     crfp_crf *crf = ct_model(3, 4);
     crfp_dataset *ds = crfp_dataset_new();

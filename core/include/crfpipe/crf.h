@@ -157,9 +157,11 @@ void crfp_infer_free(crfp_infer *w);
  * For tests and benchmarks. */
 void crfp_infer_set_mode(crfp_infer *w, int mode);
 
-/* Let Viterbi use the CPU's 256-bit vector instructions when it has them
- * (on = 1, the default) or keep to the baseline ones (0).  Both give the same
- * labelling and bit-identical scores; for tests and benchmarks. */
+/* Let Viterbi and the gradient's outer-product kernel use the CPU's 256-bit
+ * vector instructions (AVX; AVX2 and FMA for the kernel) when it has them
+ * (on = 1, the default) or keep to the baseline ones (0).  Viterbi gives
+ * the same labelling and bit-identical scores either way; gradients differ
+ * in rounding only (fused multiply-adds).  For tests and benchmarks. */
 void crfp_infer_set_simd(crfp_infer *w, int on);
 
 /* Let Viterbi skip, at a position whose summed transitions it has cached
@@ -228,6 +230,8 @@ crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, dou
 void crfp_crfobj_set_rho2(crfp_crfobj *o, double rho2);
 /* Force sparse/dense forward-backward inside eval (see crfp_infer_set_mode). */
 void crfp_crfobj_set_mode(crfp_crfobj *o, int mode);
+/* The vector kernels inside eval on or off (see crfp_infer_set_simd). */
+void crfp_crfobj_set_simd(crfp_crfobj *o, int on);
 
 /* Token and sequence errors of Viterbi on a labelled dataset, on `team`
  * (NULL: the calling thread).  Errors: CRFP_EINVAL (unlabelled or malformed

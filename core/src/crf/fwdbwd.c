@@ -213,7 +213,11 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             memset(pt, 0, ((size_t)Y + 1) * Y * sizeof *pt);
             pair_add(Y, &v, ap, gam, pt);
         }
-        if (g && nb == 1) {
+        if (g && nb == 1 &&
+            crfp_fb_lowrank(w, g, theta, seq->bobs[seq->boff[t]],
+                            gold ? gold[t - 1] * Y + gold[t] : UINT32_MAX, ap, gam)) {
+            /* kept, added per observation later (lowrank.c) */
+        } else if (g && nb == 1) {
             double *gb = g + gbb[seq->bobs[seq->boff[t]]];
             pair_add(Y, &v, ap, gam, gb);
             if (gold)
@@ -235,6 +239,8 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             }
         }
         crfp_view_release(w, seq, t);
+        if (g && nb == 1)
+            crfp_fb_lowrank_drain(w, 1);
     }
     return CRFP_OK;
 }

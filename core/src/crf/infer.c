@@ -95,6 +95,7 @@ void crfp_infer_free(crfp_infer *w)
     free(w->lc_nobs);
     free(w->lc_hash);
     crfp_settab_free(&w->dg_sets);
+    crfp_fb_lowrank_free(w);
     crfp_settab_free(&w->ec_sets);
     free(w->Es);
     free(w->Ps);
@@ -118,10 +119,12 @@ void crfp_infer_free(crfp_infer *w)
 
 void crfp_infer_set_simd(crfp_infer *w, int on)
 {
-    w->avx = 0;
+    w->avx = w->fma = 0;
 #if defined(__GNUC__) && defined(__x86_64__)
-    if (on)
+    if (on) {
         w->avx = __builtin_cpu_supports("avx");
+        w->fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
 #else
     (void)on;
 #endif

@@ -60,6 +60,7 @@ struct crfp_infer {
     uint32_t Y;
     int mode;                /* 0 auto, 1 sparse, 2 dense */
     int avx;                 /* the CPU has AVX: Viterbi's 256-bit kernels */
+    int fma;                 /* the CPU has AVX2 and FMA (lowrank.c's kernel) */
     int prune;               /* Viterbi may skip rows that cannot win (default 1) */
     uint32_t *prow;          /* Y: the rows kept */
     uint32_t *ident;         /* Y: 0, 1, ..., Y-1 (every row) */
@@ -117,9 +118,23 @@ struct crfp_infer {
     int ec_off;
     /* Deferred bigram gradients per observation set (setgrad.c): the
      * accumulators of Y² doubles, the slots of dg_sets; dg_g the
-     * gradient they belong to, NULL when deferral is off. */
+     * gradient they belong to, NULL when deferral is off; dg_nosets set
+     * when the accumulators could not be had. */
     crfp_settab dg_sets;
     double *dg_g;
+    int dg_nosets;
+    /* Deferred bigram gradients of one-observation positions (lowrank.c):
+     * lr_cap records of α_{t−1} and γ_t in lr_vec (layout in lowrank.c),
+     * their sort keys (observation << 32 | record) and gold pair cells
+     * (UINT32_MAX: none); lr_theta the θ they were made with, lr_S the
+     * scratch sum.  Allocated on first use, with lr_max records if set
+     * (tests), else a fixed budget; lr_off set when that failed. */
+    double *lr_vec, *lr_S;
+    uint64_t *lr_key;
+    uint32_t *lr_gold;
+    uint32_t lr_n, lr_cap, lr_max;
+    int lr_off;
+    const double *lr_theta;
     /* n-best search (nbest.c): its nodes, heap and transition columns */
     struct crfp_nbnode *nb_node;
     struct crfp_nbheap *nb_heap;
@@ -228,6 +243,24 @@ void crfp_fb_flush(crfp_infer *w);
 /* The accumulator of the set obs[0..nb) for gradient g, evicting another
  * set when needed; NULL when this position is not deferred. */
 double *crfp_fb_deferred(crfp_infer *w, const double *g, const uint32_t *obs, uint32_t nb);
+
+/* Deferred bigram gradients of one-observation positions (lowrank.c), on
+ * while crfp_fb_defer's is.  crfp_fb_lowrank keeps α_{t−1} = ap and
+ * γ_t = ψ_t β_t / c_t = gam (Y each) of a position of observation o, with
+ * gold the cell y'·Y + y of the gold pair to subtract (UINT32_MAX: none),
+ * and returns 1; 0 when the position is not deferred (off, out of memory,
+ * or the records full: the caller then adds at once and, with no view
+ * held, calls crfp_fb_lowrank_drain(w, 1); or θ is not the records' θ).
+ * drain adds the records' sums to their blocks (always, or only when
+ * full); crfp_fb_defer clears them, crfp_fb_flush and crfp_infer_epoch
+ * drain them.  No errors. */
+int crfp_fb_lowrank(crfp_infer *w, const double *g, const double *theta, uint32_t o,
+                    uint32_t gold, const double *ap, const double *gam);
+void crfp_fb_lowrank_drain(crfp_infer *w, int full_only);
+void crfp_fb_lowrank_clear(crfp_infer *w);
+void crfp_fb_lowrank_free(crfp_infer *w);
+/* Observation o's non-zero list if this epoch built it, else NULL. */
+const crfp_centry *crfp_view_entry(const crfp_infer *w, uint32_t o);
 
 /* Viterbi on a checked sequence within the current epoch.  Leaves δ_t(y),
  * the best score of a prefix ending in y at t, in w->alpha[t·Y + y]. */

@@ -212,6 +212,12 @@ void crfp_crfobj_set_mode(crfp_crfobj *o, int mode)
         crfp_infer_set_mode(o->wk[i].w, mode);
 }
 
+void crfp_crfobj_set_simd(crfp_crfobj *o, int on)
+{
+    for (int i = 0; i < o->n; i++)
+        crfp_infer_set_simd(o->wk[i].w, on);
+}
+
 crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, double *g)
 {
     if (!o || !theta || !f || !g)

@@ -30,8 +30,10 @@
 void crfp_fb_defer(crfp_infer *w, double *g)
 {
     w->dg_g = g && !w->gbb && w->Y ? g : NULL;
+    w->dg_nosets = 0;
     /* sums left by a run that failed half-way belong to another gradient */
     crfp_settab_clear(&w->dg_sets);
+    crfp_fb_lowrank_clear(w);
 }
 
 /* Add slot s's sum to its blocks and free the slot. */
@@ -50,15 +52,15 @@ static void spill(crfp_infer *w, uint32_t s)
 
 double *crfp_fb_deferred(crfp_infer *w, const double *g, const uint32_t *obs, uint32_t nb)
 {
-    if (!w->dg_g || g != w->dg_g || w->gbb || nb < 2 || nb > CRFP_LC_MAXOBS)
+    if (!w->dg_g || g != w->dg_g || w->gbb || w->dg_nosets || nb < 2 || nb > CRFP_LC_MAXOBS)
         return NULL;
     const size_t YY = (size_t)w->Y * w->Y;
     /* The accumulators come with the first position that needs them (a
      * template without such positions never pays for them); without them
-     * deferral is off until the next crfp_fb_defer. */
+     * this deferral is off until the next crfp_fb_defer. */
     if (!w->dg_sets.n &&
         crfp_settab_alloc(&w->dg_sets, YY, SETGRAD_DOUBLES, SETGRAD_MAXSLOTS) != CRFP_OK) {
-        w->dg_g = NULL;
+        w->dg_nosets = 1;
         return NULL;
     }
     uint64_t h;
@@ -76,6 +78,7 @@ double *crfp_fb_deferred(crfp_infer *w, const double *g, const uint32_t *obs, ui
 
 void crfp_fb_flush(crfp_infer *w)
 {
+    crfp_fb_lowrank_drain(w, 0);
     if (w->dg_g)
         for (uint32_t s = 0; s < w->dg_sets.n; s++)
             if (w->dg_sets.nobs[s])

@@ -38,6 +38,8 @@ static int reserve_d(crfp_infer *w, size_t extra)
 
 void crfp_infer_epoch(crfp_infer *w)
 {
+    /* deferred gradients still need this epoch's non-zero lists */
+    crfp_fb_lowrank_drain(w, 0);
     w->epoch++;
     if (w->epoch == 0) {
         /* Stamps wrapped: make every old stamp stale explicitly. */
@@ -102,6 +104,12 @@ static crfp_status ensure_entry(crfp_infer *w, const double *theta, uint32_t o)
         sE[y] = exp(L[(size_t)Y * Y + y]);
     w->stamp[b] = w->epoch;
     return CRFP_OK;
+}
+
+const crfp_centry *crfp_view_entry(const crfp_infer *w, uint32_t o)
+{
+    uint32_t b = w->crf->bidx[o];
+    return w->stamp[b] == w->epoch ? &w->ce[b] : NULL;
 }
 
 static int want_dense(const crfp_infer *w, uint32_t nnz)
