@@ -2,8 +2,9 @@
  *
  * Algorithm choices, and why:
  *  - Limited-memory BFGS keeps m correction pairs (s, y) and applies the
- *    inverse-Hessian approximation by the two-loop recursion, scaled by
- *    γ = s'y / y'y of the newest pair.  m = 5 by default: on CRF objectives
+ *    inverse-Hessian approximation by the two-loop recursion (run on the
+ *    pairs' inner products, history.c), scaled by γ = s'y / y'y of the
+ *    newest pair.  m = 5 by default: on CRF objectives
  *    going beyond 5-10 pairs buys few iterations while each pair costs two
  *    more vectors of the (possibly multi-million) weight count, and memory
  *    is what limits the models that can be trained.
@@ -34,7 +35,7 @@
  *    the rounding error of F, where no line search can tell progress apart.
  *
  * This file only turns parameters into options; the numerics live in
- * minimize.c, twoloop.c, owlqn.c, linesearch.c and vecops.c.
+ * minimize.c, history.c (with f16.c), owlqn.c, linesearch.c and vpool.c.
  */
 #include "config.h"
 #include "crfpipe/crfpipe.h"
@@ -44,8 +45,8 @@
 
 static const crfp_param_spec lbfgs_params[] = {
     {"history", CRFP_PARAM_INT, "5",
-     "number m of correction pairs kept (memory: 4 double and 2m float vectors of the weight "
-     "count)"},
+     "number m of correction pairs kept (memory: 20 + 4m bytes per weight besides the weights "
+     "themselves: 2m half-precision vectors)"},
     {"epsilon", CRFP_PARAM_FLOAT, "3e-4",
      "stop when (F[k-window] - F[k]) / |F[k]| falls to epsilon or below (0 disables)"},
     {"window", CRFP_PARAM_INT, "5",
@@ -154,7 +155,7 @@ CRFP_PLUGIN_DEFINE(lbfgs) = {
     CRFP_PLUGIN_ABI,
     .name = "lbfgs",
     .kind = CRFP_KIND_TRAINER,
-    .version = "1.2",
+    .version = "1.3",
     .description = "L-BFGS (OWL-QN when rho1 > 0) quasi-Newton optimizer",
     .params = lbfgs_params,
     .nparams = sizeof lbfgs_params / sizeof lbfgs_params[0],

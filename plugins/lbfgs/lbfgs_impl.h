@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "crfpipe/plugin.h"
 #include "crfpipe/trainset.h"
 #include "vpool.h"
@@ -82,82 +83,113 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
                                 const lbfgs_objective *obj, double *theta,
                                 const crfp_train_ckpt *ck);
 
-/* --- correction-pair memory (twoloop.c) ---------------------------------
- * A ring of m pairs (s, y) in single precision, and in double the point the
- * line search starts from (θ_prev, ∇f_prev).
- *
- * Why single precision: the pairs are 2m of the optimizer's 2m + 4 vectors
- * (m = 5 with CoNLL-2000's 7.4M weights: 10 vectors, 596 MB in double of
- * the 775 MB that θ and the optimizer took), and they
- * only shape the search direction.  Differences are taken in double and
- * rounded once when stored; every product of the recursion is accumulated
- * in double from the stored values, and ρ, γ are computed from those same
- * values, so H is the exact BFGS matrix of slightly perturbed pairs:
- * positive definite, any direction it gives is checked for descent, and the
- * optimum, where ∇f = 0, does not depend on it.  θ, ∇f, θ_prev and
- * ∇f_prev stay in double: the iterates and the line search are exact. */
+/* --- correction-pair memory (history.c) ---------------------------------
+ * A ring of m pairs (s, y) in half precision with a power-of-two scale per
+ * vector, their Gram matrix, θ_prev in double, and ∇f_prev rounded to
+ * float in the ring's free slot during the line search; history.c says
+ * why.  The direction d is the caller's, in float. */
 typedef struct lbfgs_mem {
     size_t n;
-    int m, count, head; /* head: the slot the next pair goes to */
-    float **s, **y;     /* m vectors of n each */
-    double *xs, *gs;    /* θ_prev and ∇f_prev during the line search */
+    int m, count, head; /* head: the free slot, where the next pair goes */
+    uint16_t **s, **y;  /* m slots of n halves each */
+    int *es, *ey;       /* per slot: a stored value is half · 2^e */
+    double *G;          /* (2m)² inner products of the stored vectors, by
+                         * slot: row 2k is s_k, row 2k + 1 is y_k */
+    double *vs, *vy;    /* per slot: v's and v'y, v = -pg at the iterate */
     double *rho;        /* 1 / s'y per slot */
-    double *alpha;      /* two-loop coefficients, m */
     double gamma;       /* s'y / y'y of the newest pair */
-    double sd;          /* s'd of the newest pair and the current d, when valid */
-    int sd_valid;       /* set by lbfgs_mem_commit, cleared by any other change */
+    double *x0;         /* θ_prev: where the line search starts */
+    double *work;       /* coefficients of the recursion, 4m + 1 */
+    int *order;         /* slots of the stored pairs, oldest first */
+    double *out;        /* partial sums of the passes, LBFGS_NACC(m) */
+    int hw;             /* convert halves with F16C */
     vpool *pool;        /* borrowed; NULL = serial */
 } lbfgs_mem;
 
-/* Allocate 2m vectors of n floats and 2 of n doubles (CRFP_ENOMEM on
- * failure, message in host).  Free with lbfgs_mem_free(), which accepts a
- * zeroed struct. */
+/* Partial sums the passes of a history of m pairs need (and so the
+ * vpool's size). */
+#define LBFGS_NACC(m) (7 + 6 * (size_t)(m))
+
+/* ∇f_prev in the free slot: element j's float, its high 16 bits in hi[j]
+ * and its low 16 in lo[j], so that element j of the new pair can replace
+ * it in place. */
+static inline float lbfgs_g0_get(const uint16_t *hi, const uint16_t *lo, size_t j)
+{
+    uint32_t b = (uint32_t)hi[j] << 16 | lo[j];
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+static inline void lbfgs_g0_put(uint16_t *hi, uint16_t *lo, size_t j, float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    hi[j] = (uint16_t)(b >> 16);
+    lo[j] = (uint16_t)b;
+}
+
+/* Allocate 2m vectors of n halves and θ_prev (CRFP_ENOMEM on failure,
+ * message in host).  Free with lbfgs_mem_free(), which accepts a zeroed
+ * struct. */
 crfp_status lbfgs_mem_init(crfp_host *host, lbfgs_mem *mem, size_t n, int m);
 void lbfgs_mem_free(lbfgs_mem *mem);
 /* Forget every pair. */
 void lbfgs_mem_reset(lbfgs_mem *mem);
-/* Evict the oldest pair when the ring is full, so that at most m - 1 pairs
- * are kept while the line search runs (the same history as when the
- * scratch point lived in the ring's free slot).  Returns the slot the next
- * pair goes to. */
-int lbfgs_mem_reserve(lbfgs_mem *mem);
-/* xs, gs hold θ_prev and ∇f_prev: store the pair (x - θ_prev,
- * g - ∇f_prev), keep it when the curvature condition holds,
- * and set d = -pg(x, g) in the same pass (*pg2 = ‖pg‖², *x2 = ‖x‖²).
- * Returns 1 when kept, 0 when skipped. */
-int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g, double rho1, double *d,
+/* The slot of the i-th stored pair, 0 = oldest. */
+int lbfgs_mem_slot(const lbfgs_mem *mem, int i);
+/* d = H·(-pg(x, g)) in float, its components that disagree in sign with
+ * -pg zeroed (rho1 > 0), H the L-BFGS inverse-Hessian approximation of the
+ * stored pairs (identity when none); then evict the oldest pair when the
+ * ring is full, and save x → x0 and ∇f, rounded, into the free slot, in the
+ * same pass.  Returns pg'd.  Needs the products of -pg(x, g) with the
+ * pairs, which lbfgs_mem_commit leaves (or no pair stored). */
+double lbfgs_direction(lbfgs_mem *mem, const double *x, const double *g, double rho1, float *d);
+/* After an accepted step from x0 to x: store the pair (x - x0, g - ∇f_prev)
+ * in the free slot, keep it when the curvature condition holds, and take
+ * the products of -pg(x, g) with the pairs kept (*pg2 = ‖pg‖², *x2 =
+ * ‖x‖²).  Returns 1 when kept, 0 when skipped. */
+int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g, double rho1,
                      double *pg2, double *x2);
-/* d := H·d, H the L-BFGS inverse-Hessian approximation (identity when no
- * pair is stored). */
-void lbfgs_twoloop(lbfgs_mem *mem, double *d);
+/* The i-th stored pair (0 = oldest), decoded into s and y (n each). */
+void lbfgs_mem_pair(const lbfgs_mem *mem, int i, double *s, double *y);
 
 /* --- pseudo-gradient and orthants (owlqn.c) -----------------------------
  * With rho1 = 0 these reduce to the plain gradient and no projection. */
 
-/* d = -pg(x, g); *pg2 = ‖pg‖², *x2 = ‖x‖². */
-void owlqn_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1, double *d,
-                    double *pg2, double *x2);
-/* Zero the components of d whose sign disagrees with -pg (only when
- * rho1 > 0), copy x → xs and g → gs, and return pg'd. */
-double owlqn_constrain_save(vpool *pool, size_t n, const double *x, const double *g, double rho1,
-                            double *d, double *xs, double *gs);
+/* Component of the pseudo-gradient of f + c‖·‖₁: the one-sided derivative
+ * that points downhill, or 0 when neither side does. */
+static inline double owlqn_pgrad(double x, double g, double c)
+{
+    if (x > 0)
+        return g + c;
+    if (x < 0)
+        return g - c;
+    if (g + c < 0)
+        return g + c;
+    if (g - c > 0)
+        return g - c;
+    return 0.0;
+}
+
+/* *pg2 = ‖pg(x, g)‖², *x2 = ‖x‖². */
+void owlqn_norms(vpool *pool, size_t n, const double *x, const double *g, double rho1,
+                 double *pg2, double *x2);
 /* x = π(x0 + a·d) onto the orthant of x0 (sign(x0), or sign(-pg0) where
- * x0 = 0); *dd = pg0'(x - x0), *l1 = ‖x‖₁.  g0 = ∇f(x0), dd0 = pg0'd. */
-void owlqn_trial(vpool *pool, size_t n, const double *x0, const double *g0, const double *d,
-                 double dd0, double a, double rho1, double *x, double *dd, double *l1);
-/* After an accepted step: store the pair s = x - x0, y = g - g0 rounded to
- * float and set d = -pg(x, g), in one pass.  out = {s'y, y'y, ‖pg‖², ‖x‖²,
- * s'd}, of the rounded pair. */
-void owlqn_pair_steepest(vpool *pool, size_t n, const double *x, const double *g, double rho1,
-                         const double *x0, const double *g0, float *s, float *y, double *d,
-                         double out[5]);
+ * x0 = 0); *dd = pg0'(x - x0), *l1 = ‖x‖₁.  g0 = ∇f(x0) as lbfgs_g0_get
+ * reads it, dd0 = pg0'd. */
+void owlqn_trial(vpool *pool, size_t n, const double *x0, const uint16_t *g0hi,
+                 const uint16_t *g0lo, const float *d, double dd0, double a, double rho1,
+                 double *x, double *dd, double *l1);
+/* ‖x‖₁. */
+double owlqn_l1(vpool *pool, size_t n, const double *x);
 
 /* --- line search (linesearch.c) ----------------------------------------- */
 typedef struct lbfgs_ls {
     /* in */
-    const double *x0, *g0; /* accepted point and its ∇f (lbfgs_mem's xs, gs) */
+    const double *x0;      /* accepted point (lbfgs_mem's x0) */
+    const uint16_t *g0hi, *g0lo; /* its ∇f (lbfgs_g0_get) */
     double F0;             /* F(x0) */
-    const double *d;       /* descent direction */
+    const float *d;        /* descent direction */
     double dd0;            /* pg0'd < 0 */
     double a0;             /* first trial step */
     vpool *pool;           /* borrowed; NULL = serial */
@@ -173,7 +205,7 @@ typedef struct lbfgs_ls {
  * (found = 0) after opts->max_ls evaluations, or at once (flat = 1) when
  * the predicted decrease is below the rounding error of F.  On success (found = 1) x, g hold the new
  * point and its gradient; otherwise they hold garbage and the caller
- * restores them from x0, g0.  Returns non-OK only for an eval failure or an
+ * puts x0 back and evaluates ∇f there again.  Returns non-OK only for an eval failure or an
  * interrupt (CRFP_EINTR, message recorded). */
 crfp_status lbfgs_linesearch(crfp_host *host, const lbfgs_objective *obj, const lbfgs_opts *opts,
                              lbfgs_ls *ls, double *x, double *g);

@@ -31,7 +31,7 @@ crfp_status lbfgs_linesearch(crfp_host *host, const lbfgs_objective *obj, const 
         if (!obj->eval_shard && crfp_interrupted(host))
             return crfp_error(host, CRFP_EINTR, "lbfgs: interrupted during the line search");
         double dd, l1, f;
-        owlqn_trial(ls->pool, obj->dim, ls->x0, ls->g0, ls->d, ls->dd0, a, obj->rho1, x, &dd,
+        owlqn_trial(ls->pool, obj->dim, ls->x0, ls->g0hi, ls->g0lo, ls->d, ls->dd0, a, obj->rho1, x, &dd,
                     &l1);
         crfp_status st = vpool_status(ls->pool);
         if (st != CRFP_OK)

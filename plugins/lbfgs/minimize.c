@@ -1,12 +1,12 @@
 /* lbfgs plugin — the L-BFGS / OWL-QN driver loop.
  *
- * Memory: 5 vectors of dim doubles, 4 of them allocated here — θ (the
- * caller's), ∇f, the direction d, and θ_prev, ∇f_prev for the line search
- * — and 2m of dim floats, the (s, y) pairs (see lbfgs_mem in lbfgs_impl.h
- * for why single precision).  The pseudo-gradient is recomputed on the
- * fly, never stored.  Everything is allocated once, before the first
- * evaluation.  (With the pairs in double, as in lbfgs 1.0, the
- * CoNLL-2000 chunker's optimizer took 715 MB; now 536 MB.)
+ * Memory: θ (the caller's), ∇f and θ_prev in double, the direction d in
+ * float, and the 2m half vectors of the pairs, one of whose slots holds
+ * ∇f_prev during the line search (history.c): 20 + 4m bytes per weight
+ * beyond θ.  The pseudo-gradient is recomputed on the fly, never stored.
+ * Everything is allocated once, before the first evaluation.  (On the
+ * CoNLL-2000 chunker, m = 5: 298 MB of vectors besides θ's 60; 536 MB with
+ * float pairs and double ∇f_prev, d, and 715 MB with double pairs.)
  *
  * Sharded (a distributed run on one machine, see lbfgs_objective): every
  * loop runs over this rank's slice [lo, hi) of the vectors, its products
@@ -15,14 +15,14 @@
  * and, after a failed line search put the slice back, once at the end.
  *
  * Checkpoints: after an iteration the whole state is θ, ∇f, the stored
- * pairs with their ρ, γ and the cached s'd, F and the window of past F, and
- * the iteration and evaluation counts; the direction is -pg(θ, ∇f) again,
- * recomputed.  Saved bit for bit and restored, the run goes on exactly as
- * if it had never stopped (the pairs are put back oldest first in slots
- * 0.., which changes where they lie, not what the recursion computes). */
+ * pairs with their scales, ρ, γ, Gram matrix and products with -pg, F and
+ * the window of past F, and the iteration and evaluation counts; the
+ * direction is recomputed from them.  Saved bit for bit and restored, the
+ * run goes on exactly as if it had never stopped (the pairs are put back
+ * oldest first in slots 0.., which changes where they lie, not what the
+ * recursion computes). */
 #include "config.h"
 #include "lbfgs_impl.h"
-#include "vecops.h"
 #include "crfpipe/alloc.h"
 
 #include <limits.h>
@@ -69,7 +69,8 @@ typedef struct run {
     const lbfgs_opts *opts;
     const lbfgs_objective *obj;
     size_t n;
-    double *x, *g, *d;
+    double *x, *g;
+    float *d;
     lbfgs_mem mem;
     vpool *pool;
     size_t lo, hi; /* the vectors' live slice: [0, n) unless sharded */
@@ -79,22 +80,24 @@ typedef struct run {
     const crfp_train_ckpt *ck; /* may be NULL */
 } run;
 
-/* The fixed part of a saved state; Fwin[window] and rho[count] (oldest
- * pair first) follow it in the same piece, then ∇f (doubles), then s and y
- * of each pair, oldest first (floats). */
+/* The fixed part of a saved state; Fwin[window], then for each pair,
+ * oldest first, {ρ, e_s, e_y, v's, v'y}, then the pairs' Gram matrix
+ * ((2·count)², rows s_0, y_0, s_1, ...) follow it in the same piece, then
+ * ∇f (doubles), then s and y of each pair, oldest first (halves). */
 typedef struct saved {
     uint64_t magic;
     uint64_t n;
-    int64_t m, window, count, iter, evals, sd_valid;
-    double f, F, gamma, sd, pg2, x2, rho1;
+    int64_t m, window, count, iter, evals;
+    double f, F, gamma, pg2, x2, rho1;
 } saved;
-#define SAVED_MAGIC UINT64_C(0x3276534746424c) /* "LBFGSv2": float pairs */
+#define SAVED_MAGIC UINT64_C(0x3376534746424c) /* "LBFGSv3": half pairs */
+#define SAVED_MAGIC_V2 UINT64_C(0x3276534746424c) /* "LBFGSv2": float pairs */
 #define SAVED_MAGIC_V1 UINT64_C(0x3176534746424c) /* "LBFGSv1": double pairs */
+#define PAIR_SCALARS 5
 
-/* Index of the i-th stored pair, 0 = oldest (as in twoloop.c). */
-static int pair_slot(const lbfgs_mem *mem, int i)
+static double *gram_at(const lbfgs_mem *mem, int a, int u, int b, int w)
 {
-    return (mem->head - mem->count + i + 2 * mem->m) % mem->m;
+    return &mem->G[(size_t)(2 * a + u) * 2 * (size_t)mem->m + (size_t)(2 * b + w)];
 }
 
 static crfp_status save_state(run *r, int iter, int evals, double pg2, double x2)
@@ -108,13 +111,14 @@ static crfp_status save_state(run *r, int iter, int evals, double pg2, double x2
          * only in runs that checkpoint. */
         crfp_status st = obj->gather(obj->ud, r->g, sizeof(double));
         for (int i = 0; st == CRFP_OK && i < c; i++)
-            if ((st = obj->gather(obj->ud, mem->s[pair_slot(mem, i)], sizeof(float))) ==
+            if ((st = obj->gather(obj->ud, mem->s[lbfgs_mem_slot(mem, i)], sizeof(uint16_t))) ==
                 CRFP_OK)
-                st = obj->gather(obj->ud, mem->y[pair_slot(mem, i)], sizeof(float));
+                st = obj->gather(obj->ud, mem->y[lbfgs_mem_slot(mem, i)], sizeof(uint16_t));
         if (st != CRFP_OK)
             return st;
     }
-    size_t hlen = sizeof(saved) + ((size_t)w + (size_t)c) * sizeof(double);
+    size_t nd = (size_t)w + PAIR_SCALARS * (size_t)c + 4 * (size_t)c * (size_t)c;
+    size_t hlen = sizeof(saved) + nd * sizeof(double);
     unsigned char *h = malloc(hlen);
     crfp_ckpt_piece *pc = malloc((2 + 2 * (size_t)c) * sizeof *pc);
     if (!h || !pc) {
@@ -122,19 +126,28 @@ static crfp_status save_state(run *r, int iter, int evals, double pg2, double x2
         free(pc);
         return crfp_error(r->host, CRFP_ENOMEM, "lbfgs: out of memory saving a checkpoint");
     }
-    saved sv = {SAVED_MAGIC, r->n, mem->m, w, c, iter, evals, mem->sd_valid,
-                r->f, r->F, mem->gamma, mem->sd, pg2, x2, r->obj->rho1};
+    saved sv = {SAVED_MAGIC, r->n, mem->m, w, c, iter, evals,
+                r->f, r->F, mem->gamma, pg2, x2, r->obj->rho1};
     memcpy(h, &sv, sizeof sv);
-    memcpy(h + sizeof sv, r->Fwin, (size_t)w * sizeof(double));
-    for (int i = 0; i < c; i++)
-        memcpy(h + sizeof sv + ((size_t)w + (size_t)i) * sizeof(double),
-               &mem->rho[pair_slot(mem, i)], sizeof(double));
-    size_t np = 0, vb = r->n * sizeof(double), pb = r->n * sizeof(float);
+    double *t = (double *)(void *)(h + sizeof sv);
+    memcpy(t, r->Fwin, (size_t)w * sizeof(double));
+    t += w;
+    for (int i = 0; i < c; i++) {
+        int k = lbfgs_mem_slot(mem, i);
+        double v[PAIR_SCALARS] = {mem->rho[k], mem->es[k], mem->ey[k], mem->vs[k], mem->vy[k]};
+        memcpy(t, v, sizeof v);
+        t += PAIR_SCALARS;
+    }
+    for (int i = 0; i < 2 * c; i++)
+        for (int j = 0; j < 2 * c; j++)
+            *t++ = *gram_at(mem, lbfgs_mem_slot(mem, i / 2), i % 2, lbfgs_mem_slot(mem, j / 2),
+                            j % 2);
+    size_t np = 0, vb = r->n * sizeof(double), pb = r->n * sizeof(uint16_t);
     pc[np++] = (crfp_ckpt_piece){h, hlen};
     pc[np++] = (crfp_ckpt_piece){r->g, vb};
     for (int i = 0; i < c; i++) {
-        pc[np++] = (crfp_ckpt_piece){mem->s[pair_slot(mem, i)], pb};
-        pc[np++] = (crfp_ckpt_piece){mem->y[pair_slot(mem, i)], pb};
+        pc[np++] = (crfp_ckpt_piece){mem->s[lbfgs_mem_slot(mem, i)], pb};
+        pc[np++] = (crfp_ckpt_piece){mem->y[lbfgs_mem_slot(mem, i)], pb};
     }
     crfp_status st = r->ck->save(r->ck->ud, iter, r->x, pc, np);
     free(h);
@@ -152,10 +165,12 @@ static crfp_status restore_state(run *r, int *iter, int *evals, double *pg2, dou
         return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: checkpoint state truncated");
     memcpy(&sv, b, sizeof sv);
     lbfgs_mem *mem = &r->mem;
-    if (sv.magic == SAVED_MAGIC_V1)
+    if (sv.magic == SAVED_MAGIC_V1 || sv.magic == SAVED_MAGIC_V2)
         return crfp_error(r->host, CRFP_EFORMAT,
-                          "lbfgs: the checkpoint was made by lbfgs 1.0 (double-precision "
-                          "history), which this version cannot resume; train again");
+                          "lbfgs: the checkpoint was made by lbfgs %s (%s-precision history), "
+                          "which this version cannot resume; train again",
+                          sv.magic == SAVED_MAGIC_V1 ? "1.0" : "1.1 - 1.2",
+                          sv.magic == SAVED_MAGIC_V1 ? "double" : "single");
     if (sv.magic != SAVED_MAGIC)
         return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: the checkpoint holds no L-BFGS state");
     if (sv.n != r->n || sv.m != mem->m || sv.window != r->opts->window || sv.rho1 != r->obj->rho1)
@@ -164,16 +179,32 @@ static crfp_status restore_state(run *r, int *iter, int *evals, double *pg2, dou
                           "window %lld, rho1 %g; this run has %zu, %d, %d, %g",
                           (unsigned long long)sv.n, (long long)sv.m, (long long)sv.window,
                           sv.rho1, r->n, mem->m, r->opts->window, r->obj->rho1);
+    if (sv.count < 0 || sv.count > sv.m || sv.iter < 0 || sv.iter > INT_MAX)
+        return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: checkpoint state of the wrong size");
     size_t w = (size_t)sv.window, c = (size_t)sv.count, vb = r->n * sizeof(double),
-           pb = r->n * sizeof(float);
-    if (sv.count < 0 || sv.count > sv.m || sv.iter < 0 || sv.iter > INT_MAX ||
-        ck->len != sizeof sv + (w + c) * sizeof(double) + vb + 2 * c * pb)
+           pb = r->n * sizeof(uint16_t);
+    size_t nd = w + PAIR_SCALARS * c + 4 * c * c;
+    if (ck->len != sizeof sv + nd * sizeof(double) + vb + 2 * c * pb)
         return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: checkpoint state of the wrong size");
     const unsigned char *p = b + sizeof sv;
     memcpy(r->Fwin, p, w * sizeof(double));
     p += w * sizeof(double);
-    for (size_t i = 0; i < c; i++, p += sizeof(double))
-        memcpy(&mem->rho[i], p, sizeof(double));
+    for (size_t i = 0; i < c; i++, p += PAIR_SCALARS * sizeof(double)) {
+        double v[PAIR_SCALARS];
+        memcpy(v, p, sizeof v);
+        if (!(v[1] >= -1100 && v[1] <= 1100 && v[2] >= -1100 && v[2] <= 1100))
+            return crfp_error(r->host, CRFP_EFORMAT, "lbfgs: checkpoint pair %zu has scale "
+                              "exponents %g, %g", i + 1, v[1], v[2]);
+        mem->rho[i] = v[0];
+        mem->es[i] = (int)v[1];
+        mem->ey[i] = (int)v[2];
+        mem->vs[i] = v[3];
+        mem->vy[i] = v[4];
+    }
+    for (size_t i = 0; i < 2 * c; i++)
+        for (size_t j = 0; j < 2 * c; j++, p += sizeof(double))
+            memcpy(gram_at(mem, (int)(i / 2), (int)(i % 2), (int)(j / 2), (int)(j % 2)), p,
+                   sizeof(double));
     memcpy(r->g, p, vb);
     p += vb;
     for (size_t i = 0; i < c; i++) {
@@ -184,8 +215,6 @@ static crfp_status restore_state(run *r, int *iter, int *evals, double *pg2, dou
     mem->count = (int)c;
     mem->head = (int)(c % (size_t)mem->m);
     mem->gamma = sv.gamma;
-    mem->sd = sv.sd;
-    mem->sd_valid = (int)sv.sd_valid;
     r->f = sv.f;
     r->F = sv.F;
     *iter = (int)sv.iter;
@@ -195,19 +224,19 @@ static crfp_status restore_state(run *r, int *iter, int *evals, double *pg2, dou
     return CRFP_OK;
 }
 
-/* Put back the accepted point the line search started from. */
+/* Put back the point the line search started from; its gradient, kept
+ * only rounded, is evaluated again by the one caller that needs it. */
 static void restore(run *r)
 {
-    size_t k = r->hi - r->lo;
-    memcpy(r->x + r->lo, r->mem.xs + r->lo, k * sizeof(double));
-    memcpy(r->g + r->lo, r->mem.gs + r->lo, k * sizeof(double));
+    memcpy(r->x + r->lo, r->mem.x0 + r->lo, (r->hi - r->lo) * sizeof(double));
 }
 
-/* One line search from the point saved in mem.xs, mem.gs along r->d. */
+/* One line search from mem.x0 (∇f in the free slot) along r->d. */
 static crfp_status search(run *r, double dd, double a0, lbfgs_ls *ls)
 {
-    ls->x0 = r->mem.xs;
-    ls->g0 = r->mem.gs;
+    ls->x0 = r->mem.x0;
+    ls->g0hi = r->mem.s[r->mem.head];
+    ls->g0lo = r->mem.y[r->mem.head];
     ls->F0 = r->F;
     ls->d = r->d;
     ls->dd0 = dd;
@@ -235,16 +264,11 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
     int iter = *iters;
     if (!resumed)
         r->Fwin[0] = r->F;
-    /* d = -pg at the current point, with ‖pg‖² and ‖x‖²: computed here for
-     * the first iteration, then by the pass that stores each new pair.  A
-     * resumed run keeps the norms it saved, as the pass would have left
-     * them. */
-    double pg2r, x2r;
-    owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2r, &x2r);
-    if (!resumed) {
-        pg2 = pg2r;
-        x2 = x2r;
-    }
+    /* ‖pg‖² and ‖x‖²: computed here for the first iteration, then by the
+     * pass that stores each new pair.  A resumed run keeps the norms it
+     * saved. */
+    if (!resumed)
+        owlqn_norms(r->pool, r->n, r->x, r->g, rho1, &pg2, &x2);
     for (;;) {
         *iters = iter;
         if (o->max_iter > 0 && iter >= o->max_iter) {
@@ -256,10 +280,7 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
             return CRFP_OK;
         }
         int fresh = r->mem.count == 0;
-        lbfgs_twoloop(&r->mem, r->d);
-        lbfgs_mem_reserve(&r->mem);
-        double dd = owlqn_constrain_save(r->pool, r->n, r->x, r->g, rho1, r->d, r->mem.xs,
-                                         r->mem.gs);
+        double dd = lbfgs_direction(&r->mem, r->x, r->g, rho1, r->d);
         crfp_status st = vpool_status(r->pool);
         if (st != CRFP_OK)
             return st;
@@ -269,8 +290,9 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
             crfp_log(r->host, CRFP_LOG_DEBUG, "lbfgs: iteration %d: not a descent direction, "
                      "resetting the history", iter + 1);
             lbfgs_mem_reset(&r->mem);
-            owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
-            dd = -pg2;
+            dd = lbfgs_direction(&r->mem, r->x, r->g, rho1, r->d);
+            if ((st = vpool_status(r->pool)) != CRFP_OK)
+                return st;
             fresh = 1;
         }
         lbfgs_ls ls;
@@ -286,9 +308,16 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
         if (!ls.found && !fresh) {
             crfp_log(r->host, CRFP_LOG_DEBUG, "lbfgs: iteration %d: line search failed, "
                      "retrying along the steepest descent direction", iter + 1);
+            /* ∇f at the restored point, exactly: the line search kept it
+             * rounded to float. */
+            if ((st = lbfgs_eval(obj, r->x, &r->f, r->g)) != CRFP_OK)
+                return st;
+            nevals++;
             lbfgs_mem_reset(&r->mem);
-            owlqn_steepest(r->pool, r->n, r->x, r->g, rho1, r->d, &pg2, &x2);
-            st = search(r, -pg2, fmin(1.0, 1.0 / sqrt(pg2)), &ls);
+            dd = lbfgs_direction(&r->mem, r->x, r->g, rho1, r->d);
+            if ((st = vpool_status(r->pool)) != CRFP_OK)
+                return st;
+            st = search(r, dd, fmin(1.0, 1.0 / sqrt(pg2)), &ls);
             if (st != CRFP_OK)
                 return st;
             nevals += ls.nevals;
@@ -306,7 +335,7 @@ static crfp_status iterate(run *r, int *iters, int *evals, end_reason *why, int 
             *why = END_STUCK;
             return CRFP_OK;
         }
-        lbfgs_mem_commit(&r->mem, r->x, r->g, rho1, r->d, &pg2, &x2);
+        lbfgs_mem_commit(&r->mem, r->x, r->g, rho1, &pg2, &x2);
         if ((st = vpool_status(r->pool)) != CRFP_OK)
             return st;
         iter++;
@@ -374,7 +403,7 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
     r.x = theta;
     r.ck = ck;
     r.g = crfp_big_alloc(r.n * sizeof(double));
-    r.d = crfp_big_alloc(r.n * sizeof(double));
+    r.d = crfp_big_alloc(r.n * sizeof(float));
     r.Fwin = malloc((size_t)opts->window * sizeof(double));
     if (!r.g || !r.d || !r.Fwin) {
         st = crfp_error(host, CRFP_ENOMEM, "lbfgs: out of memory for %zu weights", r.n);
@@ -399,12 +428,13 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
             r.x = obj->xbuf;
             memcpy(r.x + r.lo, theta + r.lo, (r.hi - r.lo) * sizeof(double));
         }
-        if (!(r.pool = vpool_new_shard(opts->team, r.lo, r.hi, obj->sum, obj->ud))) {
+        if (!(r.pool = vpool_new_shard(opts->team, r.lo, r.hi, obj->sum, obj->ud,
+                                       LBFGS_NACC(opts->m)))) {
             st = crfp_error(host, CRFP_ENOMEM, "lbfgs: out of memory");
             goto out;
         }
     } else {
-        r.pool = vpool_new(opts->team);
+        r.pool = vpool_new(opts->team, LBFGS_NACC(opts->m));
     }
     r.mem.pool = r.pool;
     if (obj->eval_shard)
@@ -412,7 +442,8 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
                  "of %zu", r.lo, r.hi, r.n);
     crfp_log(host, CRFP_LOG_INFO, "lbfgs: %s, %zu weights, history %d, optimizer memory %.1f MB%s",
              obj->rho1 > 0 ? "OWL-QN" : "L-BFGS", r.n, opts->m,
-             (4.0 * sizeof(double) + 2.0 * opts->m * sizeof(float)) * (double)(r.hi - r.lo) / 1e6,
+             (3.0 * sizeof(double) + sizeof(float) + 2.0 * opts->m * sizeof(uint16_t)) *
+                 (double)(r.hi - r.lo) / 1e6,
              obj->eval_shard ? " per rank" : "");
     int iters = 0, evals = 1, resumed = ck && ck->state;
     double pg2 = 0, x2 = 0;
@@ -427,7 +458,7 @@ crfp_status lbfgs_minimize_ckpt(crfp_host *host, const lbfgs_opts *opts,
         st = lbfgs_eval(obj, r.x, &r.f, r.g);
         if (st != CRFP_OK)
             goto out;
-        r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * vec_l1(r.pool, r.n, r.x) : 0.0);
+        r.F = r.f + (obj->rho1 > 0 ? obj->rho1 * owlqn_l1(r.pool, r.n, r.x) : 0.0);
         if ((st = vpool_status(r.pool)) != CRFP_OK)
             goto out;
         if (!isfinite(r.F)) {

@@ -1,8 +1,12 @@
-/* The correction pairs are stored in single precision (lbfgs_mem in
- * lbfgs_impl.h).  This test checks the two claims that choice rests on:
- *  1. the two-loop recursion over the stored pairs is, to double rounding,
- *     the textbook recursion in double over the same (rounded) pairs: only
- *     the storage is single precision, never the arithmetic;
+/* The correction pairs are stored in half precision and the direction is
+ * computed from their inner products (history.c).  This test checks the
+ * claims that choice rests on:
+ *  0. the half conversions: the portable one rounds every float to the
+ *     nearest half, ties to even, and the F16C one gives the same bits;
+ *  1. a stored pair is the exact difference rounded once to half (y: the
+ *     new gradient minus the old one rounded to float), and the direction
+ *     is, to float rounding, the textbook two-loop recursion in double
+ *     over the stored pairs: the storage is narrow, never the arithmetic;
  *  2. the minimizer reaches the same optimum as an L-BFGS keeping its pairs
  *     in double (a plain implementation written here, independent of the
  *     plugin's), on an ill-conditioned logistic regression and on
@@ -14,49 +18,133 @@
 #include <string.h>
 
 #include "problems.h"
+#include "f16.h"
 
-/* --- 1. the recursion ------------------------------------------------------ */
+/* --- 0. half conversions ------------------------------------------------- */
 
-static void test_twoloop(void)
+static void test_f16(void)
+{
+    int hw = f16_hw();
+    /* every half decodes exactly, and the same both ways */
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f = f16_to_float((uint16_t)h);
+        if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu))
+            continue; /* NaNs */
+        CHECK(f16_from_float(f) == h, "half %04x -> %g -> %04x", h, f, f16_from_float(f));
+        uint16_t hh = (uint16_t)h;
+        double v;
+        f16_decode(hw, &hh, &v, 1);
+        CHECK(v == (double)f, "half %04x: decoded %g, expected %g", h, v, f);
+    }
+    /* nearest, ties to even, against the neighbours; blocks of 8 take the
+     * vector path when there is one */
+    rng r = {7};
+    enum { N = 1 << 16 };
+    double *v = malloc(N * sizeof *v), *back = malloc(N * sizeof *back);
+    uint16_t *h = malloc(N * sizeof *h);
+    for (int i = 0; i < N; i++) {
+        /* magnitudes from 2^-30 to 2^17: zeros, subnormals, normals, the
+         * top and overflow; every 4th an exact tie between two halves */
+        double m = ldexp(1.0 + rng_uniform(&r), (int)(rng_uniform(&r) * 47) - 30);
+        if (i % 4 == 0) {
+            uint16_t lo = (uint16_t)(rng_uniform(&r) * 0x7bff);
+            m = 0.5 * ((double)f16_to_float(lo) + f16_to_float((uint16_t)(lo + 1)));
+        }
+        v[i] = i % 2 ? -m : m;
+    }
+    f16_encode(hw, v, 1.0, h, N);
+    int bad = 0;
+    for (int i = 0; i < N && bad < 5; i++) {
+        float f = (float)v[i];
+        uint16_t want = f16_from_float(f);
+        if (h[i] != want) {
+            bad++;
+            CHECK(0, "%.9g: block path %04x, portable %04x", v[i], h[i], want);
+        }
+        double a = fabs((double)f);
+        uint16_t mag = want & 0x7fffu;
+        if (mag >= 0x7c00u) {
+            CHECK(a >= 65520.0, "%.9g became infinite", (double)f);
+            continue;
+        }
+        double got = f16_to_float(mag), up = f16_to_float((uint16_t)(mag + 1));
+        double dn = mag ? f16_to_float((uint16_t)(mag - 1)) : -1.0;
+        CHECK(fabs(a - got) <= fabs(a - up) && (mag == 0 || fabs(a - got) <= fabs(a - dn)),
+              "%.9g rounded to %.9g, not the nearest half", a, got);
+        if (fabs(a - got) == fabs(a - up) || (mag && fabs(a - got) == fabs(a - dn)))
+            CHECK((mag & 1u) == 0, "%.9g: tie rounded to odd %04x", a, mag);
+    }
+    f16_decode(hw, h, back, N);
+    for (int i = 0; i < N; i++)
+        if (back[i] != (double)f16_to_float(h[i])) {
+            CHECK(0, "block decode of %04x: %g", h[i], back[i]);
+            break;
+        }
+    printf("half conversions: %s path agrees with the portable one on %d values\n",
+           hw ? "F16C" : "portable", N);
+    free(v);
+    free(back);
+    free(h);
+}
+
+/* --- 1. the pairs and the recursion ---------------------------------------- */
+
+static void test_direction(int hw)
 {
     const size_t n = 1000;
     const int m = 4;
     rng r = {99};
     lbfgs_mem mem;
     CHECK(lbfgs_mem_init(NULL, &mem, n, m) == CRFP_OK, "mem_init");
+    mem.hw = hw && mem.hw;
     double *x = malloc(n * sizeof *x), *g = malloc(n * sizeof *g);
-    double *d = malloc(n * sizeof *d), *ref = malloc(n * sizeof *ref);
-    double S[4][1000], Yv[4][1000], rho[4], alpha[4];
+    double *x1 = malloc(n * sizeof *x1), *g1 = malloc(n * sizeof *g1);
+    double *ref = malloc(n * sizeof *ref), *h = malloc(n * sizeof *h);
+    float *d = malloc(n * sizeof *d);
+    double S[4][1000], Yv[4][1000], ES[4][1000], EY[4][1000], rho[4], alpha[4];
     /* pairs from a quadratic with a diagonal Hessian over 2 orders of
      * magnitude, so that s'y > 0 holds and the recursion's own rounding
-     * (amplified by the conditioning) stays near 1e-16: arithmetic in
-     * single precision would show as differences of 1e-6 */
-    double *h = malloc(n * sizeof *h);
+     * (amplified by the conditioning) stays near 1e-16 */
     for (size_t i = 0; i < n; i++)
         h[i] = pow(10.0, 2.0 * rng_uniform(&r) - 1.0);
     int kept = 0;
     for (int k = 0; k < m; k++) {
-        lbfgs_mem_reserve(&mem);
         for (size_t i = 0; i < n; i++) {
-            mem.xs[i] = rng_normal(&r);
-            mem.gs[i] = h[i] * mem.xs[i];
-            x[i] = mem.xs[i] + 1e-3 * rng_normal(&r);
+            x[i] = rng_normal(&r);
             g[i] = h[i] * x[i];
+            /* steps whose entries span 8 orders of magnitude */
+            x1[i] = x[i] + 1e-3 * rng_normal(&r) * pow(10.0, -8.0 * rng_uniform(&r));
+            g1[i] = h[i] * x1[i];
+            ES[k][i] = x1[i] - x[i];
+            EY[k][i] = g1[i] - (double)(float)g[i];
         }
-        int slot = mem.head;
+        lbfgs_direction(&mem, x, g, 0.0, d);
+        for (size_t i = 0; i < n; i++)
+            CHECK(mem.x0[i] == x[i], "x0 not saved");
         double pg2, x2;
-        kept += lbfgs_mem_commit(&mem, x, g, 0.0, d, &pg2, &x2);
-        for (size_t i = 0; i < n; i++) {
-            S[k][i] = mem.s[slot][i];
-            Yv[k][i] = mem.y[slot][i];
-        }
+        kept += lbfgs_mem_commit(&mem, x1, g1, 0.0, &pg2, &x2);
     }
     CHECK(kept == m, "%d of %d pairs kept", kept, m);
+    /* each stored entry is the exact difference rounded once, to 11 bits,
+     * or below the pair's normal range (2^-14 of its scale 2^(e+15)) */
+    for (int k = 0; k < m; k++) {
+        lbfgs_mem_pair(&mem, k, S[k], Yv[k]);
+        int sl = lbfgs_mem_slot(&mem, k);
+        double us = ldexp(1, mem.es[sl] - 25), uy = ldexp(1, mem.ey[sl] - 25);
+        for (size_t i = 0; i < n; i++) {
+            double fs = fabs((double)(float)ES[k][i] - S[k][i]);
+            double fy = fabs((double)(float)EY[k][i] - Yv[k][i]);
+            CHECK(fs <= ldexp(fabs(ES[k][i]), -11) + us, "pair %d, s[%zu]: %.17g for %.17g", k,
+                  i, S[k][i], ES[k][i]);
+            CHECK(fy <= ldexp(fabs(EY[k][i]), -11) + uy, "pair %d, y[%zu]: %.17g for %.17g", k,
+                  i, Yv[k][i], EY[k][i]);
+        }
+    }
+    /* the direction at (x1, g1): H·(-g1) */
     for (size_t i = 0; i < n; i++)
-        d[i] = ref[i] = rng_normal(&r);
-    mem.sd_valid = 0;
-    lbfgs_twoloop(&mem, d);
-    /* textbook two-loop, all in double over the rounded pairs */
+        ref[i] = -g1[i];
+    lbfgs_direction(&mem, x1, g1, 0.0, d);
+    /* textbook two-loop, all in double over the stored pairs */
     for (int k = m - 1; k >= 0; k--) {
         double sy = 0, sq = 0;
         for (size_t i = 0; i < n; i++) {
@@ -84,17 +172,20 @@ static void test_twoloop(void)
             ref[i] += (alpha[k] - b) * S[k][i];
     }
     double err = 0, norm = 0;
-    for (size_t i = 0; i < n; i++) {
-        err = fmax(err, fabs(d[i] - ref[i]));
+    for (size_t i = 0; i < n; i++)
         norm = fmax(norm, fabs(ref[i]));
-    }
-    CHECK(err <= 1e-13 * norm, "two-loop differs from the double recursion: %g of %g", err,
-          norm);
-    printf("two-loop over float pairs: max difference %.3g of max |Hd| %.3g\n", err, norm);
+    for (size_t i = 0; i < n; i++)
+        err = fmax(err, fabs(d[i] - ref[i]) - ldexp(fabs(ref[i]), -24));
+    CHECK(err <= 1e-12 * norm, "direction differs from the double recursion by %g (of %g) "
+          "beyond its rounding to float", err, norm);
+    printf("direction from the pairs' inner products (%s kernels): beyond float rounding, max "
+           "difference %.3g of max |Hd| %.3g\n", mem.hw ? "AVX2" : "portable", err, norm);
     lbfgs_mem_free(&mem);
     free(h);
     free(x);
     free(g);
+    free(x1);
+    free(g1);
     free(d);
     free(ref);
 }
@@ -222,7 +313,7 @@ static void compare(crfp_host *host, problem *p, const char *name, double tol)
     /* same order of work: at most twice the reference's iterations */
     CHECK(p->iters <= 2 * iters_ref + 10, "%s: %d iterations, double history %d", name, p->iters,
           iters_ref);
-    printf("%s: float history %d iterations, double history %d; max |x - x_double| %.3g, "
+    printf("%s: half history %d iterations, double history %d; max |x - x_double| %.3g, "
            "F %.12g vs %.12g\n",
            name, p->iters, iters_ref, err, f, fr);
     free(x);
@@ -235,7 +326,9 @@ int main(void)
     if (!host)
         return 99;
     crfp_host_set_verbosity(host, CRFP_LOG_WARN);
-    test_twoloop();
+    test_f16();
+    test_direction(1);
+    test_direction(0);
     problem p;
     problem_logit(&p, 400, 60, 1e-3, 2024);
     /* both stop at a gradient of ~1e-10·‖θ‖ on curvature down to rho2:

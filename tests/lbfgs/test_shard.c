@@ -28,7 +28,7 @@ typedef struct job {
     pthread_barrier_t bar;
     double *whole;              /* the gathered vector (doubles or floats) */
     double *xbuf;               /* the shared iterate, or NULL */
-    double part[MAXP][VPOOL_ACC];
+    double part[MAXP][LBFGS_NACC(5)];
     int fail_sum_at;            /* the sum that fails on shard 1 (0: none) */
     int failed;                 /* a shard saw the failure (read after a barrier) */
 } job;
@@ -90,7 +90,7 @@ static crfp_status sh_sum(void *ud, double *v, size_t n)
 {
     shard *s = ud;
     job *j = s->j;
-    if (n > VPOOL_ACC)
+    if (n > LBFGS_NACC(5))
         return crfp_error(s->host, CRFP_EINVAL, "sum of %zu values", n);
     int fail = ++s->sums == j->fail_sum_at && s->rank == 1;
     memcpy(j->part[s->rank], v, n * sizeof *v);
@@ -296,10 +296,10 @@ static void pool_slice(void)
     crfp_team *team = NULL;
     CHECK(crfp_team_new(2, &team) == CRFP_OK, "no team");
     for (int t = 0; t < 2; t++) {
-        vpool *vp = vpool_new_shard(t ? team : NULL, 100000, 300000, times_three, NULL);
+        vpool *vp = vpool_new_shard(t ? team : NULL, 100000, 300000, times_three, NULL, 1);
         size_t seen[2] = {(size_t)-1, 0};
-        double out[VPOOL_ACC];
-        vpool_run(vp, 1000000, record, seen, out);
+        double out[1];
+        vpool_run(vp, 1000000, record, seen, out, 1);
         CHECK(seen[0] == 100000 && seen[1] == 300000, "team %d: ran on [%zu, %zu)", t, seen[0],
               seen[1]);
         CHECK(out[0] == 600000, "team %d: sum %g", t, out[0]);

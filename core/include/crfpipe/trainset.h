@@ -227,7 +227,7 @@ struct crfp_trainset {
      *    gradient (the rest of g untouched).  Collective; errors as
      *    `batch`, and CRFP_EIO.
      *  - gather: v holds dim elements of `width` bytes (8: double, 4:
-     *    float) whose slice [lo, hi) is this rank's; on return every rank
+     *    float, 2: half) whose slice [lo, hi) is this rank's; on return every rank
      *    holds all of them (for checkpoints, and θ at the end of training).
      *    Collective; errors: CRFP_EIO, CRFP_EINVAL (another width). */
     crfp_status (*shard)(void *ud, size_t *lo, size_t *hi, double **iterate);

@@ -597,7 +597,7 @@ crfp_status crfp_comm_shared_gather(crfp_host *host, void *v, size_t n, size_t w
 {
 #ifdef CRFP_HAVE_MPI
     size_t lo, hi;
-    if (!crfp_comm_shared_slice(n, &lo, &hi) || (width != 8 && width != 4))
+    if (!crfp_comm_shared_slice(n, &lo, &hi) || (width != 8 && width != 4 && width != 2))
         return crfp_error(host, CRFP_EINVAL, "gather of %zu values of %zu bytes without shards",
                           n, width);
     double t0 = now();
