@@ -14,7 +14,8 @@
 # test part, as `crfpipe eval` counts token errors.
 #
 # Environment: FOLD (the test fold, 0-9: bench/nettalk-folds.sh averages them),
-# OWLQN_HISTORY (5; 2 or 3 for 5-grm+ and 7-grm on 24 GB),
+# OWLQN_HISTORY (5), OWLQN_PATIENCE (10: OWL-QN stops after that many
+# iterations without a better dev error; 0: only when F stops decreasing),
 # SETS (feature sets, default "1-grm 3-grm- 3-grm"; the others
 # are 5-grm 7-grm 5-grm+), OPTS (default every optimizer: owlqn sgd bcd
 # newton; each l1 one with and without fine tuning), THREADS (2), RHO1 (0.5), RHO2
@@ -32,9 +33,10 @@ CRFPIPE=${CRFPIPE:-core/crfpipe}
 SETS=${SETS:-1-grm 3-grm- 3-grm}
 OPTS=${OPTS:-owlqn sgd bcd newton}
 FOLD=${FOLD:-0}
-# OWL-QN's history (correction pairs): 5 fits 24 GB up to 5-grm; 5-grm+ and
-# 7-grm need 2 or 3 (each pair is two vectors of the feature count)
+# OWL-QN's history (correction pairs, two half-precision vectors of the
+# feature count each): 5 fits 24 GB up to 7-grm (5-grm+: 13 GB)
 OWLQN_HISTORY=${OWLQN_HISTORY:-5}
+OWLQN_PATIENCE=${OWLQN_PATIENCE:-10}
 THREADS=${THREADS:-2} RHO1=${RHO1:-0.5} RHO2=${RHO2:-1e-5} RHO2_L2=${RHO2_L2:-0.1}
 FB_SETS=${FB_SETS-1-grm 3-grm- 3-grm} FB_ITERS=${FB_ITERS:-10} FB_REPS=${FB_REPS:-3}
 TIME=/usr/bin/time
@@ -60,7 +62,7 @@ opts() {
     local ft="--2.rho1 0 --2.rho2 $RHO2 --2.max-iter 30"
     local l1="--1.rho1 $RHO1 --1.rho2 $RHO2 --1.model $out/$2.model $ft"
     case $1 in
-    owlqn) echo "--trainer lbfgs,lbfgs $l1 --1.history $OWLQN_HISTORY --dev-patience 10" ;;
+    owlqn) echo "--trainer lbfgs,lbfgs $l1 --1.history $OWLQN_HISTORY --dev-patience $OWLQN_PATIENCE" ;;
     sgd) echo "--trainer sgd-l1,lbfgs $l1 --1.max-epochs 30" ;;
     bcd) echo "--trainer bcd,lbfgs $l1" ;;
     newton) echo "--trainer newton-cg --rho1 0 --rho2 $RHO2_L2" ;;
