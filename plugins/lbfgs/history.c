@@ -230,13 +230,6 @@ int lbfgs_mem_slot(const lbfgs_mem *mem, int i)
     return (mem->head - mem->count + i + 2 * mem->m) % mem->m;
 }
 
-/* Inner product of stored vectors (slot a, u) and (slot b, w), u, w: 0 = s,
- * 1 = y. */
-static double *gram(const lbfgs_mem *mem, int a, int u, int b, int w)
-{
-    return &mem->G[(size_t)(2 * a + u) * 2 * (size_t)mem->m + (size_t)(2 * b + w)];
-}
-
 /* The two-loop recursion on coefficients: H·v = cv·v + Σ cs_i s_i + Σ cy_i
  * y_i over the stored pairs, oldest first (cs, cy: count entries each, in
  * the pairs' true scale). */
@@ -254,7 +247,7 @@ static void coefficients(lbfgs_mem *mem, double *cv, double *cs, double *cy)
         int a = sl[i];
         double dot = qv * mem->vs[a];
         for (int j = 0; j < c; j++)
-            dot += cs[j] * *gram(mem, a, 0, sl[j], 0) + cy[j] * *gram(mem, a, 0, sl[j], 1);
+            dot += cs[j] * *lbfgs_mem_gram(mem, a, 0, sl[j], 0) + cy[j] * *lbfgs_mem_gram(mem, a, 0, sl[j], 1);
         alpha[i] = mem->rho[a] * dot;
         cy[i] -= alpha[i];
     }
@@ -267,7 +260,7 @@ static void coefficients(lbfgs_mem *mem, double *cv, double *cs, double *cy)
         int a = sl[i];
         double dot = qv * mem->vy[a];
         for (int j = 0; j < c; j++)
-            dot += cs[j] * *gram(mem, a, 1, sl[j], 0) + cy[j] * *gram(mem, a, 1, sl[j], 1);
+            dot += cs[j] * *lbfgs_mem_gram(mem, a, 1, sl[j], 0) + cy[j] * *lbfgs_mem_gram(mem, a, 1, sl[j], 1);
         cs[i] += alpha[i] - mem->rho[a] * dot;
     }
     *cv = qv;
@@ -494,16 +487,16 @@ int lbfgs_mem_commit(lbfgs_mem *mem, const double *x, const double *g, double rh
         return 0;
     mem->es[k] = es;
     mem->ey[k] = ey;
-    *gram(mem, k, 0, k, 0) = ldexp(out[0], 2 * es);
-    *gram(mem, k, 0, k, 1) = *gram(mem, k, 1, k, 0) = sy;
-    *gram(mem, k, 1, k, 1) = yy;
+    *lbfgs_mem_gram(mem, k, 0, k, 0) = ldexp(out[0], 2 * es);
+    *lbfgs_mem_gram(mem, k, 0, k, 1) = *lbfgs_mem_gram(mem, k, 1, k, 0) = sy;
+    *lbfgs_mem_gram(mem, k, 1, k, 1) = yy;
     for (int i = 0; i < c; i++) {
         int b = mem->order[i];
         const double *o = out + 7 + 6 * i;
-        *gram(mem, k, 0, b, 0) = *gram(mem, b, 0, k, 0) = ldexp(o[0], es + mem->es[b]);
-        *gram(mem, k, 1, b, 0) = *gram(mem, b, 0, k, 1) = ldexp(o[1], ey + mem->es[b]);
-        *gram(mem, k, 0, b, 1) = *gram(mem, b, 1, k, 0) = ldexp(o[2], es + mem->ey[b]);
-        *gram(mem, k, 1, b, 1) = *gram(mem, b, 1, k, 1) = ldexp(o[3], ey + mem->ey[b]);
+        *lbfgs_mem_gram(mem, k, 0, b, 0) = *lbfgs_mem_gram(mem, b, 0, k, 0) = ldexp(o[0], es + mem->es[b]);
+        *lbfgs_mem_gram(mem, k, 1, b, 0) = *lbfgs_mem_gram(mem, b, 0, k, 1) = ldexp(o[1], ey + mem->es[b]);
+        *lbfgs_mem_gram(mem, k, 0, b, 1) = *lbfgs_mem_gram(mem, b, 1, k, 0) = ldexp(o[2], es + mem->ey[b]);
+        *lbfgs_mem_gram(mem, k, 1, b, 1) = *lbfgs_mem_gram(mem, b, 1, k, 1) = ldexp(o[3], ey + mem->ey[b]);
     }
     mem->vs[k] = ldexp(out[5], es);
     mem->vy[k] = ldexp(out[6], ey);

@@ -106,6 +106,13 @@ typedef struct lbfgs_mem {
     vpool *pool;        /* borrowed; NULL = serial */
 } lbfgs_mem;
 
+/* The Gram entry of stored vectors (slot a, u) and (slot b, w); u, w: 0 = s,
+ * 1 = y. */
+static inline double *lbfgs_mem_gram(const lbfgs_mem *mem, int a, int u, int b, int w)
+{
+    return &mem->G[(size_t)(2 * a + u) * 2 * (size_t)mem->m + (size_t)(2 * b + w)];
+}
+
 /* Partial sums the passes of a history of m pairs need (and so the
  * vpool's size). */
 #define LBFGS_NACC(m) (7 + 6 * (size_t)(m))

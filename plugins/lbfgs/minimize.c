@@ -95,11 +95,6 @@ typedef struct saved {
 #define SAVED_MAGIC_V1 UINT64_C(0x3176534746424c) /* "LBFGSv1": double pairs */
 #define PAIR_SCALARS 5
 
-static double *gram_at(const lbfgs_mem *mem, int a, int u, int b, int w)
-{
-    return &mem->G[(size_t)(2 * a + u) * 2 * (size_t)mem->m + (size_t)(2 * b + w)];
-}
-
 static crfp_status save_state(run *r, int iter, int evals, double pg2, double x2)
 {
     const lbfgs_mem *mem = &r->mem;
@@ -140,7 +135,7 @@ static crfp_status save_state(run *r, int iter, int evals, double pg2, double x2
     }
     for (int i = 0; i < 2 * c; i++)
         for (int j = 0; j < 2 * c; j++)
-            *t++ = *gram_at(mem, lbfgs_mem_slot(mem, i / 2), i % 2, lbfgs_mem_slot(mem, j / 2),
+            *t++ = *lbfgs_mem_gram(mem, lbfgs_mem_slot(mem, i / 2), i % 2, lbfgs_mem_slot(mem, j / 2),
                             j % 2);
     size_t np = 0, vb = r->n * sizeof(double), pb = r->n * sizeof(uint16_t);
     pc[np++] = (crfp_ckpt_piece){h, hlen};
@@ -203,7 +198,7 @@ static crfp_status restore_state(run *r, int *iter, int *evals, double *pg2, dou
     }
     for (size_t i = 0; i < 2 * c; i++)
         for (size_t j = 0; j < 2 * c; j++, p += sizeof(double))
-            memcpy(gram_at(mem, (int)(i / 2), (int)(i % 2), (int)(j / 2), (int)(j % 2)), p,
+            memcpy(lbfgs_mem_gram(mem, (int)(i / 2), (int)(i % 2), (int)(j / 2), (int)(j % 2)), p,
                    sizeof(double));
     memcpy(r->g, p, vb);
     p += vb;
