@@ -3,10 +3,17 @@
 # directory, never copied here):
 #   samples/ner/train-es.sh DATA
 # Trains es-pos.model (samples/pos/pos.tpl on the corpus's EAGLES POS
-# column) and es-ner.model (es.tpl: words and POS), both stopped on testa;
-# scores the entity tagger on testb with the corpus's POS tags and with the
-# tagger's, and annotates a raw Spanish sentence with annotate-es.xml.
-# Labels are trained as BIOES (bioes.awk) and scored as spans.
+# column) and the two-pass entity tagger, both stopped on testa:
+#   es-ner1.model  first pass, es.tpl (words, affixes, shapes, POS)
+#   es-ner.model   second pass, es2.tpl: es.tpl plus what the first pass
+#                  said about the other occurrences of each word and entity
+#                  string in the corpus (plugin majority, read as one
+#                  document); trained on first-pass labels of train made
+#                  by 5-fold jackknifing, so that they are as wrong as on
+#                  new text
+# Scores both passes on testb with the corpus's POS tags and the two-pass
+# chain with the tagger's, and annotates a raw Spanish sentence with
+# annotate-es.xml.  Labels are trained as BIOES (bioes.awk), scored as spans.
 set -euo pipefail
 data=${1:?usage: train-es.sh DATA_DIR}
 cd "$(dirname "$0")/../.."
@@ -19,36 +26,100 @@ for f in esp.train esp.testa; do
 done
 "$CRFPIPE" train --template samples/pos/pos.tpl --columns form,pos,ne --label pos --rho1 0.05 \
     --dev "$d/esp.testa" --dev-patience 0 --model samples/ner/es-pos.model "$d/esp.train"
+# the first pass; pipelines that add its labels (column ne1) to a CoNLL
+# file, and the majority features to such a file read as one document (the
+# scope of the majority votes is the whole corpus)
 "$CRFPIPE" train --template samples/ner/es.tpl --columns word,pos,ne --label ne \
-    --dev "$out/esp.testa.bioes" --dev-patience 0 --model samples/ner/es-ner.model \
+    --dev "$out/esp.testa.bioes" --dev-patience 0 --model samples/ner/es-ner1.model \
     "$out/esp.train.bioes"
+tag1() {   # tag1 MODEL IN OUT
+    cat >"$out/es-tag1.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<pipeline xmlns="urn:crfpipe:pipeline:1" name="es-first-pass">
+  <stage plugin="conll_reader"><param name="columns" value="word,pos,ne"/></stage>
+  <stage plugin="viterbi"><param name="model" value="$PWD/$1"/><param name="output" value="ne1"/></stage>
+  <stage plugin="conll_writer"><param name="columns" value="word,pos,ne1,ne"/></stage>
+</pipeline>
+XML
+    "$CRFPIPE" run "$out/es-tag1.xml" -i "$2" -o "$3"
+}
+majority() {   # majority IN OUT
+    cat >"$out/es-maj.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<pipeline xmlns="urn:crfpipe:pipeline:1" name="es-majority">
+  <stage plugin="conll_reader"><param name="columns" value="word,pos,ne1,ne"/>
+    <param name="docstart" value="false"/><param name="batch-bytes" value="0"/></stage>
+  <stage plugin="majority"><param name="input" value="ne1"/></stage>
+  <stage plugin="conll_writer"><param name="columns" value="word,pos,ne1,maj,majne,majspan,ne"/></stage>
+</pipeline>
+XML
+    "$CRFPIPE" run "$out/es-maj.xml" -i "$1" -o "$2"
+}
+# jackknife: five parts of consecutive sentences, each tagged by a first
+# pass trained on the other four; the votes then run over all of train
+n=$(awk 'BEGIN { RS = "" } END { print NR }' "$out/esp.train.bioes")
+: >"$out/esp.train.ne1"
+for k in 0 1 2 3 4; do
+    for part in held rest; do
+        awk -v k=$k -v n="$n" -v part=$part 'BEGIN { RS = ""; ORS = "\n\n" }
+            { f = int((NR - 1) * 5 / n); if ((f == k) == (part == "held")) print }' \
+            "$out/esp.train.bioes" >"$out/esp.train.$part$k"
+    done
+    echo "== jackknife $((k + 1))/5"
+    "$CRFPIPE" -q train --template samples/ner/es.tpl --columns word,pos,ne --label ne \
+        --model "$out/es-ner1-f$k.model" "$out/esp.train.rest$k"
+    tag1 "$out/es-ner1-f$k.model" "$out/esp.train.held$k" "$out/esp.train.ne1-$k"
+    cat "$out/esp.train.ne1-$k" >>"$out/esp.train.ne1"
+done
+majority "$out/esp.train.ne1" "$out/esp.train.maj"
+tag1 samples/ner/es-ner1.model "$out/esp.testa.bioes" "$out/esp.testa.ne1"
+majority "$out/esp.testa.ne1" "$out/esp.testa.maj"
+"$CRFPIPE" train --template samples/ner/es2.tpl --columns word,pos,ne1,maj,majne,majspan,ne \
+    --label ne --dev "$out/esp.testa.maj" --dev-patience 0 --model samples/ner/es-ner.model \
+    "$out/esp.train.maj"
+echo "== entities, testa (dev): first pass, both passes"
+awk 'NF { print $1, $4, $3; next } { print }' "$out/esp.testa.ne1" >"$out/esp.testa.tagged1"
+"$CRFPIPE" eval "$out/esp.testa.tagged1" | grep FB1 | head -1
+"$CRFPIPE" tag --model samples/ner/es-ner.model --columns word,pos,ne1,maj,majne,majspan,ne \
+    -o "$out/esp.testa.tagged" "$out/esp.testa.maj"
+"$CRFPIPE" eval "$out/esp.testa.tagged" | grep FB1 | head -1
 echo "== POS tagger, testb"
 "$CRFPIPE" eval --model samples/ner/es-pos.model --columns form,pos,ne "$d/esp.testb" |
     grep 'token accuracy'
-echo "== entities, testb with the corpus's POS tags"
 # predictions back to BIO (S- -> B-, E- -> I-) to be scored against the
 # corpus as distributed: the spans, and so the F1, are the same; token
 # accuracy then compares like with like
 tobio() { awk 'NF { sub(/^S-/, "B-", $NF); sub(/^E-/, "I-", $NF) } { print }' "$1" >"$2"; }
-"$CRFPIPE" tag --model samples/ner/es-ner.model --columns word,pos,ne -o "$out/esp.testb.bioes-tagged" \
+echo "== entities, testb with the corpus's POS tags, first pass alone"
+"$CRFPIPE" tag --model samples/ner/es-ner1.model --columns word,pos,ne -o "$out/esp.testb.bioes-tagged1" \
     "$d/esp.testb"
-tobio "$out/esp.testb.bioes-tagged" "$out/esp.testb.tagged"
-"$CRFPIPE" eval "$out/esp.testb.tagged" | grep -E 'chunk|FB1' | head -2
-echo "== entities, testb with the tagger's POS tags (both models in one pipeline)"
-cat >"$out/es-chain.xml" <<XML
+tobio "$out/esp.testb.bioes-tagged1" "$out/esp.testb.tagged1"
+"$CRFPIPE" eval "$out/esp.testb.tagged1" | grep -E 'chunk|FB1' | head -2
+chain() {   # chain OUT POS-STAGE: both passes in one pipeline, testb read as one document
+    cat >"$out/es-chain.xml" <<XML
 <?xml version="1.0" encoding="UTF-8"?>
 <pipeline xmlns="urn:crfpipe:pipeline:1" name="es-chain">
-  <stage plugin="conll_reader"><param name="columns" value="word,gold-pos,ne"/></stage>
-  <stage plugin="viterbi"><param name="model" value="$PWD/samples/ner/es-pos.model"/>
-    <param name="input-columns" value="form=word"/><param name="output" value="pos"/></stage>
+  <stage plugin="conll_reader"><param name="columns" value="word,$3,ne"/>
+    <param name="docstart" value="false"/><param name="batch-bytes" value="0"/></stage>
+  $2
+  <stage plugin="viterbi"><param name="model" value="$PWD/samples/ner/es-ner1.model"/>
+    <param name="input-columns" value="word,pos"/><param name="output" value="ne1"/></stage>
+  <stage plugin="majority"><param name="input" value="ne1"/></stage>
   <stage plugin="viterbi"><param name="model" value="$PWD/samples/ner/es-ner.model"/>
-    <param name="input-columns" value="word,pos"/></stage>
+    <param name="input-columns" value="word,pos,ne1,maj,majne,majspan"/></stage>
   <stage plugin="conll_writer"><param name="columns" value="word,ne,predicted"/></stage>
 </pipeline>
 XML
-"$CRFPIPE" run "$out/es-chain.xml" -i "$d/esp.testb" -o "$out/esp.testb.chain-bioes"
-tobio "$out/esp.testb.chain-bioes" "$out/esp.testb.chain"
-"$CRFPIPE" eval "$out/esp.testb.chain" | grep -E 'chunk|FB1' | head -2
+    "$CRFPIPE" run "$out/es-chain.xml" -i "$d/esp.testb" -o "$out/$1-bioes"
+    tobio "$out/$1-bioes" "$out/$1"
+    "$CRFPIPE" eval "$out/$1" | grep -E 'chunk|FB1' | head -2
+}
+echo "== entities, testb with the corpus's POS tags, both passes"
+chain esp.testb.tagged "" pos
+echo "== entities, testb with the tagger's POS tags (three models in one pipeline)"
+pos_stage='<stage plugin="viterbi"><param name="model" value="'"$PWD"'/samples/ner/es-pos.model"/>
+    <param name="input-columns" value="form=word"/><param name="output" value="pos"/></stage>'
+chain esp.testb.chain "$pos_stage" gold-pos
 echo "== from raw text (GATE XML)"
 echo "El presidente de Telefónica, César Alierta, visitó ayer la sede de la ONU en Nueva York." |
     "$CRFPIPE" run samples/ner/annotate-es.xml -o "$out/es-example.gate"

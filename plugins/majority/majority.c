@@ -1,0 +1,346 @@
+/* majority — non-local evidence for a second tagging pass (Krishnan &
+ * Manning 2006): what a first tagger said about the *other* occurrences of a
+ * word or of an entity string in the same document.
+ *
+ * A tagger-kind stage placed between two viterbi stages.  It reads, on every
+ * Token of a document, the word (feature `key`, default `word`) and the first
+ * pass's label (feature `input`, default `predicted`), reduces each label to
+ * its type (B-PER, I-PER, E-PER, S-PER, L-PER, U-PER -> PER; O stays O; a
+ * label without such a prefix is its own type) and writes three token
+ * features, named after `output` (default `maj`):
+ *
+ *   maj      the commonest type of this word over the document, O included
+ *   majne    the commonest type other than O ("none" if the word is never
+ *            part of an entity): a sentence-initial capital or a lowercased
+ *            mention learns from the document's confident mentions
+ *   majspan  inside a first-pass entity, the commonest type of that entity
+ *            string (its words joined by spaces) over the document; "none"
+ *            outside entities
+ *
+ * Ties go to the type seen first in the document, so the output is a
+ * function of the document alone.  The scope is the document, because
+ * documents are what the pipeline streams: to aggregate over a whole corpus
+ * (what helps most on CoNLL-2002, samples/ner/README.md), read it as one
+ * document (conll_reader batch-bytes=0, docstart=false).  Memory is linear
+ * in the document's tokens.
+ *
+ * The second-pass model has to be trained on features made the same way
+ * from first-pass labels it did not see in training (jackknifing):
+ * samples/ner/train-es.sh shows the recipe.  Errors: a token without `key`
+ * or `input` is reported with the document id and the token's number.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crfpipe/crfpipe.h"
+
+static const crfp_param_spec params[] = {
+    {"input", CRFP_PARAM_STRING, "predicted", "token feature holding the first pass's label"},
+    {"key", CRFP_PARAM_STRING, "word", "token feature holding the word"},
+    {"output", CRFP_PARAM_STRING, "maj",
+     "prefix of the features written: PREFIX, PREFIXne and PREFIXspan"},
+    {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentence and Token annotations"},
+};
+
+typedef struct mj {
+    crfp_host *host;
+    char *input, *key, *set;
+    char *out_tok, *out_ne, *out_span; /* feature names */
+} mj;
+
+static void mj_close(void *state)
+{
+    mj *m = state;
+    if (!m)
+        return;
+    free(m->input);
+    free(m->key);
+    free(m->set);
+    free(m->out_tok);
+    free(m->out_ne);
+    free(m->out_span);
+    free(m);
+}
+
+static char *cat(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *s = malloc(la + lb + 1);
+    if (s) {
+        memcpy(s, a, la);
+        memcpy(s + la, b, lb + 1);
+    }
+    return s;
+}
+
+static crfp_status mj_open(crfp_host *host, const crfp_params *params, void **state)
+{
+    const char *out = crfp_params_str(params, "output");
+    if (!*out || strlen(out) > 200)
+        return crfp_error(host, CRFP_EINVAL, "majority: output must be a name of 1 to 200 bytes");
+    mj *m = calloc(1, sizeof *m);
+    if (!m || !(m->input = strdup(crfp_params_str(params, "input"))) ||
+        !(m->key = strdup(crfp_params_str(params, "key"))) ||
+        !(m->set = strdup(crfp_params_str(params, "set"))) || !(m->out_tok = strdup(out)) ||
+        !(m->out_ne = cat(out, "ne")) || !(m->out_span = cat(out, "span"))) {
+        mj_close(m);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
+    m->host = host;
+    *state = m;
+    return CRFP_OK;
+}
+
+/* The type of a label: the label after a one-letter position prefix
+ * (B I E S L U and a dash), else the label itself.  Points into `l`. */
+static const char *label_type(const char *l, char *pos)
+{
+    if (strchr("BIESLU", l[0]) && l[0] && l[1] == '-' && l[2]) {
+        *pos = l[0];
+        return l + 2;
+    }
+    *pos = 0;
+    return l;
+}
+
+/* One token, or one first-pass entity: its key, its type and where it is. */
+typedef struct item {
+    const char *key;  /* the word, or the entity's words joined (owned by tab) */
+    size_t type;      /* index into the document's type table */
+    size_t first;     /* its first token, which also orders ties */
+    size_t ntok;      /* tokens covered (1 for a token) */
+} item;
+
+static int by_key(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->first > y->first) - (x->first < y->first);
+}
+
+/* For each group of items with equal keys (items sorted by key, then by
+ * position), the commonest type (skip_o: ignoring type 0, "O"), ties to
+ * the type whose first item comes first; results[] gets, per item, the
+ * winning type or (size_t)-1.  counts (all zero, and left so) and firsts
+ * have an entry per type. */
+static void vote(const item *it, size_t n, int skip_o, size_t *counts,
+                 size_t *firsts, size_t *results)
+{
+    for (size_t g = 0; g < n;) {
+        size_t e = g;
+        while (e < n && strcmp(it[e].key, it[g].key) == 0)
+            e++;
+        size_t best = (size_t)-1;
+        for (size_t i = g; i < e; i++) {
+            size_t t = it[i].type;
+            if (skip_o && t == 0)
+                continue;
+            if (counts[t]++ == 0)
+                firsts[t] = it[i].first;
+        }
+        for (size_t i = g; i < e; i++) {
+            size_t t = it[i].type;
+            if ((skip_o && t == 0) || counts[t] == 0)
+                continue;
+            if (best == (size_t)-1 || counts[t] > counts[best] ||
+                (counts[t] == counts[best] && firsts[t] < firsts[best]))
+                best = t;
+        }
+        for (size_t i = g; i < e; i++) {
+            counts[it[i].type] = 0;
+            results[i] = best;
+        }
+        g = e;
+    }
+}
+
+/* Everything one document needs; freed by work_free. */
+typedef struct work {
+    crfp_ann **sents, **toks;
+    size_t ns, nt;
+    const char **types;   /* type strings, [0] = "O"; point into the document */
+    size_t ntypes, captypes;
+    size_t *ttype;        /* per token: type index */
+    char *tpos;           /* per token: position letter, 0 if none */
+    item *items;          /* tokens, then spans */
+    size_t *res, *counts, *firsts;
+    const char **span_of; /* per token: its span's majority, or NULL */
+    char **keys;          /* joined entity strings */
+    size_t nkeys;
+} work;
+
+static void work_free(work *w)
+{
+    free(w->sents);
+    free(w->toks);
+    free(w->types);
+    free(w->ttype);
+    free(w->tpos);
+    free(w->items);
+    free(w->res);
+    free(w->counts);
+    free(w->firsts);
+    free(w->span_of);
+    for (size_t i = 0; i < w->nkeys; i++)
+        free(w->keys[i]);
+    free(w->keys);
+}
+
+/* Intern type string s (pointing into the document); its index or -1. */
+static long intern(work *w, const char *s)
+{
+    for (size_t i = 0; i < w->ntypes; i++)
+        if (strcmp(w->types[i], s) == 0)
+            return (long)i;
+    if (w->ntypes == w->captypes) {
+        size_t nc = w->captypes ? 2 * w->captypes : 16;
+        const char **nt = realloc(w->types, nc * sizeof *nt);
+        if (!nt)
+            return -1;
+        w->types = nt;
+        w->captypes = nc;
+    }
+    w->types[w->ntypes] = s;
+    return (long)w->ntypes++;
+}
+
+/* Does token t continue an entity of type ty whose previous token had
+ * position letter prev? */
+static int continues(char prev, char pos)
+{
+    return (pos == 'I' || pos == 'E' || pos == 'L') && prev != 'E' && prev != 'S' &&
+           prev != 'L' && prev != 'U';
+}
+
+static crfp_status oom(const mj *m)
+{
+    return crfp_error(m->host, CRFP_ENOMEM, "out of memory");
+}
+
+static crfp_status run(const mj *m, crfp_doc *doc, work *w)
+{
+    crfp_annset *set = crfp_doc_annset(doc, m->set, 0);
+    if (!set)
+        return CRFP_OK;
+    size_t len = crfp_doc_length(doc);
+    crfp_status st = crfp_annset_select(set, "Sentence", 0, len, &w->sents, &w->ns);
+    if (st == CRFP_OK)
+        st = crfp_annset_select(set, "Token", 0, len, &w->toks, &w->nt);
+    if (st != CRFP_OK)
+        return crfp_error(m->host, st, "majority: cannot list the annotations of document '%s'",
+                          crfp_doc_id(doc) ? crfp_doc_id(doc) : "");
+    size_t nt = w->nt;
+    if (nt == 0)
+        return CRFP_OK;
+    if (!(w->ttype = malloc(nt * sizeof *w->ttype)) || !(w->tpos = malloc(nt)) ||
+        !(w->items = malloc(2 * nt * sizeof *w->items)) ||
+        !(w->res = malloc(2 * nt * sizeof *w->res)) ||
+        !(w->span_of = calloc(nt, sizeof *w->span_of)) ||
+        !(w->keys = malloc(nt * sizeof *w->keys)) || intern(w, "O") != 0)
+        return oom(m);
+    for (size_t t = 0; t < nt; t++) {
+        const char *k = crfp_ann_str(w->toks[t], m->key), *l = crfp_ann_str(w->toks[t], m->input);
+        if (!k || !l)
+            return crfp_error(m->host, CRFP_ENOTFOUND, "majority: document '%s', token %zu: no "
+                              "'%s' feature%s", crfp_doc_id(doc) ? crfp_doc_id(doc) : "", t + 1,
+                              k ? m->input : m->key, k ? " (run the first tagger before this "
+                              "stage)" : "");
+        long ty = intern(w, label_type(l, &w->tpos[t]));
+        if (ty < 0)
+            return oom(m);
+        w->ttype[t] = (size_t)ty;
+        w->items[t] = (item){k, (size_t)ty, t, 1};
+    }
+    if (!(w->counts = calloc(w->ntypes, sizeof *w->counts)) ||
+        !(w->firsts = malloc(w->ntypes * sizeof *w->firsts)))
+        return oom(m);
+
+    /* the first pass's entities, never across a sentence boundary (tokens
+     * outside every Sentence count as a sentence each) */
+    size_t nspan = 0, s = 0;
+    for (size_t t = 0; t < nt;) {
+        if (w->ttype[t] == 0) {
+            t++;
+            continue;
+        }
+        while (s < w->ns && w->sents[s]->end <= w->toks[t]->start)
+            s++;
+        size_t send = s < w->ns && w->sents[s]->start <= w->toks[t]->start ? w->sents[s]->end : 0;
+        size_t e = t + 1;
+        while (e < nt && send && w->toks[e]->end <= send && w->ttype[e] == w->ttype[t] &&
+               continues(w->tpos[e - 1], w->tpos[e]))
+            e++;
+        size_t klen = 0;
+        for (size_t i = t; i < e; i++)
+            klen += strlen(w->items[i].key) + 1;
+        char *key = malloc(klen);
+        if (!key)
+            return oom(m);
+        w->keys[w->nkeys++] = key;
+        for (size_t i = t, o = 0; i < e; i++) {
+            size_t kl = strlen(w->items[i].key);
+            memcpy(key + o, w->items[i].key, kl);
+            o += kl;
+            key[o++] = i + 1 < e ? ' ' : '\0';
+        }
+        w->items[nt + nspan++] = (item){key, w->ttype[t], t, e - t};
+        t = e;
+    }
+
+    /* tokens: the majority with and without O */
+    qsort(w->items, nt, sizeof *w->items, by_key);
+    vote(w->items, nt, 0, w->counts, w->firsts, w->res);
+    vote(w->items, nt, 1, w->counts, w->firsts, w->res + nt);
+    for (size_t i = 0; i < nt && st == CRFP_OK; i++) {
+        crfp_ann *a = w->toks[w->items[i].first];
+        st = crfp_ann_set_str_ref(doc, a, m->out_tok, w->types[w->res[i]]);
+        if (st == CRFP_OK)
+            st = crfp_ann_set_str_ref(doc, a, m->out_ne, w->res[nt + i] == (size_t)-1
+                                      ? "none" : w->types[w->res[nt + i]]);
+    }
+    /* entities: the majority of their string */
+    item *sp = w->items + nt;
+    qsort(sp, nspan, sizeof *sp, by_key);
+    vote(sp, nspan, 0, w->counts, w->firsts, w->res);
+    for (size_t i = 0; i < nspan; i++)
+        for (size_t t = sp[i].first; t < sp[i].first + sp[i].ntok; t++)
+            w->span_of[t] = w->types[w->res[i]];
+    for (size_t t = 0; t < nt && st == CRFP_OK; t++)
+        st = crfp_ann_set_str_ref(doc, w->toks[t], m->out_span,
+                                  w->span_of[t] ? w->span_of[t] : "none");
+    if (st != CRFP_OK)
+        return crfp_error(m->host, st, "majority: document '%s': cannot set the token features",
+                          crfp_doc_id(doc) ? crfp_doc_id(doc) : "");
+    return CRFP_OK;
+}
+
+/* Reads only the (immutable) settings, so documents may run concurrently. */
+static crfp_status mj_process(void *state, crfp_doc *doc)
+{
+    work w = {0};
+    crfp_status st = run(state, doc, &w);
+    work_free(&w);
+    return st;
+}
+
+static const crfp_stage_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_stage_vtable),
+    .open = mj_open,
+    .process = mj_process,
+    .close = mj_close,
+    .process_concurrent = mj_process,
+};
+
+CRFP_PLUGIN_DEFINE(majority) = {
+    CRFP_PLUGIN_ABI,
+    .name = "majority",
+    .kind = CRFP_KIND_TAGGER,
+    .version = "1.0",
+    .description = "document-level majority of a first tagger's labels per word and per entity "
+                   "string, as features for a second pass",
+    .params = params,
+    .nparams = sizeof params / sizeof *params,
+    .vtable = &vtable,
+};
