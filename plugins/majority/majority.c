@@ -206,8 +206,9 @@ static long intern(work *w, const char *s)
     return (long)w->ntypes++;
 }
 
-/* Does token t continue an entity of type ty whose previous token had
- * position letter prev? */
+/* Does a token with position letter pos continue the entity of the token
+ * before it (letter prev), given that both have the same type?  I, E and L
+ * continue anything but an entity that the previous letter closed. */
 static int continues(char prev, char pos)
 {
     return (pos == 'I' || pos == 'E' || pos == 'L') && prev != 'E' && prev != 'S' &&
