@@ -152,6 +152,20 @@ static int lr_probe(const char *head, size_t len)
         }
         i = j + 1;
     }
+    /* A CoNLL sentence can be longer than 20 tokens, so look for a blank
+     * line between two non-blank ones in the rest of the head too: a
+     * two-column tagged corpus ("From ADP") reads like CMUdict entries. */
+    for (int blank = 0; fmt >= 0 && i < len;) {
+        size_t j = i;
+        while (j < len && head[j] != '\n')
+            j++;
+        size_t e = j > i && head[j - 1] == '\r' ? j - 1 : j;
+        if (e == i)
+            blank = 1;
+        else if (blank)
+            return 0;
+        i = j + 1;
+    }
     if (fmt == F_CMUDICT)
         return 70;
     if (fmt == F_NETTALK)

@@ -91,6 +91,15 @@ expect_fail "broken.out:.*read as CoNLL-U, detected from its content; use --form
 cp "$tmp/tiny.xml" "$tmp/corpus.dat"
 "$CRFPIPE" --quiet tag --model "$tmp/m" "$tmp/corpus.dat" > "$tmp/x.out" || fail "tag XML named .dat"
 head -c 200 "$tmp/x.out" | grep -q '<corpus' || fail "XML named .dat not written as XML"
+# A two-column tagged corpus ("word TAG") whose first sentence has more than
+# 20 tokens looks like CMUdict entries line by line: the blank line after it
+# says it is a column file.
+awk 'BEGIN { for (s = 0; s < 3; s++) { for (i = 0; i < 25; i++) printf "w%c NOUN\n", 97 + i; print "" } }' \
+    > "$tmp/long.txt"
+"$CRFPIPE" --quiet convert --to conll "$tmp/long.txt" "$tmp/long.out" || fail "long 2-column sentence"
+cmp -s "$tmp/long.txt" "$tmp/long.out" || fail "long 2-column sentence not read as CoNLL"
+"$CRFPIPE" --quiet convert --to xml "$tmp/long.txt" "$tmp/long.xml" || fail "long 2-column sentence (xml)"
+grep -q 'lexicon' "$tmp/long.xml" && fail "long 2-column sentence read as a lexicon"
 
 # 4. -DOCSTART- inside a sentence (no blank line before it) ends the
 #    sentence and starts a document; the file round-trips byte for byte.
