@@ -166,7 +166,7 @@ typedef struct work {
     char *tpos;           /* per token: position letter, 0 if none */
     item *items;          /* tokens, then spans */
     size_t *res, *counts, *firsts;
-    const char **span_of; /* per token: its span's majority, or NULL */
+    const char **vals;    /* per token: the three values written */
     char **keys;          /* joined entity strings */
     size_t nkeys;
 } work;
@@ -182,7 +182,7 @@ static void work_free(work *w)
     free(w->res);
     free(w->counts);
     free(w->firsts);
-    free(w->span_of);
+    free(w->vals);
     for (size_t i = 0; i < w->nkeys; i++)
         free(w->keys[i]);
     free(w->keys);
@@ -238,7 +238,7 @@ static crfp_status run(const mj *m, crfp_doc *doc, work *w)
     if (!(w->ttype = malloc(nt * sizeof *w->ttype)) || !(w->tpos = malloc(nt)) ||
         !(w->items = malloc(2 * nt * sizeof *w->items)) ||
         !(w->res = malloc(2 * nt * sizeof *w->res)) ||
-        !(w->span_of = calloc(nt, sizeof *w->span_of)) ||
+        !(w->vals = malloc(3 * nt * sizeof *w->vals)) ||
         !(w->keys = malloc(nt * sizeof *w->keys)) || intern(w, "O") != 0)
         return oom(m);
     for (size_t t = 0; t < nt; t++) {
@@ -294,12 +294,11 @@ static crfp_status run(const mj *m, crfp_doc *doc, work *w)
     qsort(w->items, nt, sizeof *w->items, by_key);
     vote(w->items, nt, 0, w->counts, w->firsts, w->res);
     vote(w->items, nt, 1, w->counts, w->firsts, w->res + nt);
-    for (size_t i = 0; i < nt && st == CRFP_OK; i++) {
-        crfp_ann *a = w->toks[w->items[i].first];
-        st = crfp_ann_set_str_ref(doc, a, m->out_tok, w->types[w->res[i]]);
-        if (st == CRFP_OK)
-            st = crfp_ann_set_str_ref(doc, a, m->out_ne, w->res[nt + i] == (size_t)-1
-                                      ? "none" : w->types[w->res[nt + i]]);
+    for (size_t i = 0; i < nt; i++) {
+        const char **v = w->vals + 3 * w->items[i].first;
+        v[0] = w->types[w->res[i]];
+        v[1] = w->res[nt + i] == (size_t)-1 ? "none" : w->types[w->res[nt + i]];
+        v[2] = "none";
     }
     /* entities: the majority of their string */
     item *sp = w->items + nt;
@@ -307,10 +306,11 @@ static crfp_status run(const mj *m, crfp_doc *doc, work *w)
     vote(sp, nspan, 0, w->counts, w->firsts, w->res);
     for (size_t i = 0; i < nspan; i++)
         for (size_t t = sp[i].first; t < sp[i].first + sp[i].ntok; t++)
-            w->span_of[t] = w->types[w->res[i]];
+            w->vals[3 * t + 2] = w->types[w->res[i]];
+    /* one call per token sets the three (values in the document or static) */
+    const char *names[3] = {m->out_tok, m->out_ne, m->out_span};
     for (size_t t = 0; t < nt && st == CRFP_OK; t++)
-        st = crfp_ann_set_str_ref(doc, w->toks[t], m->out_span,
-                                  w->span_of[t] ? w->span_of[t] : "none");
+        st = crfp_ann_set_strs_ref(doc, w->toks[t], names, w->vals + 3 * t, NULL, 3);
     if (st != CRFP_OK)
         return crfp_error(m->host, st, "majority: document '%s': cannot set the token features",
                           crfp_doc_id(doc) ? crfp_doc_id(doc) : "");
