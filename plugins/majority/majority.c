@@ -21,8 +21,8 @@
  * function of the document alone.  The scope is the document, because
  * documents are what the pipeline streams: to aggregate over a whole corpus
  * (what helps most on CoNLL-2002, samples/ner/README.md), read it as one
- * document (conll_reader batch-bytes=0, docstart=false).  Memory is linear
- * in the document's tokens.
+ * document (conll_reader batch-bytes=0, docstart=false).  Time and memory
+ * are linear in the document's tokens.
  *
  * The second-pass model has to be trained on features made the same way
  * from first-pass labels it did not see in training (jackknifing):
@@ -31,6 +31,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,43 +106,116 @@ static const char *label_type(const char *l, char *pos)
     return l;
 }
 
-/* One token, or one first-pass entity: its key, its type and where it is. */
+/* Distinct strings numbered in order of first appearance: open addressing,
+ * grown at half load, so that grouping a document's words, entity strings
+ * and labels is linear in its tokens (a sort, or a linear search of the
+ * labels, would let a hostile document with 10^6 distinct labels run for
+ * hours).  The strings are not copied: they must outlive the table. */
+typedef struct strtab {
+    size_t *slot;       /* id + 1, 0 = empty; 2^k entries */
+    size_t mask;
+    const char **strs;  /* id -> string */
+    size_t n, cap;
+} strtab;
+
+static void strtab_free(strtab *t)
+{
+    free(t->slot);
+    free(t->strs);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h ^ (h >> 29);
+}
+
+/* The id of s, adding it if new; -1 when out of memory. */
+static long strtab_id(strtab *t, const char *s)
+{
+    if (2 * (t->n + 1) > t->mask + 1 || t->n == t->cap) {
+        size_t ns = t->slot ? 2 * (t->mask + 1) : 64, ncap = ns / 2;
+        size_t *slot = calloc(ns, sizeof *slot);
+        const char **strs = realloc(t->strs, ncap * sizeof *strs);
+        if (!slot || !strs) {
+            free(slot);
+            if (strs)
+                t->strs = strs;
+            return -1;
+        }
+        for (size_t id = 0; id < t->n; id++) {
+            size_t i = str_hash(strs[id]) & (ns - 1);
+            while (slot[i])
+                i = (i + 1) & (ns - 1);
+            slot[i] = id + 1;
+        }
+        free(t->slot);
+        t->slot = slot;
+        t->strs = strs;
+        t->mask = ns - 1;
+        t->cap = ncap;
+    }
+    size_t i = str_hash(s) & t->mask;
+    for (; t->slot[i]; i = (i + 1) & t->mask)
+        if (strcmp(t->strs[t->slot[i] - 1], s) == 0)
+            return (long)(t->slot[i] - 1);
+    t->strs[t->n] = s;
+    t->slot[i] = ++t->n;
+    return (long)(t->n - 1);
+}
+
+/* One token, or one first-pass entity: its group (its word, or the
+ * entity's words joined), its type and where it is. */
 typedef struct item {
-    const char *key;  /* the word, or the entity's words joined (owned by tab) */
+    size_t group;     /* id of its key in the key table */
     size_t type;      /* index into the document's type table */
     size_t first;     /* its first token, which also orders ties */
     size_t ntok;      /* tokens covered (1 for a token) */
 } item;
 
-static int by_key(const void *a, const void *b)
+/* The order in which to visit items so that each group is contiguous,
+ * groups in order of first appearance and items in their original
+ * (position) order within a group: a counting sort of the indices by group
+ * id into order[].  Returns 0, or -1 when out of memory. */
+static int group_order(const item *it, size_t n, size_t ngroups, size_t *order)
 {
-    const item *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
-    return c ? c : (x->first > y->first) - (x->first < y->first);
+    size_t *pos = calloc(ngroups + 1, sizeof *pos);
+    if (!pos)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        pos[it[i].group + 1]++;
+    for (size_t g = 0; g < ngroups; g++)
+        pos[g + 1] += pos[g];
+    for (size_t i = 0; i < n; i++)
+        order[pos[it[i].group]++] = i;
+    free(pos);
+    return 0;
 }
 
-/* For each group of items with equal keys (items sorted by key, then by
- * position), the commonest type (skip_o: ignoring type 0, "O"), ties to
- * the type whose first item comes first; results[] gets, per item, the
- * winning type or (size_t)-1.  counts (all zero, and left so) and firsts
- * have an entry per type. */
-static void vote(const item *it, size_t n, int skip_o, size_t *counts,
+/* For each group of items (visited in order[], where each group is
+ * contiguous and in position order), the commonest type (skip_o: ignoring
+ * type 0, "O"), ties to the type whose first item comes first; results[i]
+ * gets the winning type of item i, or (size_t)-1.  counts (all zero, and
+ * left so) and firsts have an entry per type. */
+static void vote(const item *it, const size_t *order, size_t n, int skip_o, size_t *counts,
                  size_t *firsts, size_t *results)
 {
     for (size_t g = 0; g < n;) {
         size_t e = g;
-        while (e < n && strcmp(it[e].key, it[g].key) == 0)
+        while (e < n && it[order[e]].group == it[order[g]].group)
             e++;
         size_t best = (size_t)-1;
         for (size_t i = g; i < e; i++) {
-            size_t t = it[i].type;
+            size_t t = it[order[i]].type;
             if (skip_o && t == 0)
                 continue;
             if (counts[t]++ == 0)
-                firsts[t] = it[i].first;
+                firsts[t] = it[order[i]].first;
         }
         for (size_t i = g; i < e; i++) {
-            size_t t = it[i].type;
+            size_t t = it[order[i]].type;
             if ((skip_o && t == 0) || counts[t] == 0)
                 continue;
             if (best == (size_t)-1 || counts[t] > counts[best] ||
@@ -149,8 +223,8 @@ static void vote(const item *it, size_t n, int skip_o, size_t *counts,
                 best = t;
         }
         for (size_t i = g; i < e; i++) {
-            counts[it[i].type] = 0;
-            results[i] = best;
+            counts[it[order[i]].type] = 0;
+            results[order[i]] = best;
         }
         g = e;
     }
@@ -160,11 +234,11 @@ static void vote(const item *it, size_t n, int skip_o, size_t *counts,
 typedef struct work {
     crfp_ann **sents, **toks;
     size_t ns, nt;
-    const char **types;   /* type strings, [0] = "O"; point into the document */
-    size_t ntypes, captypes;
-    size_t *ttype;        /* per token: type index */
+    strtab types;         /* label types, [0] = "O"; point into the document */
+    strtab words, spans;  /* the keys of tokens and of entities */
     char *tpos;           /* per token: position letter, 0 if none */
-    item *items;          /* tokens, then spans */
+    item *items;          /* tokens (item t is token t), then spans */
+    size_t *order;        /* the same, grouped: see group_order */
     size_t *res, *counts, *firsts;
     const char **vals;    /* per token: the three values written */
     char **keys;          /* joined entity strings */
@@ -175,10 +249,12 @@ static void work_free(work *w)
 {
     free(w->sents);
     free(w->toks);
-    free(w->types);
-    free(w->ttype);
+    strtab_free(&w->types);
+    strtab_free(&w->words);
+    strtab_free(&w->spans);
     free(w->tpos);
     free(w->items);
+    free(w->order);
     free(w->res);
     free(w->counts);
     free(w->firsts);
@@ -186,24 +262,6 @@ static void work_free(work *w)
     for (size_t i = 0; i < w->nkeys; i++)
         free(w->keys[i]);
     free(w->keys);
-}
-
-/* Intern type string s (pointing into the document); its index or -1. */
-static long intern(work *w, const char *s)
-{
-    for (size_t i = 0; i < w->ntypes; i++)
-        if (strcmp(w->types[i], s) == 0)
-            return (long)i;
-    if (w->ntypes == w->captypes) {
-        size_t nc = w->captypes ? 2 * w->captypes : 16;
-        const char **nt = realloc(w->types, nc * sizeof *nt);
-        if (!nt)
-            return -1;
-        w->types = nt;
-        w->captypes = nc;
-    }
-    w->types[w->ntypes] = s;
-    return (long)w->ntypes++;
 }
 
 /* Does a token with position letter pos continue the entity of the token
@@ -235,11 +293,12 @@ static crfp_status run(const mj *m, crfp_doc *doc, work *w)
     size_t nt = w->nt;
     if (nt == 0)
         return CRFP_OK;
-    if (!(w->ttype = malloc(nt * sizeof *w->ttype)) || !(w->tpos = malloc(nt)) ||
+    if (!(w->tpos = malloc(nt)) ||
         !(w->items = malloc(2 * nt * sizeof *w->items)) ||
         !(w->res = malloc(2 * nt * sizeof *w->res)) ||
         !(w->vals = malloc(3 * nt * sizeof *w->vals)) ||
-        !(w->keys = malloc(nt * sizeof *w->keys)) || intern(w, "O") != 0)
+        !(w->keys = malloc(nt * sizeof *w->keys)) ||
+        strtab_id(&w->types, "O") != 0)
         return oom(m);
     for (size_t t = 0; t < nt; t++) {
         const char *k = crfp_ann_str(w->toks[t], m->key), *l = crfp_ann_str(w->toks[t], m->input);
@@ -248,21 +307,22 @@ static crfp_status run(const mj *m, crfp_doc *doc, work *w)
                               "'%s' feature%s", crfp_doc_id(doc) ? crfp_doc_id(doc) : "", t + 1,
                               k ? m->input : m->key, k ? " (run the first tagger before this "
                               "stage)" : "");
-        long ty = intern(w, label_type(l, &w->tpos[t]));
-        if (ty < 0)
+        long ty = strtab_id(&w->types, label_type(l, &w->tpos[t]));
+        long g = strtab_id(&w->words, k);
+        if (ty < 0 || g < 0)
             return oom(m);
-        w->ttype[t] = (size_t)ty;
-        w->items[t] = (item){k, (size_t)ty, t, 1};
+        w->items[t] = (item){(size_t)g, (size_t)ty, t, 1};
     }
-    if (!(w->counts = calloc(w->ntypes, sizeof *w->counts)) ||
-        !(w->firsts = malloc(w->ntypes * sizeof *w->firsts)))
+    if (!(w->counts = calloc(w->types.n, sizeof *w->counts)) ||
+        !(w->firsts = malloc(w->types.n * sizeof *w->firsts)) ||
+        !(w->order = malloc(nt * sizeof *w->order)))
         return oom(m);
 
     /* the first pass's entities, never across a sentence boundary (tokens
      * outside every Sentence count as a sentence each) */
     size_t nspan = 0, s = 0;
     for (size_t t = 0; t < nt;) {
-        if (w->ttype[t] == 0) {
+        if (w->items[t].type == 0) {
             t++;
             continue;
         }
@@ -270,43 +330,50 @@ static crfp_status run(const mj *m, crfp_doc *doc, work *w)
             s++;
         size_t send = s < w->ns && w->sents[s]->start <= w->toks[t]->start ? w->sents[s]->end : 0;
         size_t e = t + 1;
-        while (e < nt && send && w->toks[e]->end <= send && w->ttype[e] == w->ttype[t] &&
+        while (e < nt && send && w->toks[e]->end <= send && w->items[e].type == w->items[t].type &&
                continues(w->tpos[e - 1], w->tpos[e]))
             e++;
         size_t klen = 0;
         for (size_t i = t; i < e; i++)
-            klen += strlen(w->items[i].key) + 1;
+            klen += strlen(w->words.strs[w->items[i].group]) + 1;
         char *key = malloc(klen);
         if (!key)
             return oom(m);
         w->keys[w->nkeys++] = key;
         for (size_t i = t, o = 0; i < e; i++) {
-            size_t kl = strlen(w->items[i].key);
-            memcpy(key + o, w->items[i].key, kl);
+            const char *k = w->words.strs[w->items[i].group];
+            size_t kl = strlen(k);
+            memcpy(key + o, k, kl);
             o += kl;
             key[o++] = i + 1 < e ? ' ' : '\0';
         }
-        w->items[nt + nspan++] = (item){key, w->ttype[t], t, e - t};
+        long g = strtab_id(&w->spans, key);
+        if (g < 0)
+            return oom(m);
+        w->items[nt + nspan++] = (item){(size_t)g, w->items[t].type, t, e - t};
         t = e;
     }
 
     /* tokens: the majority with and without O */
-    qsort(w->items, nt, sizeof *w->items, by_key);
-    vote(w->items, nt, 0, w->counts, w->firsts, w->res);
-    vote(w->items, nt, 1, w->counts, w->firsts, w->res + nt);
-    for (size_t i = 0; i < nt; i++) {
-        const char **v = w->vals + 3 * w->items[i].first;
-        v[0] = w->types[w->res[i]];
-        v[1] = w->res[nt + i] == (size_t)-1 ? "none" : w->types[w->res[nt + i]];
+    const char **type = w->types.strs;
+    if (group_order(w->items, nt, w->words.n, w->order) != 0)
+        return oom(m);
+    vote(w->items, w->order, nt, 0, w->counts, w->firsts, w->res);
+    vote(w->items, w->order, nt, 1, w->counts, w->firsts, w->res + nt);
+    for (size_t t = 0; t < nt; t++) {
+        const char **v = w->vals + 3 * t;
+        v[0] = type[w->res[t]];
+        v[1] = w->res[nt + t] == (size_t)-1 ? "none" : type[w->res[nt + t]];
         v[2] = "none";
     }
     /* entities: the majority of their string */
     item *sp = w->items + nt;
-    qsort(sp, nspan, sizeof *sp, by_key);
-    vote(sp, nspan, 0, w->counts, w->firsts, w->res);
+    if (group_order(sp, nspan, w->spans.n, w->order) != 0)
+        return oom(m);
+    vote(sp, w->order, nspan, 0, w->counts, w->firsts, w->res);
     for (size_t i = 0; i < nspan; i++)
         for (size_t t = sp[i].first; t < sp[i].first + sp[i].ntok; t++)
-            w->vals[3 * t + 2] = w->types[w->res[i]];
+            w->vals[3 * t + 2] = type[w->res[i]];
     /* one call per token sets the three (values in the document or static) */
     const char *names[3] = {m->out_tok, m->out_ne, m->out_span};
     for (size_t t = 0; t < nt && st == CRFP_OK; t++)

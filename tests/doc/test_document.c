@@ -404,6 +404,27 @@ static void test_borrowed(crfp_host *h)
     CHECK_ST(crfp_ann_set_strs_ref(d, w, dupn, dupv, NULL, 2), CRFP_OK);
     CHECK(w->nfeats == 1);
     CHECK_STR(crfp_ann_str(w, "x"), "NNP");
+    /* added to features a reader reserved exactly: one new array of the
+     * exact size (a later stage's batch must not leave 4 + 8 slots behind
+     * in the arena for 5), so the next feature needs another */
+    crfp_ann *r = NULL;
+    CHECK_ST(crfp_annset_add(h, d, set, "Token", 0, 3, &r), CRFP_OK);
+    CHECK_ST(crfp_ann_reserve(d, r, 2), CRFP_OK);
+    CHECK_ST(crfp_ann_set_strs_ref(d, r, names, vals, lens, 2), CRFP_OK);
+    const crfp_feature *two = r->feats;
+    const char *more[] = {"maj", "majne", "word", "majspan"};
+    const char *mv[] = {"PER", "LOC", line + 9, "none"};
+    CHECK_ST(crfp_ann_set_strs_ref(d, r, more, mv, NULL, 4), CRFP_OK);
+    CHECK(r->nfeats == 5 && r->feats != two);
+    CHECK_STR(crfp_ann_str(r, "word"), "NNP");
+    CHECK_STR(crfp_ann_str(r, "pos"), "NNP");
+    CHECK_STR(crfp_ann_str(r, "majne"), "LOC");
+    const crfp_feature *five = r->feats;
+    CHECK_ST(crfp_ann_set_str_ref(d, r, "majspan", "PER"), CRFP_OK);
+    CHECK(r->feats == five);
+    CHECK_ST(crfp_ann_set_str_ref(d, r, "sixth", "x"), CRFP_OK);
+    CHECK(r->nfeats == 6 && r->feats != five);
+    CHECK_STR(crfp_ann_str(r, "maj"), "PER");
     CHECK(crfp_doc_memory(d) >= before && before >= 32);
     crfp_doc_free(d); /* frees text and line: valgrind/ASan would tell */
 }

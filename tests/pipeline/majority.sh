@@ -117,7 +117,8 @@ expect_fail "majority: output must be a name" $P run "$tmp/d.xml" -i "$tmp/b.con
 dev="$top_srcdir/samples/ner/dev.conll"
 pipe "$tmp/w.xml" word,ne1 word,ne1,maj,majne,majspan
 $P run "$tmp/w.xml" -i "$dev" -o "$tmp/w.out" || fail "majority on WNUT-17 dev"
-awk 'function ty(l) { return l == "O" ? "O" : substr(l, 3) }
+cat >"$tmp/ref.awk" <<'X'
+function ty(l) { return l == "O" ? "O" : substr(l, 3) }
      function flush(  j, e, k) {   # the spans of the sentence just read
          for (j = 1; j <= m; j++) {
              if (ty(lab[j]) == "O") continue
@@ -148,9 +149,24 @@ awk 'function ty(l) { return l == "O" ? "O" : substr(l, 3) }
            s = spanof[i] ? best(sc, sfirst, skey[spanof[i]], stypes[skey[spanof[i]]], 0) : "none"
            print word[i], best(tc, tf, word[i], types[word[i]], 0), best(tc, tf, word[i], types[word[i]], 1), s
            if (blank[i]) print ""
-       } }' "$dev" >"$tmp/w.want"
+       } }
+X
+awk -f "$tmp/ref.awk" "$dev" >"$tmp/w.want"
 awk 'NF { print $1, $3, $4, $5; next } { print }' "$tmp/w.out" | cmp -s - "$tmp/w.want" ||
     { fail "majority on WNUT-17 dev differs from the awk votes"
       awk 'NF { print $1, $3, $4, $5; next } { print }' "$tmp/w.out" | diff "$tmp/w.want" - | head >&2 || true; }
 grep -q ' person person person$' "$tmp/w.want" || fail "the reference found no entity"
+
+# 3. many types and words (the tables grow and rehash several times): 300
+# entity types over 9,000 tokens, against the same awk
+awk 'BEGIN { srand(7); for (i = 0; i < 9000; i++) {
+         r = int(rand() * 10); w = "w" int(rand() * 700)
+         l = r < 4 ? "O" : (r < 7 ? "B-" : "I-") "T" int(rand() * rand() * 300)
+         print w, l; if (i % 17 == 16) print "" } }' >"$tmp/m.conll"
+$P run "$tmp/w.xml" -i "$tmp/m.conll" -o "$tmp/m.out" || fail "majority on 300 types"
+awk -f "$tmp/ref.awk" "$tmp/m.conll" >"$tmp/m.want"
+awk 'NF { print $1, $3, $4, $5; next } { print }' "$tmp/m.out" | cmp -s - "$tmp/m.want" ||
+    { fail "majority on 300 types differs from the awk votes"
+      awk 'NF { print $1, $3, $4, $5; next } { print }' "$tmp/m.out" | diff "$tmp/m.want" - | head >&2 || true; }
+test "$(awk '{ print $3 }' "$tmp/m.want" | sort -u | wc -l)" -gt 100 || fail "too few types voted"
 finish

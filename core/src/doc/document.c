@@ -1216,8 +1216,17 @@ crfp_status crfp_ann_set_strs_ref(crfp_doc *doc, crfp_ann *ann, const char *cons
             fresh &= in[j] != in[i];
     }
     if (!fresh) {
+        /* Room for every name not yet present in one allocation of the
+         * exact size: one by one, the arena would keep each outgrown array
+         * (a reader's 2 features + 3 set here: 4 + 8 slots instead of 5). */
+        size_t add = 0;
+        for (size_t i = 0; i < n; i++)
+            add += names[i] && !crfp_ann_get(ann, names[i]);
+        crfp_status st = crfp_ann_reserve(doc, ann, ann->nfeats + add);
+        if (st != CRFP_OK)
+            return st;
         for (size_t i = 0; i < n; i++) {
-            crfp_status st = crfp_ann_set_str_ref(doc, ann, names[i], values[i]);
+            st = crfp_ann_set_str_ref(doc, ann, names[i], values[i]);
             if (st == CRFP_OK && lens && values[i][lens[i]] != '\0')
                 st = CRFP_EINVAL;
             if (st != CRFP_OK)
