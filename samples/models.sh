@@ -25,6 +25,7 @@ say() { printf '\n== %s\n' "$*"; }
 per_line() {
     sed -e 's|<stage plugin="text_reader"/>|<stage plugin="text_reader"><param name="split" value="line"/></stage>|' \
         -e "s|value=\"\\([a-z./-]*\\)\\.model\"|value=\"$here/$2/\\1.model\"|" \
+        -e "s|value=\"\\([a-z./-]*\\)\\.tagdict\"|value=\"$here/$2/\\1.tagdict\"|" \
         -e "s|value=\"\\.\\./text/|value=\"$here/samples/text/|" "$1"
 }
 
@@ -35,11 +36,25 @@ if [ -f "$ewt/en_ewt-ud-train.conllu" ]; then
         --dev-patience 0 --model samples/pos/pos.model "$ewt/en_ewt-ud-train.conllu"
     say "EWT test, gold tokens"
     "$CRFPIPE" eval --model samples/pos/pos.model "$ewt/en_ewt-ud-test.conllu" | head -3
+    say "UPOS tagger reading a tag dictionary (pos-td.tpl) -> samples/pos/pos-td.model, pos.tagdict"
+    sed -e "s|value=\"dev.conllu\"|value=\"$ewt/en_ewt-ud-dev.conllu\"|" \
+        -e 's|<param name="rho1" value="0.05"/>|&<param name="dev-patience" value="0"/>|' \
+        -e "s|value=\"\(pos[a-z.-]*\)\"|value=\"$here/samples/pos/\1\"|" \
+        samples/pos/train-td.xml >"$out/pos-td-train.xml"
+    "$CRFPIPE" run "$out/pos-td-train.xml" -i "$ewt/en_ewt-ud-train.conllu"
+    say "EWT test, gold tokens, with the tag dictionary"
+    sed "s|value=\"\(pos[a-z.-]*\)\"|value=\"$here/samples/pos/\1\"|" samples/pos/eval-td.xml \
+        >"$out/pos-td-eval.xml"
+    "$CRFPIPE" run "$out/pos-td-eval.xml" -i "$ewt/en_ewt-ud-test.conllu" | head -3
     say "EWT test from raw text: samples/pos/annotate.xml, one sentence per line"
     "$EWTRAW" text "$ewt/en_ewt-ud-test.conllu" >"$out/ewt-test.txt"
     per_line samples/pos/annotate.xml samples/pos >"$out/pos-lines.xml"
     "$CRFPIPE" run "$out/pos-lines.xml" -i "$out/ewt-test.txt" -o "$out/ewt-test.xml"
     "$EWTRAW" score --pos upos "$ewt/en_ewt-ud-test.conllu" "$out/ewt-test.xml"
+    say "the same with the tag dictionary: samples/pos/annotate-td.xml"
+    per_line samples/pos/annotate-td.xml samples/pos >"$out/pos-td-lines.xml"
+    "$CRFPIPE" run "$out/pos-td-lines.xml" -i "$out/ewt-test.txt" -o "$out/ewt-test-td.xml"
+    "$EWTRAW" score --pos upos "$ewt/en_ewt-ud-test.conllu" "$out/ewt-test-td.xml"
     say "the same text as paragraphs (sentence splitting by icu_tokenizer too)"
     "$EWTRAW" text --paragraphs "$ewt/en_ewt-ud-test.conllu" >"$out/ewt-test-para.txt"
     sed 's/value="line"/value="paragraph"/' "$out/pos-lines.xml" >"$out/pos-para.xml"

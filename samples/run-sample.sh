@@ -24,6 +24,10 @@ echo
 echo "== scoring against the gold UPOS: samples/pos/eval.xml"
 "$CRFPIPE" run samples/pos/eval.xml -i samples/pos/test.conllu | head -4
 echo
+echo "== the same tagger reading a tag dictionary: samples/pos/train-td.xml, eval-td.xml"
+"$CRFPIPE" --quiet run samples/pos/train-td.xml -i samples/pos/train.conllu
+"$CRFPIPE" run samples/pos/eval-td.xml -i samples/pos/test.conllu | head -4
+echo
 echo "== grapheme-to-phoneme: align + train on the CMUdict excerpt (samples/g2p/train.xml)"
 "$CRFPIPE" run samples/g2p/train.xml -i samples/g2p/train.dict 2>&1 | tail -3
 "$CRFPIPE" run samples/g2p/eval.xml -i samples/g2p/test.dict

@@ -31,11 +31,13 @@
  */
 #include "config.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+
+#include "../common/columns.h"
+#include "../common/strtab.h"
 
 static const crfp_param_spec params[] = {
     {"input", CRFP_PARAM_STRING, "predicted", "token feature holding the first pass's label"},
@@ -106,65 +108,10 @@ static const char *label_type(const char *l, char *pos)
     return l;
 }
 
-/* Distinct strings numbered in order of first appearance: open addressing,
- * grown at half load, so that grouping a document's words, entity strings
- * and labels is linear in its tokens (a sort, or a linear search of the
- * labels, would let a hostile document with 10^6 distinct labels run for
- * hours).  The strings are not copied: they must outlive the table. */
-typedef struct strtab {
-    size_t *slot;       /* id + 1, 0 = empty; 2^k entries */
-    size_t mask;
-    const char **strs;  /* id -> string */
-    size_t n, cap;
-} strtab;
-
-static void strtab_free(strtab *t)
-{
-    free(t->slot);
-    free(t->strs);
-}
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 14695981039346656037u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h ^ (h >> 29);
-}
-
-/* The id of s, adding it if new; -1 when out of memory. */
-static long strtab_id(strtab *t, const char *s)
-{
-    if (2 * (t->n + 1) > t->mask + 1 || t->n == t->cap) {
-        size_t ns = t->slot ? 2 * (t->mask + 1) : 64, ncap = ns / 2;
-        size_t *slot = calloc(ns, sizeof *slot);
-        const char **strs = realloc(t->strs, ncap * sizeof *strs);
-        if (!slot || !strs) {
-            free(slot);
-            if (strs)
-                t->strs = strs;
-            return -1;
-        }
-        for (size_t id = 0; id < t->n; id++) {
-            size_t i = str_hash(strs[id]) & (ns - 1);
-            while (slot[i])
-                i = (i + 1) & (ns - 1);
-            slot[i] = id + 1;
-        }
-        free(t->slot);
-        t->slot = slot;
-        t->strs = strs;
-        t->mask = ns - 1;
-        t->cap = ncap;
-    }
-    size_t i = str_hash(s) & t->mask;
-    for (; t->slot[i]; i = (i + 1) & t->mask)
-        if (strcmp(t->strs[t->slot[i] - 1], s) == 0)
-            return (long)(t->slot[i] - 1);
-    t->strs[t->n] = s;
-    t->slot[i] = ++t->n;
-    return (long)(t->n - 1);
-}
+/* Words, entity strings and labels are grouped by hash tables
+ * (../common/strtab.h), so a document costs time linear in its tokens: a
+ * sort, or a linear search of the labels, would let a hostile document with
+ * 10^6 distinct labels run for hours. */
 
 /* One token, or one first-pass entity: its group (its word, or the
  * entity's words joined), its type and where it is. */
@@ -387,9 +334,14 @@ static crfp_status run(const mj *m, crfp_doc *doc, work *w)
 /* Reads only the (immutable) settings, so documents may run concurrently. */
 static crfp_status mj_process(void *state, crfp_doc *doc)
 {
+    const mj *m = state;
     work w = {0};
-    crfp_status st = run(state, doc, &w);
+    crfp_status st = run(m, doc, &w);
     work_free(&w);
+    const char *names[3] = {m->out_tok, m->out_ne, m->out_span};
+    if (st == CRFP_OK && (st = columns_extend(doc, names, 3)) != CRFP_OK)
+        st = crfp_error(m->host, st, "majority: document '%s': cannot extend its columns",
+                        crfp_doc_id(doc) ? crfp_doc_id(doc) : "");
     return st;
 }
 

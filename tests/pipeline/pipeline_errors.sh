@@ -28,6 +28,16 @@ cat >"$tmp/bad-order.xml" <<X
 <stage plugin="conllu_reader"/></pipeline>
 X
 expect_fail "cannot come after" "$CRFPIPE" run "$tmp/bad-order.xml" -i "$pos/test.conllu"
+# taggers may precede the features stage, but there is one features stage
+cat >"$tmp/bad-order2.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="conllu_reader"/>
+<stage plugin="templates"><param name="template" value="$pos/pos.tpl"/></stage>
+<stage plugin="majority"/>
+<stage plugin="templates"><param name="template" value="$pos/pos.tpl"/></stage>
+<stage plugin="lbfgs"><param name="model" value="m"/></stage></pipeline>
+X
+expect_fail "bad-order2.xml:4: stage 'templates' (features) cannot come after a tagger" \
+    "$CRFPIPE" run "$tmp/bad-order2.xml" -i "$pos/test.conllu"
 
 cat >"$tmp/no-features.xml" <<X
 <pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="conllu_reader"/>

@@ -2,7 +2,9 @@
  *
  * A pipeline (schemas/pipeline.rng) lists stages, each a plugin name plus
  * parameters.  The role of a stage follows from its plugin's kind:
- *   reader?  tokenizer*  features?  (tagger* writer? | trainer)
+ *   reader?  tokenizer*  tagger*  features?  (tagger* writer? | trainer+)
+ * (taggers before the features stage run before its features are
+ * extracted, in training as in tagging).
  * A missing reader/writer defaults to xml_reader/xml_writer.  Documents
  * stream one at a time from the reader through the stages to the writer;
  * a trainer collects them and trains at the end of the stream.

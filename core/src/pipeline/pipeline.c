@@ -153,13 +153,19 @@ crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *
         crfp_kind prev = p->st[p->n - 1].plugin->desc->kind;
         int once = kind == CRFP_KIND_READER || kind == CRFP_KIND_FEATURES ||
                    kind == CRFP_KIND_WRITER;
-        /* Trainers chain: each starts from the previous one's solution. */
+        /* Trainers chain: each starts from the previous one's solution.
+         * Taggers may come before the features stage: they run on every
+         * document before its features are extracted (process_doc, then
+         * crfp_train_add), so a training pipeline can give the template
+         * what a tagger or a dictionary stage adds (tagdict_build). */
         int chain = kind == CRFP_KIND_TRAINER && prev == CRFP_KIND_TRAINER;
+        chain |= kind == CRFP_KIND_FEATURES && prev == CRFP_KIND_TAGGER &&
+                 !p->has[CRFP_KIND_FEATURES];
         if (!chain && (phase_of(prev) > ph || (phase_of(prev) == ph && once) ||
                        prev == CRFP_KIND_WRITER || prev == CRFP_KIND_TRAINER))
             return crfp_error(host, CRFP_EINVAL, "%s: stage '%s' (%s) cannot come after a %s "
-                              "stage; order: reader? tokenizer* features? (tagger* writer? | "
-                              "trainer+)", where, plugin, crfp_kind_name(kind),
+                              "stage; order: reader? tokenizer* tagger* features? (tagger* "
+                              "writer? | trainer+)", where, plugin, crfp_kind_name(kind),
                               crfp_kind_name(prev));
     }
     if (kind == CRFP_KIND_TRAINER && !p->has[CRFP_KIND_FEATURES])

@@ -1,0 +1,20 @@
+/* columns — a stage's new token features made columns of the document.
+ *
+ * Readers of column formats declare a document's columns in its "columns"
+ * metadata (crfpipe/tokseq.h); a trainer's templates and the writers see
+ * only those.  A tagger-kind stage that adds token features meant to be
+ * read by a later template (tagdict, tagdict_build, majority) appends their
+ * names, as viterbi does with its output.  Not part of the plugin ABI. */
+#ifndef CRFP_PLUGINS_COLUMNS_H
+#define CRFP_PLUGINS_COLUMNS_H
+
+#include <stddef.h>
+
+#include "crfpipe/crfpipe.h"
+#include "strtab.h"
+
+/* Append to doc's "columns" metadata, when it has one, each of names[0..n)
+ * it does not list yet.  CRFP_ENOMEM, or the setter's error. */
+PLUGIN_COMMON_API crfp_status columns_extend(crfp_doc *doc, const char *const *names, size_t n);
+
+#endif

@@ -1,0 +1,164 @@
+#!/bin/sh
+# The tag dictionary stages: tagdict_build's jackknifed classes, its file
+# and the lookups of later documents (a hand-made case, then the shipped EWT
+# excerpt against an independent awk), tagdict on new text, a tagger before
+# the features stage of a training pipeline, bad dictionaries and
+# parameters.
+. "$top_srcdir/tests/pipeline/common.sh"
+P=$CRFPIPE
+pos="$top_srcdir/samples/pos"
+build() {   # build FILE DICT COLUMNS-IN COLUMNS-OUT [EXTRA-PARAMS]
+    cat >"$1" <<X
+<?xml version="1.0"?><pipeline xmlns="urn:crfpipe:pipeline:1">
+<stage plugin="conll_reader"><param name="columns" value="$3"/><param name="batch-bytes" value="0"/></stage>
+<stage plugin="tagdict_build"><param name="dict" value="$2"/><param name="key" value="word"/>
+<param name="label" value="tag"/>${5:-}</stage>
+<stage plugin="conll_writer"><param name="columns" value="$4"/></stage></pipeline>
+X
+}
+lookup() {   # lookup FILE DICT [EXTRA-PARAMS]
+    cat >"$1" <<X
+<?xml version="1.0"?><pipeline xmlns="urn:crfpipe:pipeline:1">
+<stage plugin="conll_reader"><param name="columns" value="word"/></stage>
+<stage plugin="tagdict"><param name="dict" value="$2"/>${3:-}</stage>
+<stage plugin="conll_writer"/></pipeline>
+X
+}
+
+# 1. by hand: two runs of two sentences; each run gets the other's classes
+cat >"$tmp/a.conll" <<'X'
+The DET
+run NOUN
+
+the DET
+run VERB
+
+They PRON
+run VERB
+
+Run VERB
+the DET
+
+-DOCSTART- X
+
+run X
+RUN X
+X
+cat >"$tmp/a.want" <<'X'
+The UNK DET UNK
+run VERB VERB VERB
+
+the DET DET DET
+run VERB VERB VERB
+
+They UNK UNK UNK
+run NOUN|VERB NOUN|VERB NOUN
+
+Run UNK NOUN|VERB UNK
+the DET DET DET
+
+-DOCSTART- X
+
+run NOUN|VERB NOUN|VERB VERB
+RUN UNK NOUN|VERB UNK
+X
+build "$tmp/a.xml" "$tmp/a.dict" word,tag word,amb,amblc,ambtop '<param name="folds" value="2"/>'
+$P run "$tmp/a.xml" -i "$tmp/a.conll" -o "$tmp/a.out" 2>"$tmp/a.err" || { fail "tagdict_build"; cat "$tmp/a.err" >&2; }
+cmp -s "$tmp/a.out" "$tmp/a.want" || { fail "jackknifed classes"; diff "$tmp/a.want" "$tmp/a.out" >&2 || true; }
+grep -q "5 words, 4 tags" "$tmp/a.err" || fail "tagdict_build's summary line"
+printf '#crfpipe-tagdict 1\nThe\tDET\t1\nrun\tNOUN\t1\tVERB\t2\nthe\tDET\t2\nThey\tPRON\t1\nRun\tVERB\t1\n' |
+    cmp -s - "$tmp/a.dict" || { fail "the dictionary file"; cat "$tmp/a.dict" >&2; }
+# new text; the features become columns (a writer without a column list shows them)
+printf 'RUN\nthe\nzebra\nrun\n' >"$tmp/b.conll"
+lookup "$tmp/b.xml" "$tmp/a.dict" '<param name="output" value="d"/><param name="unknown" value="?"/>'
+$P run "$tmp/b.xml" -i "$tmp/b.conll" -o "$tmp/b.out" || fail "tagdict lookup"
+printf 'RUN ? NOUN|VERB ?\nthe DET DET DET\nzebra ? ? ?\nrun NOUN|VERB NOUN|VERB VERB\n' |
+    cmp -s - "$tmp/b.out" || { fail "tagdict lookup"; cat "$tmp/b.out" >&2; }
+
+# 2. the shipped EWT excerpt (1,500 sentences), 10 runs, against awk: the
+# classes sorted, ties of the commonest tag to the first seen (lowercased
+# classes compared on ASCII words only: awk lowercases ASCII)
+awk -F '\t' '/^#/ { next } NF == 0 { if (n) print ""; n = 0; next }
+     $1 ~ /^[0-9]+$/ { print $2, $4; n++ } END { if (n) print "" }' "$pos/train.conllu" >"$tmp/e.conll"
+build "$tmp/e.xml" "$tmp/e.dict" word,tag word,tag,amb,amblc,ambtop
+$P run "$tmp/e.xml" -i "$tmp/e.conll" -o "$tmp/e.out" 2>/dev/null || fail "tagdict_build on EWT"
+awk -v K=10 'function cls(k, list,   a, n, i, j, t, s) {   # sorted tags of key k
+         n = split(list, a, SUBSEP)
+         for (i = 3; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 2 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+         s = ""; for (i = 2; i <= n; i++) s = s (i > 2 ? "|" : "") a[i]
+         return s
+     }
+     NF == 0 { s++; next }
+     { n++; w[n] = $1; t[n] = $2; sent[n] = s }
+     END {
+         ns = s
+         for (i = 1; i <= n; i++) run[i] = int(sent[i] * K / ns)
+         for (k = 0; k < K; k++) {
+             split("", c); split("", tags); split("", lc); split("", ltags)
+             for (i = 1; i <= n; i++) if (run[i] != k) {
+                 if (!((w[i], t[i]) in c)) tags[w[i]] = tags[w[i]] SUBSEP t[i]
+                 c[w[i], t[i]]++
+                 l = tolower(w[i]); if (!((l, t[i]) in lcnt)) ltags[l] = ltags[l] SUBSEP t[i]
+                 lcnt[l, t[i]]++
+             }
+             for (i = 1; i <= n; i++) if (run[i] == k) {
+                 a = "UNK"; top = "UNK"; lo = "UNK"
+                 if (w[i] in tags) {
+                     a = cls(w[i], tags[w[i]]); m = split(tags[w[i]], tt, SUBSEP); top = tt[2]
+                     for (j = 3; j <= m; j++) if (c[w[i], tt[j]] > c[w[i], top]) top = tt[j]
+                 }
+                 l = tolower(w[i]); if (l in ltags) lo = cls(l, ltags[l])
+                 out[i] = w[i] " " t[i] " " a " " (w[i] ~ /^[ -~]*$/ ? lo : "-") " " top
+             }
+             split("", lcnt)
+         }
+         for (i = 1; i <= n; i++) { print out[i]; if (i == n || sent[i + 1] != sent[i]) print "" }
+     }' "$tmp/e.conll" >"$tmp/e.want"
+awk 'NF { if ($1 !~ /^[ -~]*$/) $4 = "-" } { print }' "$tmp/e.out" | cmp -s - "$tmp/e.want" ||
+    { fail "tagdict_build on the EWT excerpt differs from awk"
+      awk 'NF { if ($1 !~ /^[ -~]*$/) $4 = "-" } { print }' "$tmp/e.out" | diff "$tmp/e.want" - | head >&2 || true; }
+test "$(awk 'NF && $3 == "UNK"' "$tmp/e.want" | wc -l)" -gt 1000 || fail "too few unknown words in the jackknife"
+test "$(grep -c '|' "$tmp/e.want")" -gt 1000 || fail "too few ambiguous words"
+
+# 3. a training pipeline with a tagger before its features stage: the
+# dictionary tagger beats the same template without the dictionary on the
+# excerpt's test part (and the dev set went through the lookup: a missing
+# feature there would be an error of the template)
+cp "$pos/train-td.xml" "$pos/pos-td.tpl" "$pos/pos.tpl" "$pos/dev.conllu" "$pos/eval-td.xml" "$tmp/"
+(cd "$tmp" && $P -q run train-td.xml -i "$pos/train.conllu") || fail "train-td.xml"
+test -s "$tmp/pos.tagdict" && test -s "$tmp/pos-td.model" || fail "train-td.xml wrote no dictionary or model"
+$P train -q --template "$pos/pos.tpl" --label upos --rho1 0.05 --dev "$pos/dev.conllu" \
+    --model "$tmp/plain.model" "$pos/train.conllu" || fail "the plain tagger"
+td=$($P run "$tmp/eval-td.xml" -i "$pos/test.conllu" | sed -n 's/^accuracy: *\([0-9.]*\)%.*/\1/p')
+plain=$($P eval --model "$tmp/plain.model" "$pos/test.conllu" | sed -n 's/.*token accuracy: *\([0-9.]*\)%.*/\1/p')
+awk -v a="$td" -v b="$plain" 'BEGIN { exit !(a > b + 0.3) }' ||
+    fail "the dictionary tagger ($td %) does not beat the plain one ($plain %)"
+
+# 4. errors: bad dictionaries name the file and the line; parameters; a
+# token without the label
+printf 'word\tDET\t1\n' >"$tmp/h.dict"
+lookup "$tmp/h.xml" "$tmp/h.dict"
+expect_fail "h.dict: line 1: not a tag dictionary" $P run "$tmp/h.xml" -i "$tmp/b.conll"
+printf '#crfpipe-tagdict 1\nthe\tDET\t2\nrun\tNOUN\tx\n' >"$tmp/c.dict"
+lookup "$tmp/c.xml" "$tmp/c.dict"
+expect_fail "c.dict: line 3: count 'x' of tag 'NOUN'" $P run "$tmp/c.xml" -i "$tmp/b.conll"
+printf '#crfpipe-tagdict 1\nthe\tDET\t2\nthe\tPRON\t1\n' >"$tmp/d.dict"
+lookup "$tmp/d.xml" "$tmp/d.dict"
+expect_fail "d.dict: line 3: the word 'the' is listed twice" $P run "$tmp/d.xml" -i "$tmp/b.conll"
+printf '#crfpipe-tagdict 1\nthe\tDET\t2\nrun\tNOUN' >"$tmp/f.dict"
+lookup "$tmp/f.xml" "$tmp/f.dict"
+expect_fail "f.dict: line 3: no newline at the end" $P run "$tmp/f.xml" -i "$tmp/b.conll"
+printf '#crfpipe-tagdict 1\nthe\tDET\n' >"$tmp/g.dict"
+lookup "$tmp/g.xml" "$tmp/g.dict"
+expect_fail "g.dict: line 2: a tag without a count" $P run "$tmp/g.xml" -i "$tmp/b.conll"
+printf '#crfpipe-tagdict 1\nth\377\tDET\t1\n' >"$tmp/u.dict"
+lookup "$tmp/u.xml" "$tmp/u.dict"
+expect_fail "u.dict: line 2: not UTF-8" $P run "$tmp/u.xml" -i "$tmp/b.conll"
+lookup "$tmp/n.xml" "$tmp/nonesuch.dict"
+expect_fail "nonesuch.dict: No such file" $P run "$tmp/n.xml" -i "$tmp/b.conll"
+build "$tmp/k.xml" "$tmp/k.dict" word,tag word '<param name="folds" value="1"/>'
+expect_fail "folds must be from 2 to 1000" $P run "$tmp/k.xml" -i "$tmp/a.conll"
+build "$tmp/l.xml" "$tmp/l.dict" word,pos word
+expect_fail "tagdict_build: document '.*', token 1: no 'tag' feature" $P run "$tmp/l.xml" -i "$tmp/a.conll"
+test ! -e "$tmp/l.dict" || fail "a failed build left a dictionary"
+finish
