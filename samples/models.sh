@@ -81,9 +81,10 @@ if [ -f samples/pos/pos.model ]; then
     done
     "$CRFPIPE" run samples/ner/train.xml -i "$out/wnut-train.xml"
     say "WNUT-17 test: entity and surface-form F1"
-    "$CRFPIPE" tag --model samples/ner/ner.model --label-bias O:-1.5 --to conll \
-        --writer-param columns=word,ner,predicted \
-        "$out/wnut-test.xml" -o "$out/wnut-test.conll"
+    sed -e "s|value=\"ner\.|value=\"$here/samples/ner/ner.|" \
+        -e 's|<stage plugin="xml_writer"/>|<stage plugin="conll_writer"><param name="columns" value="word,ner,predicted"/></stage>|' \
+        samples/ner/tag.xml >"$out/wnut-tag.xml"
+    "$CRFPIPE" run "$out/wnut-tag.xml" -i "$out/wnut-test.xml" -o "$out/wnut-test.conll"
     awk -f samples/ner/score.awk "$out/wnut-test.conll"
 fi
 

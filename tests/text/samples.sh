@@ -39,7 +39,9 @@ head_sents "$s/ner/train.conll" 400 >"$s/wnut-small.conll"
 "$CRFPIPE" run "$s/ner/pos-tag.xml" -i "$s/wnut-small.conll" -o "$s/out/wnut-train.xml" ||
     fail "ner/pos-tag.xml"
 all_tokens_have "$s/out/wnut-train.xml" pos
-train --template "$s/ner/entities.tpl" --label ner --model "$s/ner/ner.model" "$s/out/wnut-train.xml"
+sed -e 's|<param name="dev" value="../out/wnut-dev.xml"/>||' -e 's|<param name="dev-patience" value="0"/>|<param name="max-iter" value="25"/>|' \
+    "$s/ner/train.xml" >"$s/ner/train-small.xml"
+"$CRFPIPE" -q run "$s/ner/train-small.xml" -i "$s/out/wnut-train.xml" || fail "ner/train.xml"
 printf '%s\n' "$text" | "$CRFPIPE" run "$s/ner/annotate.xml" >"$s/out/ner.gate.xml" ||
     fail "ner/annotate.xml"
 if command -v xmllint >/dev/null 2>&1; then
@@ -74,19 +76,28 @@ if [ -f "$data/conll2002_es/esp.train" ]; then
     head_sents "$data/conll2002_es/esp.train" 500 >"$s/es.txt"
     train --template "$s/pos/pos.tpl" --columns form,pos,ne --label pos \
         --model "$s/ner/es-pos.model" "$s/es.txt"
-    # both entity passes; the second learns from the first's own labels of
-    # the same sentences (train-es.sh jackknifes them)
-    train --template "$s/ner/es.tpl" --columns word,pos,ne --label ne \
-        --model "$s/ner/es-ner1.model" "$s/es.txt"
+    # the tag dictionary's features, then both entity passes; the second
+    # learns from the first's own labels of the same sentences (train-es.sh
+    # jackknifes them)
+    cat >"$s/out/es-td.xml" <<X
+<?xml version="1.0"?><pipeline xmlns="urn:crfpipe:pipeline:1">
+<stage plugin="conll_reader"><param name="columns" value="word,pos,ne"/><param name="batch-bytes" value="0"/><param name="docstart" value="false"/></stage>
+<stage plugin="tagdict_build"><param name="dict" value="$s/ner/es.tagdict"/><param name="label" value="ne"/></stage>
+<stage plugin="conll_writer"><param name="columns" value="word,pos,amb,amblc,ambtop,ne"/></stage></pipeline>
+X
+    "$CRFPIPE" -q run "$s/out/es-td.xml" -i "$s/es.txt" -o "$s/out/es-td.txt" || fail "es tagdict_build"
+    td=word,pos,amb,amblc,ambtop
+    train --template "$s/ner/es.tpl" --columns $td,ne --label ne \
+        --model "$s/ner/es-ner1.model" "$s/out/es-td.txt"
     cat >"$s/out/es-maj.xml" <<X
 <?xml version="1.0"?><pipeline xmlns="urn:crfpipe:pipeline:1">
-<stage plugin="conll_reader"><param name="columns" value="word,pos,ne"/><param name="batch-bytes" value="0"/></stage>
+<stage plugin="conll_reader"><param name="columns" value="$td,ne"/><param name="batch-bytes" value="0"/></stage>
 <stage plugin="viterbi"><param name="model" value="$s/ner/es-ner1.model"/><param name="output" value="ne1"/></stage>
 <stage plugin="majority"><param name="input" value="ne1"/></stage>
-<stage plugin="conll_writer"><param name="columns" value="word,pos,ne1,maj,majne,majspan,ne"/></stage></pipeline>
+<stage plugin="conll_writer"><param name="columns" value="$td,ne1,maj,majne,majspan,ne"/></stage></pipeline>
 X
-    "$CRFPIPE" run "$s/out/es-maj.xml" -i "$s/es.txt" -o "$s/out/es-maj.txt" || fail "es majority"
-    train --template "$s/ner/es2.tpl" --columns word,pos,ne1,maj,majne,majspan,ne --label ne \
+    "$CRFPIPE" run "$s/out/es-maj.xml" -i "$s/out/es-td.txt" -o "$s/out/es-maj.txt" || fail "es majority"
+    train --template "$s/ner/es2.tpl" --columns $td,ne1,maj,majne,majspan,ne --label ne \
         --model "$s/ner/es-ner.model" "$s/out/es-maj.txt"
     printf 'El presidente de Telefónica, César Alierta, visitó Madrid el lunes.\n' |
         "$CRFPIPE" run "$s/ner/annotate-es.xml" >"$s/out/es.gate.xml" || fail "ner/annotate-es.xml"
