@@ -263,7 +263,7 @@ static int utf8_ok(const char *s, size_t n)
 
 /* Largest dictionary file read (a guard against a hostile path such as a
  * device, not a limit any real lexicon reaches). */
-#define TDICT_MAX_BYTES ((size_t)1 << 32)
+#define TDICT_MAX_BYTES ((size_t)1 << 30)
 
 int tdict_load(tdict *d, const char *path, char *err, size_t errsize)
 {
@@ -337,11 +337,20 @@ int tdict_load(tdict *d, const char *path, char *err, size_t errsize)
         }
         for (char *q = tab + 1; q;) {
             char *tag = q, *t2 = strchr(q, '\t');
-            if (!t2 || t2 == tag) {
-                snprintf(err, errsize, "line %zu: a tag without a count", line);
+            if (t2 == tag || !*tag) {
+                snprintf(err, errsize, "line %zu: an empty tag", line);
+                return -1;
+            }
+            if (!t2) {
+                snprintf(err, errsize, "line %zu: tag '%.64s' without a count", line, tag);
                 return -1;
             }
             *t2 = '\0';
+            if (strchr(tag, '|')) {
+                snprintf(err, errsize, "line %zu: tag '%.64s' has a '|', which joins the tags "
+                         "of a class", line, tag);
+                return -1;
+            }
             char *num = t2 + 1, *end;
             q = strchr(num, '\t');
             if (q)

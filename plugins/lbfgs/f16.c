@@ -5,6 +5,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define F16_X86 1
 #endif
@@ -88,9 +89,13 @@ int f16_hw(void)
 #ifdef F16_X86
     __builtin_cpu_init();
     /* the optimizer's kernels that take this path also use AVX2 and FMA,
-     * which every CPU with F16C since 2013 has */
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("f16c");
+     * which every CPU with F16C since 2013 has.  F16C from CPUID leaf 1
+     * (ECX bit 29): clang before 15 has no "f16c" for
+     * __builtin_cpu_supports. */
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 29)))
+        return 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
     return 0;
 #endif

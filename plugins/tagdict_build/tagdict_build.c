@@ -121,11 +121,12 @@ static crfp_status build(tb *t, crfp_doc *doc, work *w)
     crfp_host *host = t->host;
     size_t nt = w->nt, nunits = w->ns ? w->ns : nt;
     for (size_t i = 0; i < nt; i++)
-        if (strpbrk(w->word[i], "\t\n") || strpbrk(w->tag[i], "\t\n") || !*w->tag[i] ||
+        if (strpbrk(w->word[i], "\t\n") || strpbrk(w->tag[i], "\t\n|") || !*w->tag[i] ||
             !*w->word[i])
             return crfp_error(host, CRFP_EINVAL, "tagdict_build: document '%s', token %zu: an "
-                              "empty word or tag, or one with a tab or a newline, cannot be "
-                              "stored in the dictionary", doc_name(doc), i + 1);
+                              "empty word or tag, one with a tab or a newline, or a tag with "
+                              "a '|' (which joins the tags of a class) cannot be stored in the "
+                              "dictionary", doc_name(doc), i + 1);
     if (!(w->fold = malloc(nt * sizeof *w->fold)))
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     /* the run of a token is that of its sentence (a token before every

@@ -1,0 +1,1 @@
+#crfpipe-tagdict 1

@@ -1,0 +1,2 @@
+#crfpipe-tagdict 1
+the	DET	2	DET	4294967295
