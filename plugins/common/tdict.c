@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,19 @@
 
 #include "tdict.h"
 
+static void thaw(tdict *d);
+
+void tdict_scratch_forget(tdict_scratch *s)
+{
+    s->doc = NULL; /* tdict_put then clears the map */
+}
+static void pairs_free(tdict_pairs *p);
+
 void tdict_scratch_free(tdict_scratch *s)
 {
-    free(s->out);
     free(s->low);
-    free(s->idx);
+    free(s->from);
+    free(s->to);
     memset(s, 0, sizeof *s);
 }
 
@@ -36,11 +45,14 @@ static void counts_free(tdict_counts *c, size_t n)
 
 void tdict_free(tdict *d)
 {
+    thaw(d); /* first: it reads the tables' sizes */
     strtab_free(&d->tags);
     strtab_free(&d->words);
     strtab_free(&d->lwords);
     counts_free(d->wc, d->wcap);
     counts_free(d->lc, d->lcap);
+    pairs_free(&d->wp);
+    pairs_free(&d->lp);
     for (size_t i = 0; i < d->nown; i++)
         free(d->own[i]);
     free(d->own);
@@ -82,13 +94,79 @@ static const char *lowercase(const UCaseMap *cm, const char *word, char **buf, s
     }
 }
 
-static int count(tdict_counts *c, uint32_t tag, uint32_t k)
+/* (id, tag) -> the tag's index in the id's counts: open addressing on
+ * key + 1 (0 = empty), grown at half load, so that counting stays linear
+ * even for a hostile word with thousands of tags. */
+static uint64_t mix(uint64_t k)
 {
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->tag[i] == tag) {
-            c->count[i] = c->count[i] > UINT32_MAX - k ? UINT32_MAX : c->count[i] + k;
-            return 0;
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    return k ^ (k >> 33);
+}
+
+static void pairs_free(tdict_pairs *p)
+{
+    free(p->key);
+    free(p->val);
+    memset(p, 0, sizeof *p);
+}
+
+static long pairs_find(const tdict_pairs *p, uint64_t key)
+{
+    if (!p->key)
+        return -1;
+    for (size_t i = mix(key) & p->mask; p->key[i]; i = (i + 1) & p->mask)
+        if (p->key[i] == key + 1)
+            return (long)p->val[i];
+    return -1;
+}
+
+static int pairs_put(tdict_pairs *p, uint64_t key, uint32_t val)
+{
+    if (2 * (p->n + 1) > (p->key ? p->mask + 1 : 0)) {
+        size_t ns = p->key ? 2 * (p->mask + 1) : 64;
+        uint64_t *nk = calloc(ns, sizeof *nk);
+        uint32_t *nv = malloc(ns * sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            return -1;
         }
+        for (size_t i = 0; p->key && i <= p->mask; i++) {
+            if (!p->key[i])
+                continue;
+            size_t j = mix(p->key[i] - 1) & (ns - 1);
+            while (nk[j])
+                j = (j + 1) & (ns - 1);
+            nk[j] = p->key[i];
+            nv[j] = p->val[i];
+        }
+        free(p->key);
+        free(p->val);
+        p->key = nk;
+        p->val = nv;
+        p->mask = ns - 1;
+    }
+    size_t i = mix(key) & p->mask;
+    while (p->key[i])
+        i = (i + 1) & p->mask;
+    p->key[i] = key + 1;
+    p->val[i] = val;
+    p->n++;
+    return 0;
+}
+
+/* Count k more of `tag` for entry `id` (its counts c, the pair map p). */
+static int count(tdict_counts *c, tdict_pairs *p, size_t id, uint32_t tag, uint32_t k)
+{
+    if (id > UINT32_MAX)
+        return -1;
+    uint64_t key = (uint64_t)id << 32 | tag;
+    long at = pairs_find(p, key);
+    if (at >= 0) {
+        c->count[at] = c->count[at] > UINT32_MAX - k ? UINT32_MAX : c->count[at] + k;
+        return 0;
+    }
     if (c->n == c->cap) {
         uint32_t nc = c->cap ? 2 * c->cap : 2;
         uint32_t *t = realloc(c->tag, nc * sizeof *t);
@@ -101,6 +179,8 @@ static int count(tdict_counts *c, uint32_t tag, uint32_t k)
         c->count = n;
         c->cap = nc;
     }
+    if (pairs_put(p, key, c->n) != 0)
+        return -1;
     c->tag[c->n] = tag;
     c->count[c->n++] = k;
     return 0;
@@ -121,11 +201,12 @@ static tdict_counts *entry(strtab *t, tdict_counts **c, size_t *ccap, const char
 
 int tdict_add(tdict *d, const char *word, const char *tag, uint32_t k)
 {
+    thaw(d);
     long t = strtab_id(&d->tags, tag);
-    if (t < 0)
+    if (t < 0 || (unsigned long)t > UINT32_MAX)
         return -1;
     tdict_counts *wc = entry(&d->words, &d->wc, &d->wcap, word);
-    if (!wc || count(wc, (uint32_t)t, k) != 0)
+    if (!wc || count(wc, &d->wp, (size_t)(wc - d->wc), (uint32_t)t, k) != 0)
         return -1;
     const char *low = lowercase(d->lower, word, &d->add.low, &d->add.lowcap);
     if (!low)
@@ -141,80 +222,122 @@ int tdict_add(tdict *d, const char *word, const char *tag, uint32_t k)
         low = copy;
     }
     tdict_counts *lc = entry(&d->lwords, &d->lc, &d->lcap, low);
-    return lc && count(lc, (uint32_t)t, k) == 0 ? 0 : -1;
+    return lc && count(lc, &d->lp, (size_t)(lc - d->lc), (uint32_t)t, k) == 0 ? 0 : -1;
 }
 
-/* The tags of c sorted bytewise and joined by '|' into out; the bytes
- * written with the NUL.  idx: room for c->n indices. */
-static size_t join(const tdict *d, const tdict_counts *c, char *out, uint32_t *idx)
+static int by_str(const void *a, const void *b)
 {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The tags of c sorted bytewise and joined by '|' (malloc'd), NULL when out
+ * of memory; tags: room for c->n pointers. */
+static char *join(const tdict *d, const tdict_counts *c, const char **tags)
+{
+    size_t len = 1;
     for (uint32_t i = 0; i < c->n; i++) {
-        uint32_t j = i;
-        for (; j > 0 && strcmp(d->tags.strs[c->tag[idx[j - 1]]], d->tags.strs[c->tag[i]]) > 0; j--)
-            idx[j] = idx[j - 1];
-        idx[j] = i;
+        tags[i] = d->tags.strs[c->tag[i]];
+        len += strlen(tags[i]) + 1;
     }
-    size_t o = 0;
+    if (len > TDICT_CLASS_MAX) {
+        /* no tagger learns from such a class, and every token would carry
+         * (and every setter check) all of it */
+        char *out = malloc(32);
+        if (out)
+            snprintf(out, 32, "|many:%lu", (unsigned long)c->n);
+        return out;
+    }
+    qsort(tags, c->n, sizeof *tags, by_str);
+    char *out = malloc(len), *o = out;
+    if (!out)
+        return NULL;
     for (uint32_t i = 0; i < c->n; i++) {
-        const char *t = d->tags.strs[c->tag[idx[i]]];
-        size_t l = strlen(t);
+        size_t l = strlen(tags[i]);
         if (i)
-            out[o++] = '|';
-        memcpy(out + o, t, l);
+            *o++ = '|';
+        memcpy(o, tags[i], l);
         o += l;
     }
-    out[o] = '\0';
-    return o + 1;
+    *o = '\0';
+    return out;
 }
 
-static size_t joined_size(const tdict *d, const tdict_counts *c)
+static void thaw(tdict *d)
 {
-    size_t n = 1;
-    for (uint32_t i = 0; i < c->n; i++)
-        n += strlen(d->tags.strs[c->tag[i]]) + 1;
-    return n;
+    if (!d->frozen)
+        return;
+    for (size_t i = 0; i < d->words.n; i++)
+        free(d->wamb[i]);
+    for (size_t i = 0; i < d->lwords.n; i++)
+        free(d->lamb[i]);
+    free(d->wamb);
+    free(d->lamb);
+    free(d->wtop);
+    d->wamb = d->lamb = NULL;
+    d->wtop = NULL;
+    d->frozen = 0;
+}
+
+int tdict_freeze(tdict *d)
+{
+    if (d->frozen)
+        return 0;
+    size_t most = 1;
+    for (size_t i = 0; i < d->words.n; i++)
+        most = d->wc[i].n > most ? d->wc[i].n : most;
+    for (size_t i = 0; i < d->lwords.n; i++)
+        most = d->lc[i].n > most ? d->lc[i].n : most;
+    const char **tags = malloc(most * sizeof *tags);
+    d->wamb = calloc(d->words.n + 1, sizeof *d->wamb);
+    d->lamb = calloc(d->lwords.n + 1, sizeof *d->lamb);
+    d->wtop = calloc(d->words.n + 1, sizeof *d->wtop);
+    d->frozen = 1; /* so that thaw frees what was made */
+    int bad = !tags || !d->wamb || !d->lamb || !d->wtop;
+    for (size_t w = 0; !bad && w < d->words.n; w++) {
+        const tdict_counts *c = &d->wc[w];
+        uint32_t best = 0;
+        for (uint32_t i = 1; i < c->n; i++)
+            if (c->count[i] > c->count[best])
+                best = i;
+        d->wtop[w] = d->tags.strs[c->tag[best]];
+        bad = !(d->wamb[w] = join(d, c, tags));
+    }
+    for (size_t l = 0; !bad && l < d->lwords.n; l++)
+        bad = !(d->lamb[l] = join(d, &d->lc[l], tags));
+    free(tags);
+    if (bad) {
+        if (!d->wamb || !d->lamb || !d->wtop) {
+            free(d->wamb);
+            free(d->lamb);
+            free(d->wtop);
+            d->wamb = d->lamb = NULL;
+            d->wtop = NULL;
+            d->frozen = 0;
+        } else {
+            thaw(d);
+        }
+        return -1;
+    }
+    return 0;
 }
 
 int tdict_lookup(const tdict *d, const char *word, const char *unknown, tdict_scratch *s,
                  const char **amb, const char **lc, const char **top)
 {
     *amb = *lc = *top = unknown;
+    if (!d->frozen)
+        return -1;
     long w = strtab_find(&d->words, word);
+    if (w >= 0) {
+        *amb = d->wamb[w];
+        *top = d->wtop[w];
+    }
     const char *low = lowercase(d->lower, word, &s->low, &s->lowcap);
     if (!low)
         return -1;
     long l = strtab_find(&d->lwords, low);
-    const tdict_counts *wc = w >= 0 ? &d->wc[w] : NULL, *lcc = l >= 0 ? &d->lc[l] : NULL;
-    size_t need = (wc ? joined_size(d, wc) : 0) + (lcc ? joined_size(d, lcc) : 0);
-    size_t nidx = (wc ? wc->n : 0) > (lcc ? lcc->n : 0) ? wc->n : lcc ? lcc->n : 0;
-    if (nidx > s->idxcap) {
-        uint32_t *ix = realloc(s->idx, nidx * sizeof *ix);
-        if (!ix)
-            return -1;
-        s->idx = ix;
-        s->idxcap = nidx;
-    }
-    if (need > s->outcap) {
-        char *o = realloc(s->out, need);
-        if (!o)
-            return -1;
-        s->out = o;
-        s->outcap = need;
-    }
-    size_t at = 0;
-    if (wc && wc->n) {
-        at = join(d, wc, s->out, s->idx);
-        *amb = s->out;
-        uint32_t best = 0;
-        for (uint32_t i = 1; i < wc->n; i++)
-            if (wc->count[i] > wc->count[best])
-                best = i;
-        *top = d->tags.strs[wc->tag[best]];
-    }
-    if (lcc && lcc->n) {
-        join(d, lcc, s->out + at, s->idx);
-        *lc = s->out + at;
-    }
+    if (l >= 0)
+        *lc = d->lamb[l];
     return 0;
 }
 
@@ -369,12 +492,62 @@ int tdict_load(tdict *d, const char *path, char *err, size_t errsize)
         }
         p = e + 1;
     }
+    if (tdict_freeze(d) != 0) {
+        snprintf(err, errsize, "out of memory");
+        return -1;
+    }
     return 0;
 fail:
     if (f)
         fclose(f);
     free(buf);
     return -1;
+}
+
+/* The document's interned copy of v, a string of the dictionary (or the
+ * unknown value), through the scratch's map by address. */
+static const char *intern(tdict_scratch *s, crfp_doc *doc, const char *v)
+{
+    if (s->doc != doc) {
+        if (s->from)
+            memset(s->from, 0, (s->mask + 1) * sizeof *s->from);
+        s->n = 0;
+        s->doc = doc;
+    }
+    if (2 * (s->n + 1) > (s->from ? s->mask + 1 : 0)) {
+        size_t ns = s->from ? 2 * (s->mask + 1) : 64;
+        const char **nf = calloc(ns, sizeof *nf), **nt = malloc(ns * sizeof *nt);
+        if (!nf || !nt) {
+            free(nf);
+            free(nt);
+            return NULL;
+        }
+        for (size_t i = 0; s->from && i <= s->mask; i++) {
+            if (!s->from[i])
+                continue;
+            size_t j = mix((uint64_t)(uintptr_t)s->from[i]) & (ns - 1);
+            while (nf[j])
+                j = (j + 1) & (ns - 1);
+            nf[j] = s->from[i];
+            nt[j] = s->to[i];
+        }
+        free(s->from);
+        free(s->to);
+        s->from = nf;
+        s->to = nt;
+        s->mask = ns - 1;
+    }
+    size_t i = mix((uint64_t)(uintptr_t)v) & s->mask;
+    for (; s->from[i]; i = (i + 1) & s->mask)
+        if (s->from[i] == v)
+            return s->to[i];
+    const char *in = crfp_doc_intern(doc, v);
+    if (in) {
+        s->from[i] = v;
+        s->to[i] = in;
+        s->n++;
+    }
+    return in;
 }
 
 crfp_status tdict_put(const tdict *d, crfp_doc *doc, crfp_ann *ann, const char *const names[3],
@@ -384,7 +557,7 @@ crfp_status tdict_put(const tdict *d, crfp_doc *doc, crfp_ann *ann, const char *
     if (tdict_lookup(d, word, unknown, s, &v[0], &v[1], &v[2]) != 0)
         return CRFP_ENOMEM;
     for (int i = 0; i < 3; i++)
-        if (!(v[i] = crfp_doc_intern(doc, v[i])))
+        if (!(v[i] = intern(s, doc, v[i])))
             return CRFP_ENOMEM;
     return crfp_ann_set_strs_ref(doc, ann, names, v, NULL, 3);
 }

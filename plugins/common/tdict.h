@@ -20,23 +20,46 @@
 /* Scratch space of one caller of tdict_lookup (one per thread): zeroed
  * before the first use, freed by tdict_scratch_free. */
 typedef struct tdict_scratch {
-    char *out, *low;
-    uint32_t *idx;
-    size_t outcap, lowcap, idxcap;
+    char *low;
+    size_t lowcap;
+    /* tdict_put: the document's interned copy of each dictionary string
+     * already set in `doc` (keys and values; 0 = empty), so that a long
+     * class is hashed into the document once, not once per token */
+    const crfp_doc *doc;
+    const char **from, **to;
+    size_t mask, n;
 } tdict_scratch;
 
 PLUGIN_COMMON_API void tdict_scratch_free(tdict_scratch *s);
+
+/* Forget tdict_put's interned copies: needed before `s` serves another
+ * document or a changed dictionary (a freed document's or dictionary's
+ * addresses may be reused by the next). */
+PLUGIN_COMMON_API void tdict_scratch_forget(tdict_scratch *s);
 
 typedef struct tdict_counts {
     uint32_t *tag, *count; /* tag ids and counts, in order of first appearance */
     uint32_t n, cap;
 } tdict_counts;
 
+/* (entry id, tag id) -> the tag's index in the entry's counts */
+typedef struct tdict_pairs {
+    uint64_t *key;  /* key + 1; 0 = empty */
+    uint32_t *val;
+    size_t mask, n;
+} tdict_pairs;
+
 typedef struct tdict {
     const UCaseMap *lower;  /* borrowed; ICU's root-locale lowercasing */
     strtab tags, words, lwords;
     tdict_counts *wc, *lc;  /* per word id, per lowercased-form id */
     size_t wcap, lcap;
+    tdict_pairs wp, lp;
+    /* tdict_freeze's answers: per word its class and commonest tag, per
+     * lowercased form its class */
+    char **wamb, **lamb;
+    const char **wtop;
+    int frozen;
     char **own;             /* lowercased forms, the file buffer */
     size_t nown, capown;
     tdict_scratch add;      /* tdict_add's lowercasing */
@@ -48,18 +71,29 @@ PLUGIN_COMMON_API void tdict_init(tdict *d, const UCaseMap *lower);
 /* Frees everything the dictionary owns; d is then empty again. */
 PLUGIN_COMMON_API void tdict_free(tdict *d);
 
-/* Count `count` more occurrences of `word` with `tag`. */
+/* Count `count` more occurrences of `word` with `tag` (a frozen dictionary
+ * thaws: its answers are recomputed by the next tdict_freeze). */
 PLUGIN_COMMON_API int tdict_add(tdict *d, const char *word, const char *tag, uint32_t count);
 
-/* What the dictionary says about `word` (valid UTF-8): *amb, its tags
- * sorted bytewise and joined by '|'; *lc, the same for every form with its
- * lowercase; *top, its commonest tag, ties to the first seen.  Each is
- * `unknown` when the dictionary has not got the word (the lowercased form).
- * The strings point into `s` or to `unknown`, valid until the next call
- * with `s`.  Reads `d` only, so threads may look up concurrently, each with
- * its own scratch.  -1 when out of memory. */
-PLUGIN_COMMON_API int tdict_lookup(const tdict *d, const char *word, const char *unknown, tdict_scratch *s,
-                 const char **amb, const char **lc, const char **top);
+/* Compute every word's answers once, so that lookups are two hash finds
+ * (tdict_load freezes what it reads).  0, or -1 when out of memory. */
+PLUGIN_COMMON_API int tdict_freeze(tdict *d);
+
+/* Longest class written out: a longer one is "|many:N" (N tags; no class
+ * of tags starts with '|', since tags are never empty nor contain one). */
+#define TDICT_CLASS_MAX 1024
+
+/* What a frozen dictionary says about `word` (valid UTF-8): *amb, its tags
+ * sorted bytewise and joined by '|' (or "|many:N", see TDICT_CLASS_MAX);
+ * *lc, the same for every form with its lowercase; *top, its commonest
+ * tag, ties to the first seen.  Each is `unknown` when the dictionary has
+ * not got the word (the lowercased form).  The strings belong to the
+ * dictionary (valid until it changes) or are `unknown`.  Reads `d` only,
+ * so threads may look up concurrently, each with its own scratch.  -1 when out of memory or when
+ * `d` is not frozen. */
+PLUGIN_COMMON_API int tdict_lookup(const tdict *d, const char *word, const char *unknown,
+                                   tdict_scratch *s, const char **amb, const char **lc,
+                                   const char **top);
 
 /* Write the dictionary to `path` (atomically: a temporary file renamed):
  * a header line "#crfpipe-tagdict 1", then one line per word in order of
@@ -88,7 +122,9 @@ PLUGIN_COMMON_API void tdict_conf_close(tdict_conf *c);
 
 /* Set the features names[0..2] of token `ann` of `doc` to what d says
  * about `word` (amb, lc, top as tdict_lookup), the values interned in the
- * document.  CRFP_ENOMEM, or the setter's error. */
+ * document once each: `s` remembers the copies (tdict_scratch_forget
+ * before another document or dictionary).  CRFP_ENOMEM, or the setter's
+ * error. */
 PLUGIN_COMMON_API crfp_status tdict_put(const tdict *d, crfp_doc *doc, crfp_ann *ann,
                                         const char *const names[3], const char *word,
                                         const char *unknown, tdict_scratch *s);

@@ -143,6 +143,9 @@ static crfp_status build(tb *t, crfp_doc *doc, work *w)
         for (size_t i = 0; i < nt; i++)
             if (w->fold[i] != k && tdict_add(&w->part, w->word[i], w->tag[i], 1) != 0)
                 return crfp_error(host, CRFP_ENOMEM, "out of memory");
+        if (tdict_freeze(&w->part) != 0)
+            return crfp_error(host, CRFP_ENOMEM, "out of memory");
+        tdict_scratch_forget(&t->s); /* a new dictionary, maybe at old addresses */
         for (size_t i = 0; i < nt; i++) {
             if (w->fold[i] != k)
                 continue;
@@ -183,6 +186,7 @@ static crfp_status build(tb *t, crfp_doc *doc, work *w)
 static crfp_status run(tb *t, crfp_doc *doc, work *w)
 {
     crfp_host *host = t->host;
+    tdict_scratch_forget(&t->s); /* the scratch outlives documents */
     crfp_annset *set = crfp_doc_annset(doc, t->c.set, 0);
     size_t len = crfp_doc_length(doc);
     crfp_status st = CRFP_OK;
