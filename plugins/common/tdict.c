@@ -23,7 +23,7 @@ static void pairs_free(tdict_pairs *p);
 void tdict_scratch_free(tdict_scratch *s)
 {
     free(s->low);
-    free(s->from);
+    pairs_free(&s->seen);
     free(s->to);
     memset(s, 0, sizeof *s);
 }
@@ -509,44 +509,20 @@ fail:
 static const char *intern(tdict_scratch *s, crfp_doc *doc, const char *v)
 {
     if (s->doc != doc) {
-        if (s->from)
-            memset(s->from, 0, (s->mask + 1) * sizeof *s->from);
+        pairs_free(&s->seen);
         s->n = 0;
         s->doc = doc;
     }
-    if (2 * (s->n + 1) > (s->from ? s->mask + 1 : 0)) {
-        size_t ns = s->from ? 2 * (s->mask + 1) : 64;
-        const char **nf = calloc(ns, sizeof *nf), **nt = malloc(ns * sizeof *nt);
-        if (!nf || !nt) {
-            free(nf);
-            free(nt);
-            return NULL;
-        }
-        for (size_t i = 0; s->from && i <= s->mask; i++) {
-            if (!s->from[i])
-                continue;
-            size_t j = mix((uint64_t)(uintptr_t)s->from[i]) & (ns - 1);
-            while (nf[j])
-                j = (j + 1) & (ns - 1);
-            nf[j] = s->from[i];
-            nt[j] = s->to[i];
-        }
-        free(s->from);
-        free(s->to);
-        s->from = nf;
-        s->to = nt;
-        s->mask = ns - 1;
-    }
-    size_t i = mix((uint64_t)(uintptr_t)v) & s->mask;
-    for (; s->from[i]; i = (i + 1) & s->mask)
-        if (s->from[i] == v)
-            return s->to[i];
+    uint64_t key = (uint64_t)(uintptr_t)v;
+    long at = pairs_find(&s->seen, key);
+    if (at >= 0)
+        return s->to[at];
     const char *in = crfp_doc_intern(doc, v);
-    if (in) {
-        s->from[i] = v;
-        s->to[i] = in;
-        s->n++;
-    }
+    if (!in || s->n > UINT32_MAX ||
+        grow((void **)&s->to, &s->tocap, s->n + 1, sizeof *s->to) != 0 ||
+        pairs_put(&s->seen, key, (uint32_t)s->n) != 0)
+        return NULL;
+    s->to[s->n++] = in;
     return in;
 }
 

@@ -17,17 +17,26 @@
 
 #include "strtab.h"
 
+/* A map from 64-bit keys to 32-bit values (open addressing): (entry id,
+ * tag id) -> the tag's index in the entry's counts; an address -> an index */
+typedef struct tdict_pairs {
+    uint64_t *key;  /* key + 1; 0 = empty */
+    uint32_t *val;
+    size_t mask, n;
+} tdict_pairs;
+
 /* Scratch space of one caller of tdict_lookup (one per thread): zeroed
  * before the first use, freed by tdict_scratch_free. */
 typedef struct tdict_scratch {
     char *low;
     size_t lowcap;
     /* tdict_put: the document's interned copy of each dictionary string
-     * already set in `doc` (keys and values; 0 = empty), so that a long
-     * class is hashed into the document once, not once per token */
+     * already set in `doc`, so that a class is hashed into the document
+     * once, not once per token */
     const crfp_doc *doc;
-    const char **from, **to;
-    size_t mask, n;
+    tdict_pairs seen;   /* address -> index in `to` */
+    const char **to;
+    size_t n, tocap;
 } tdict_scratch;
 
 PLUGIN_COMMON_API void tdict_scratch_free(tdict_scratch *s);
@@ -42,12 +51,6 @@ typedef struct tdict_counts {
     uint32_t n, cap;
 } tdict_counts;
 
-/* (entry id, tag id) -> the tag's index in the entry's counts */
-typedef struct tdict_pairs {
-    uint64_t *key;  /* key + 1; 0 = empty */
-    uint32_t *val;
-    size_t mask, n;
-} tdict_pairs;
 
 typedef struct tdict {
     const UCaseMap *lower;  /* borrowed; ICU's root-locale lowercasing */
