@@ -13,12 +13,12 @@
 #include "tdict.h"
 
 static void thaw(tdict *d);
+static void pairs_free(tdict_pairs *p);
 
 void tdict_scratch_forget(tdict_scratch *s)
 {
     s->doc = NULL; /* tdict_put then clears the map */
 }
-static void pairs_free(tdict_pairs *p);
 
 void tdict_scratch_free(tdict_scratch *s)
 {
