@@ -43,3 +43,14 @@ crfp_status columns_extend(crfp_doc *doc, const char *const *names, size_t n)
     free(s);
     return st;
 }
+
+char *columns_name(const char *prefix, const char *suffix)
+{
+    size_t la = strlen(prefix), lb = strlen(suffix);
+    char *s = malloc(la + lb + 1);
+    if (s) {
+        memcpy(s, prefix, la);
+        memcpy(s + la, suffix, lb + 1);
+    }
+    return s;
+}

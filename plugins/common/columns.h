@@ -13,6 +13,10 @@
 #include "crfpipe/crfpipe.h"
 #include "strtab.h"
 
+/* The feature name PREFIX followed by SUFFIX (malloc'd), NULL when out of
+ * memory: a stage's output names from its `output` parameter. */
+PLUGIN_COMMON_API char *columns_name(const char *prefix, const char *suffix);
+
 /* Append to doc's "columns" metadata, when it has one, each of names[0..n)
  * it does not list yet.  CRFP_ENOMEM, or the setter's error. */
 PLUGIN_COMMON_API crfp_status columns_extend(crfp_doc *doc, const char *const *names, size_t n);

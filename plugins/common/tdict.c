@@ -1,4 +1,5 @@
-/* tdict — the tag dictionary: counting, lookup, the file format.  See
+/* tdict — the tag dictionary: counting, the answers, lookup.  The file
+ * format is in tdict_file.c, what the stages share in tdict_stage.c.  See
  * tdict.h. */
 #include "config.h"
 
@@ -13,7 +14,6 @@
 #include "tdict.h"
 
 static void thaw(tdict *d);
-static void pairs_free(tdict_pairs *p);
 
 void tdict_scratch_forget(tdict_scratch *s)
 {
@@ -23,7 +23,7 @@ void tdict_scratch_forget(tdict_scratch *s)
 void tdict_scratch_free(tdict_scratch *s)
 {
     free(s->low);
-    pairs_free(&s->seen);
+    tdict_pairs_free(&s->seen);
     free(s->to);
     memset(s, 0, sizeof *s);
 }
@@ -51,8 +51,8 @@ void tdict_free(tdict *d)
     strtab_free(&d->lwords);
     counts_free(d->wc, d->wcap);
     counts_free(d->lc, d->lcap);
-    pairs_free(&d->wp);
-    pairs_free(&d->lp);
+    tdict_pairs_free(&d->wp);
+    tdict_pairs_free(&d->lp);
     for (size_t i = 0; i < d->nown; i++)
         free(d->own[i]);
     free(d->own);
@@ -104,14 +104,14 @@ static uint64_t mix(uint64_t k)
     return k ^ (k >> 33);
 }
 
-static void pairs_free(tdict_pairs *p)
+void tdict_pairs_free(tdict_pairs *p)
 {
     free(p->key);
     free(p->val);
     memset(p, 0, sizeof *p);
 }
 
-static long pairs_find(const tdict_pairs *p, uint64_t key)
+long tdict_pairs_find(const tdict_pairs *p, uint64_t key)
 {
     if (!p->key)
         return -1;
@@ -121,7 +121,7 @@ static long pairs_find(const tdict_pairs *p, uint64_t key)
     return -1;
 }
 
-static int pairs_put(tdict_pairs *p, uint64_t key, uint32_t val)
+int tdict_pairs_put(tdict_pairs *p, uint64_t key, uint32_t val)
 {
     if (2 * (p->n + 1) > (p->key ? p->mask + 1 : 0)) {
         size_t ns = p->key ? 2 * (p->mask + 1) : 64;
@@ -162,7 +162,7 @@ static int count(tdict_counts *c, tdict_pairs *p, size_t id, uint32_t tag, uint3
     if (id > UINT32_MAX)
         return -1;
     uint64_t key = (uint64_t)id << 32 | tag;
-    long at = pairs_find(p, key);
+    long at = tdict_pairs_find(p, key);
     if (at >= 0) {
         c->count[at] = c->count[at] > UINT32_MAX - k ? UINT32_MAX : c->count[at] + k;
         return 0;
@@ -179,7 +179,7 @@ static int count(tdict_counts *c, tdict_pairs *p, size_t id, uint32_t tag, uint3
         c->count = n;
         c->cap = nc;
     }
-    if (pairs_put(p, key, c->n) != 0)
+    if (tdict_pairs_put(p, key, c->n) != 0)
         return -1;
     c->tag[c->n] = tag;
     c->count[c->n++] = k;
@@ -340,252 +340,10 @@ int tdict_lookup(const tdict *d, const char *word, const char *unknown, tdict_sc
         *lc = d->lamb[l];
     return 0;
 }
-
-int tdict_save(const tdict *d, const char *path)
+int tdict_own(tdict *d, char *buf)
 {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (!tmp)
-        return ENOMEM;
-    snprintf(tmp, pl + 16, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int e = errno;
-        free(tmp);
-        return e;
-    }
-    fputs("#crfpipe-tagdict 1\n", f);
-    for (size_t w = 0; w < d->words.n; w++) {
-        const tdict_counts *c = &d->wc[w];
-        fputs(d->words.strs[w], f);
-        for (uint32_t i = 0; i < c->n; i++)
-            fprintf(f, "\t%s\t%lu", d->tags.strs[c->tag[i]], (unsigned long)c->count[i]);
-        fputc('\n', f);
-    }
-    int e = ferror(f) ? (errno ? errno : EIO) : 0;
-    if (fclose(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    if (!e && rename(tmp, path) != 0)
-        e = errno;
-    if (e)
-        remove(tmp);
-    free(tmp);
-    return e;
-}
-
-static int utf8_ok(const char *s, size_t n)
-{
-    for (int32_t i = 0; (size_t)i < n;) {
-        UChar32 c;
-        U8_NEXT(s, i, (int32_t)n, c);
-        if (c < 0)
-            return 0;
-    }
-    return 1;
-}
-
-/* Largest dictionary file read (a guard against a hostile path such as a
- * device, not a limit any real lexicon reaches). */
-#define TDICT_MAX_BYTES ((size_t)1 << 30)
-
-int tdict_load(tdict *d, const char *path, char *err, size_t errsize)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errsize, "%s", strerror(errno));
+    if (grow((void **)&d->own, &d->capown, d->nown + 1, sizeof *d->own) != 0)
         return -1;
-    }
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 65536 + 1 > cap) {
-            if (cap >= TDICT_MAX_BYTES) {
-                snprintf(err, errsize, "larger than %zu bytes: not a tag dictionary",
-                         TDICT_MAX_BYTES);
-                goto fail;
-            }
-            size_t nc = cap ? 2 * cap : 1 << 20;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                snprintf(err, errsize, "out of memory");
-                goto fail;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errsize, "%s", strerror(errno ? errno : EIO));
-        goto fail;
-    }
-    fclose(f);
-    f = NULL;
-    buf[n] = '\0';
-    if (grow((void **)&d->own, &d->capown, d->nown + 1, sizeof *d->own) != 0) {
-        snprintf(err, errsize, "out of memory");
-        goto fail;
-    }
-    d->own[d->nown++] = buf; /* from here the dictionary frees it */
-    static const char header[] = "#crfpipe-tagdict 1\n";
-    if (strncmp(buf, header, sizeof header - 1) != 0) {
-        snprintf(err, errsize, "line 1: not a tag dictionary (no '#crfpipe-tagdict 1' header)");
-        return -1;
-    }
-    size_t line = 1;
-    for (char *p = buf + sizeof header - 1; p < buf + n;) {
-        line++;
-        char *e = memchr(p, '\n', (size_t)(buf + n - p));
-        if (!e) {
-            snprintf(err, errsize, "line %zu: no newline at the end (a truncated file?)", line);
-            return -1;
-        }
-        *e = '\0';
-        if (memchr(p, '\0', (size_t)(e - p)) || !utf8_ok(p, (size_t)(e - p))) {
-            snprintf(err, errsize, "line %zu: not UTF-8 text", line);
-            return -1;
-        }
-        char *word = p, *tab = strchr(p, '\t');
-        if (!tab || tab == word) {
-            snprintf(err, errsize, "line %zu: expected 'word TAB tag TAB count ...'", line);
-            return -1;
-        }
-        *tab = '\0';
-        if (strtab_find(&d->words, word) >= 0) {
-            snprintf(err, errsize, "line %zu: the word '%.64s' is listed twice", line, word);
-            return -1;
-        }
-        for (char *q = tab + 1; q;) {
-            char *tag = q, *t2 = strchr(q, '\t');
-            if (t2 == tag || !*tag) {
-                snprintf(err, errsize, "line %zu: an empty tag", line);
-                return -1;
-            }
-            if (!t2) {
-                snprintf(err, errsize, "line %zu: tag '%.64s' without a count", line, tag);
-                return -1;
-            }
-            *t2 = '\0';
-            if (strchr(tag, '|')) {
-                snprintf(err, errsize, "line %zu: tag '%.64s' has a '|', which joins the tags "
-                         "of a class", line, tag);
-                return -1;
-            }
-            char *num = t2 + 1, *end;
-            q = strchr(num, '\t');
-            if (q)
-                *q++ = '\0';
-            errno = 0;
-            unsigned long long k = strtoull(num, &end, 10);
-            if (num[0] < '0' || num[0] > '9' || *end || errno || k == 0 || k > UINT32_MAX) {
-                snprintf(err, errsize, "line %zu: count '%.32s' of tag '%.64s' is not an integer "
-                         "from 1 to %lu", line, num, tag, (unsigned long)UINT32_MAX);
-                return -1;
-            }
-            if (tdict_add(d, word, tag, (uint32_t)k) != 0) {
-                snprintf(err, errsize, "out of memory");
-                return -1;
-            }
-        }
-        p = e + 1;
-    }
-    if (tdict_freeze(d) != 0) {
-        snprintf(err, errsize, "out of memory");
-        return -1;
-    }
+    d->own[d->nown++] = buf;
     return 0;
-fail:
-    if (f)
-        fclose(f);
-    free(buf);
-    return -1;
-}
-
-/* The document's interned copy of v, a string of the dictionary (or the
- * unknown value), through the scratch's map by address. */
-static const char *intern(tdict_scratch *s, crfp_doc *doc, const char *v)
-{
-    if (s->doc != doc) {
-        pairs_free(&s->seen);
-        s->n = 0;
-        s->doc = doc;
-    }
-    uint64_t key = (uint64_t)(uintptr_t)v;
-    long at = pairs_find(&s->seen, key);
-    if (at >= 0)
-        return s->to[at];
-    const char *in = crfp_doc_intern(doc, v);
-    if (!in || s->n > UINT32_MAX ||
-        grow((void **)&s->to, &s->tocap, s->n + 1, sizeof *s->to) != 0 ||
-        pairs_put(&s->seen, key, (uint32_t)s->n) != 0)
-        return NULL;
-    s->to[s->n++] = in;
-    return in;
-}
-
-crfp_status tdict_put(const tdict *d, crfp_doc *doc, crfp_ann *ann, const char *const names[3],
-                      const char *word, const char *unknown, tdict_scratch *s)
-{
-    const char *v[3];
-    if (tdict_lookup(d, word, unknown, s, &v[0], &v[1], &v[2]) != 0)
-        return CRFP_ENOMEM;
-    for (int i = 0; i < 3; i++)
-        if (!(v[i] = intern(s, doc, v[i])))
-            return CRFP_ENOMEM;
-    return crfp_ann_set_strs_ref(doc, ann, names, v, NULL, 3);
-}
-
-void tdict_conf_close(tdict_conf *c)
-{
-    if (c->lower)
-        ucasemap_close(c->lower);
-    free(c->path);
-    free(c->key);
-    free(c->set);
-    free(c->unknown);
-    for (int i = 0; i < 3; i++)
-        free(c->names[i]);
-    memset(c, 0, sizeof *c);
-}
-
-static char *cat(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    char *s = malloc(la + lb + 1);
-    if (s) {
-        memcpy(s, a, la);
-        memcpy(s + la, b, lb + 1);
-    }
-    return s;
-}
-
-crfp_status tdict_conf_open(crfp_host *host, const char *stage, const crfp_params *params,
-                            tdict_conf *c)
-{
-    memset(c, 0, sizeof *c);
-    const char *out = crfp_params_str(params, "output"), *path = crfp_params_str(params, "dict");
-    if (!path || !*path)
-        return crfp_error(host, CRFP_EINVAL, "%s: the parameter 'dict' (a file) is required",
-                          stage);
-    if (!*out || strlen(out) > 200)
-        return crfp_error(host, CRFP_EINVAL, "%s: output must be a name of 1 to 200 bytes",
-                          stage);
-    UErrorCode err = U_ZERO_ERROR;
-    if (!(c->path = strdup(path)) || !(c->key = strdup(crfp_params_str(params, "key"))) ||
-        !(c->set = strdup(crfp_params_str(params, "set"))) ||
-        !(c->unknown = strdup(crfp_params_str(params, "unknown"))) ||
-        !(c->names[0] = strdup(out)) || !(c->names[1] = cat(out, "lc")) ||
-        !(c->names[2] = cat(out, "top"))) {
-        tdict_conf_close(c);
-        return crfp_error(host, CRFP_ENOMEM, "out of memory");
-    }
-    c->lower = ucasemap_open("", 0, &err);
-    if (U_FAILURE(err)) {
-        tdict_conf_close(c);
-        return crfp_error(host, CRFP_EINVAL, "%s: ICU lowercasing: %s", stage, u_errorName(err));
-    }
-    return CRFP_OK;
 }

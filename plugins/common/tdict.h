@@ -25,6 +25,12 @@ typedef struct tdict_pairs {
     size_t mask, n;
 } tdict_pairs;
 
+/* The pair map (tdict.c): the value of `key`, or -1; add `key` (not in the
+ * map) with `val` (0, or -1 when out of memory); free its arrays. */
+PLUGIN_COMMON_API long tdict_pairs_find(const tdict_pairs *p, uint64_t key);
+PLUGIN_COMMON_API int tdict_pairs_put(tdict_pairs *p, uint64_t key, uint32_t val);
+PLUGIN_COMMON_API void tdict_pairs_free(tdict_pairs *p);
+
 /* Scratch space of one caller of tdict_lookup (one per thread): zeroed
  * before the first use, freed by tdict_scratch_free. */
 typedef struct tdict_scratch {
@@ -77,6 +83,11 @@ PLUGIN_COMMON_API void tdict_free(tdict *d);
 /* Count `count` more occurrences of `word` with `tag` (a frozen dictionary
  * thaws: its answers are recomputed by the next tdict_freeze). */
 PLUGIN_COMMON_API int tdict_add(tdict *d, const char *word, const char *tag, uint32_t count);
+
+/* Give the dictionary `buf` (malloc'd) to free with itself: the buffer of
+ * a loaded file, whose strings it keeps.  0, or -1 when out of memory (buf
+ * is then still the caller's). */
+PLUGIN_COMMON_API int tdict_own(tdict *d, char *buf);
 
 /* Compute every word's answers once, so that lookups are two hash finds
  * (tdict_load freezes what it reads).  0, or -1 when out of memory. */

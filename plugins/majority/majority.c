@@ -67,17 +67,6 @@ static void mj_close(void *state)
     free(m);
 }
 
-static char *cat(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    char *s = malloc(la + lb + 1);
-    if (s) {
-        memcpy(s, a, la);
-        memcpy(s + la, b, lb + 1);
-    }
-    return s;
-}
-
 static crfp_status mj_open(crfp_host *host, const crfp_params *params, void **state)
 {
     const char *out = crfp_params_str(params, "output");
@@ -87,7 +76,7 @@ static crfp_status mj_open(crfp_host *host, const crfp_params *params, void **st
     if (!m || !(m->input = strdup(crfp_params_str(params, "input"))) ||
         !(m->key = strdup(crfp_params_str(params, "key"))) ||
         !(m->set = strdup(crfp_params_str(params, "set"))) || !(m->out_tok = strdup(out)) ||
-        !(m->out_ne = cat(out, "ne")) || !(m->out_span = cat(out, "span"))) {
+        !(m->out_ne = columns_name(out, "ne")) || !(m->out_span = columns_name(out, "span"))) {
         mj_close(m);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
