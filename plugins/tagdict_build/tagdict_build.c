@@ -17,10 +17,13 @@
  * k-th sentence keep a document's repeated names in one run, as on new
  * text: 95.45 against 95.41 % on EWT dev.)
  *
- * Later documents, such as the dev set a trainer reads through the same
- * stages after the training data, are looked up in the full dictionary.
- * The stage keeps state from one document to the next, so it runs
- * documents one at a time (no process_concurrent).
+ * Documents after the end of the input (the stage's finish), such as the
+ * dev set a trainer reads through the same stages after the training data,
+ * are looked up in the full dictionary.  A second document before it is an
+ * error: the corpus was cut into several (a reader's batches), and a
+ * dictionary of its first part would be silently poorer.  The stage keeps
+ * state from one document to the next, so it runs documents one at a time
+ * (no process_concurrent).
  */
 #include "config.h"
 
@@ -50,7 +53,7 @@ typedef struct tb {
     char *label;
     size_t folds;
     tdict full;           /* the corpus's dictionary, once built */
-    int built;
+    int built, ended;     /* the corpus seen; the end of the input */
     tdict_scratch s;
 } tb;
 
@@ -207,6 +210,14 @@ static crfp_status run(tb *t, crfp_doc *doc, work *w)
                               "no '%s' feature", doc_name(doc), i + 1,
                               w->word[i] ? t->label : t->c.key);
     }
+    if (t->built && !t->ended)
+        return crfp_error(host, CRFP_EINVAL, "tagdict_build: a second document ('%s') before "
+                          "the end of the input: the training corpus must be one document "
+                          "(reader parameters batch-bytes=0, and newdoc=false or "
+                          "docstart=false)", doc_name(doc));
+    if (!t->built && t->ended)
+        return crfp_error(host, CRFP_EINVAL, "tagdict_build: document '%s' after the end of the "
+                          "input, but no training corpus came before it", doc_name(doc));
     if (!t->built) {
         if (nt == 0)
             return crfp_error(host, CRFP_EINVAL, "tagdict_build: the training corpus (document "
@@ -233,10 +244,19 @@ static crfp_status tb_process(void *state, crfp_doc *doc)
     return st;
 }
 
+/* The end of the input stream: documents from now on (a trainer's dev set)
+ * are looked up. */
+static crfp_status tb_finish(void *state)
+{
+    ((tb *)state)->ended = 1;
+    return CRFP_OK;
+}
+
 static const crfp_stage_vtable vtable = {
     .size = CRFP_VTABLE_SIZE(crfp_stage_vtable),
     .open = tb_open,
     .process = tb_process,
+    .finish = tb_finish,
     .close = tb_close,
 };
 
