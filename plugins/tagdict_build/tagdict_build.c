@@ -28,6 +28,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ typedef struct tb {
     crfp_host *host;
     tdict_conf c;
     char *label;
+    char *pending;        /* the dictionary until the end of the input, then renamed */
     size_t folds;
     tdict full;           /* the corpus's dictionary, once built */
     int built, ended;     /* the corpus seen; the end of the input */
@@ -64,6 +66,9 @@ static void tb_close(void *state)
         return;
     tdict_free(&t->full);
     tdict_scratch_free(&t->s);
+    if (t->pending)
+        remove(t->pending); /* a run that failed leaves no dictionary */
+    free(t->pending);
     tdict_conf_close(&t->c);
     free(t->label);
     free(t);
@@ -86,10 +91,12 @@ static crfp_status tb_open(crfp_host *host, const crfp_params *params, void **st
     }
     t->host = host;
     t->folds = (size_t)folds;
-    if (!(t->label = strdup(crfp_params_str(params, "label")))) {
+    size_t pl = strlen(t->c.path) + 16;
+    if (!(t->label = strdup(crfp_params_str(params, "label"))) || !(t->pending = malloc(pl))) {
         tb_close(t);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
+    snprintf(t->pending, pl, "%s.partial", t->c.path);
     tdict_init(&t->full, t->c.lower);
     *state = t;
     return CRFP_OK;
@@ -170,16 +177,16 @@ static crfp_status build(tb *t, crfp_doc *doc, work *w)
             tdict_free(&part);
             return crfp_error(host, CRFP_ENOMEM, "out of memory");
         }
-    int e = tdict_save(&part, t->c.path);
+    int e = tdict_save(&part, t->pending);
     size_t nwords = part.words.n, ntags = part.tags.n;
     tdict_free(&part);
     if (e)
         return crfp_error(host, e == ENOMEM ? CRFP_ENOMEM : CRFP_EIO, "tagdict_build: %s: %s",
-                          t->c.path, strerror(e));
+                          t->pending, strerror(e));
     char msg[256];
-    if (tdict_load(&t->full, t->c.path, msg, sizeof msg) != 0)
+    if (tdict_load(&t->full, t->pending, msg, sizeof msg) != 0)
         return crfp_error(host, strstr(msg, "memory") ? CRFP_ENOMEM : CRFP_EIO,
-                          "tagdict_build: %s, read back: %s", t->c.path, msg);
+                          "tagdict_build: %s, read back: %s", t->pending, msg);
     t->built = 1;
     crfp_log(host, CRFP_LOG_INFO, "tagdict_build: %zu tokens, %zu words, %zu tags in %s "
              "(jackknife over %zu runs of sentences)", nt, nwords, ntags, t->c.path, t->folds);
@@ -248,7 +255,18 @@ static crfp_status tb_process(void *state, crfp_doc *doc)
  * are looked up. */
 static crfp_status tb_finish(void *state)
 {
-    ((tb *)state)->ended = 1;
+    tb *t = state;
+    t->ended = 1;
+    if (!t->built)
+        return crfp_error(t->host, CRFP_EINVAL, "tagdict_build: the input had no document, so "
+                          "there is no training corpus to build the dictionary '%s' from",
+                          t->c.path);
+    /* the whole input was one corpus: the dictionary is complete */
+    if (rename(t->pending, t->c.path) != 0)
+        return crfp_error(t->host, CRFP_EIO, "tagdict_build: %s: %s", t->c.path,
+                          strerror(errno));
+    free(t->pending);
+    t->pending = NULL;
     return CRFP_OK;
 }
 

@@ -159,6 +159,12 @@ printf 'the DET\n\n-DOCSTART- X\n\nrun VERB\n' >"$tmp/two.conll"
 build "$tmp/two.xml" "$tmp/two.dict" word,tag word
 expect_fail "tagdict_build: a second document ('.*') before the end of the input" \
     $P run "$tmp/two.xml" -i "$tmp/two.conll"
+test ! -e "$tmp/two.dict" && test ! -e "$tmp/two.dict.partial" ||
+    fail "a refused corpus left a dictionary"
+: >"$tmp/empty.conll"
+build "$tmp/empty.xml" "$tmp/empty.dict" word,tag word
+expect_fail "tagdict_build: the input had no document" $P run "$tmp/empty.xml" -i "$tmp/empty.conll"
+test ! -e "$tmp/empty.dict" || fail "an empty input left a dictionary"
 printf 'a B|C\n' >"$tmp/bar.conll"
 build "$tmp/bar.xml" "$tmp/bar.dict" word,tag word
 expect_fail "token 1: .*a tag with a '|'" $P run "$tmp/bar.xml" -i "$tmp/bar.conll"
