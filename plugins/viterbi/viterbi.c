@@ -45,6 +45,8 @@
 
 #include "crfpipe/crfpipe.h"
 
+#include "../common/columns.h"
+
 static const crfp_param_spec params[] = {
     {"model", CRFP_PARAM_PATH, NULL, "model file to tag with (required)"},
     {"threads", CRFP_PARAM_INT, "0", "decoding threads (0 = all cores)"},
@@ -573,26 +575,12 @@ static crfp_status set_list(crfp_doc *doc, crfp_ann *sent, const char *output, c
     return crfp_ann_set(doc, sent, name, &v);
 }
 
+/* The outputs become columns of the document (a writer without a column
+ * list shows them; a later template reads them). */
 static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
 {
-    const char *cols = crfp_doc_meta_str(doc, "columns");
-    if (!cols)
-        return CRFP_OK;
-    size_t len = strlen(cols) + 1;
     size_t nout = tg->nbest + (tg->posteriors ? 1 : 0);
-    for (size_t k = 0; k < nout; k++)
-        len += strlen(tg->outnames[k < tg->nbest ? k : tg->nbest]) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return CRFP_ENOMEM;
-    strcpy(s, cols);
-    for (size_t k = 0; k < nout; k++) {
-        strcat(s, ",");
-        strcat(s, tg->outnames[k < tg->nbest ? k : tg->nbest]);
-    }
-    crfp_status st = crfp_doc_meta_set_str(doc, "columns", s);
-    free(s);
-    return st;
+    return columns_extend(doc, (const char *const *)tg->outnames, nout);
 }
 
 static crfp_status tagger_process(void *state, crfp_doc *doc)
