@@ -17,7 +17,7 @@
 int cmd_eval(crfp_host *host, int argc, char **argv)
 {
     const char *format = NULL, *columns = NULL, *input = NULL, *model = NULL, *threads = NULL;
-    const char *gold = NULL, *guess = NULL, *output = NULL, *plot = NULL, *v;
+    const char *decode = NULL, *gold = NULL, *guess = NULL, *output = NULL, *plot = NULL, *v;
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -34,6 +34,8 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             model = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "threads", &v)) != 0)
             threads = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "decode", &v)) != 0)
+            decode = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "label", &v)) != 0)
             gold = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "guess", &v)) != 0)
@@ -52,6 +54,8 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     }
     if (!input)
         return cli_usage(argv[0], "no file to evaluate");
+    if (decode && !model)
+        return cli_usage(argv[0], "--decode needs --model (it chooses how the model tags)");
     /* The model's label is the gold when the tokens have that feature;
      * column files whose columns are named by position fall back to the
      * column before the prediction (the evaluate plugin decides). */
@@ -72,7 +76,7 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         return CLI_FAIL;
     }
     const char *rn[] = {"columns"}, *rv[] = {columns};
-    const char *tn[3], *tv[3], *en[5], *ev[5];
+    const char *tn[4], *tv[4], *en[5], *ev[5];
     size_t nt = 0, ne = 0;
     tn[nt] = "model", tv[nt++] = model;
     tn[nt] = "output", tv[nt++] = "predicted";
@@ -80,6 +84,8 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         tn[nt] = "threads", tv[nt++] = threads;
         crfp_host_set_threads(host, atoi(threads)); /* the pipeline's batches too */
     }
+    if (decode)
+        tn[nt] = "decode", tv[nt++] = decode;
     if (gold)
         en[ne] = "gold", ev[ne++] = gold;
     if (guess || model)

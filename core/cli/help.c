@@ -147,6 +147,8 @@ static const optdoc eval_opts[] = {
      "input format: conll, conllu, xml (default: from the file name, else from the content)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
     {"--threads", NULL, "N", "0", "decoding threads with --model (0 = all cores)"},
+    {"--decode", NULL, "MODE", "viterbi",
+     "with --model: viterbi (the best labelling) or posterior (each token's most probable label)"},
     {"-o", NULL, "FILE", NULL, "write the report to FILE (default: stdout)"},
     {"--report", NULL, "FILE", NULL,
      "plot the confusion matrix as a heat map and per-label precision, recall and F1: SVG, or "

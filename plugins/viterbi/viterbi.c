@@ -53,6 +53,9 @@ static const crfp_param_spec params[] = {
     {"nbest", CRFP_PARAM_INT, "1", "also output the k best labellings (features OUTPUT-2..k)"},
     {"posteriors", CRFP_PARAM_BOOL, "false",
      "add the marginal of each predicted label (OUTPUT-prob) and the sequence probability"},
+    {"decode", CRFP_PARAM_STRING, "viterbi",
+     "viterbi (the best labelling) or posterior (each token's most probable label: fewer token "
+     "errors expected, though the labelling may be one the model scores low)"},
     {"output", CRFP_PARAM_STRING, "predicted", "token feature receiving the predicted label"},
     {"scores", CRFP_PARAM_BOOL, "false",
      "add each labelling's unnormalised log score (Sentence feature OUTPUT-scores, a list in "
@@ -87,6 +90,7 @@ typedef struct tagger {
     int nthreads;
     size_t nbest;
     int posteriors;
+    int marginal;     /* decode=posterior: argmax of each token's marginal */
     int scores;       /* write OUTPUT-scores */
     char *output;
     char *set;
@@ -378,6 +382,19 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     }
     tg->nbest = (size_t)nb;
     tg->posteriors = crfp_params_bool(p, "posteriors");
+    const char *dec = crfp_params_str(p, "decode");
+    if (strcmp(dec, "posterior") == 0)
+        tg->marginal = 1;
+    else if (strcmp(dec, "viterbi") != 0) {
+        st = crfp_error(host, CRFP_EINVAL, "decode must be viterbi or posterior, not '%s'", dec);
+        goto fail;
+    }
+    if (tg->marginal && tg->nbest > 1) {
+        st = crfp_error(host, CRFP_EINVAL,
+                        "decode=posterior gives one labelling; it cannot go with nbest=%zu",
+                        tg->nbest);
+        goto fail;
+    }
     tg->scores = crfp_params_bool(p, "scores");
     tg->output = strdup(crfp_params_str(p, "output"));
     tg->set = strdup(crfp_params_str(p, "set"));
@@ -497,8 +514,9 @@ static void *worker(void *arg)
             uint32_t *ny = realloc(w->ybuf, n * tg->nbest * sizeof *ny);
             if (ny)
                 w->ybuf = ny;
-            double *nm = tg->posteriors && ny ? realloc(w->marg, n * Y * sizeof *nm) : w->marg;
-            if (!ny || (tg->posteriors && !nm)) {
+            int wantm = tg->posteriors || tg->marginal;
+            double *nm = wantm && ny ? realloc(w->marg, n * Y * sizeof *nm) : w->marg;
+            if (!ny || (wantm && !nm)) {
                 record_failure(j, CRFP_ENOMEM, "allocating its label buffers", s);
                 break;
             }
@@ -506,12 +524,31 @@ static void *worker(void *arg)
             w->capT = n;
         }
         size_t found = 1;
-        if (tg->nbest == 1)
+        double logz = 0;
+        if (tg->marginal) {
+            /* Minimum Bayes risk for the token error: each token's own most
+             * probable label (ties to the lower label id), scored as a path
+             * for OUTPUT-scores and the sequence probability. */
+            st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg);
+            if (st == CRFP_OK) {
+                for (size_t t = 0; t < n; t++) {
+                    const double *m = w->marg + t * Y;
+                    uint32_t best = 0;
+                    for (uint32_t y = 1; y < Y; y++)
+                        if (m[y] > m[best])
+                            best = y;
+                    w->ybuf[t] = best;
+                }
+                w->scores[0] = crfp_path_score(tg->crf, q, theta, w->ybuf);
+            }
+        } else if (tg->nbest == 1)
             st = crfp_viterbi(w->inf, q, theta, w->ybuf, w->scores);
         else
             st = crfp_nbest(w->inf, q, theta, tg->nbest, w->ybuf, w->scores, &found);
         if (st != CRFP_OK) {
-            record_failure(j, st, tg->nbest == 1 ? "running Viterbi" : "finding its n best", s);
+            record_failure(j, st,
+                           tg->marginal ? "computing its marginals"
+                           : tg->nbest == 1 ? "running Viterbi" : "finding its n best", s);
             break;
         }
         j->nfound[s] = found;
@@ -520,8 +557,8 @@ static void *worker(void *arg)
         if (tg->scores)
             memcpy(j->seqscore + s * tg->nbest, w->scores, found * sizeof *w->scores);
         if (tg->posteriors) {
-            double logz;
-            if ((st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg)) != CRFP_OK) {
+            if (!tg->marginal &&
+                (st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg)) != CRFP_OK) {
                 record_failure(j, st, "computing its posteriors", s);
                 break;
             }
@@ -758,6 +795,10 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         if (tg->bias_spec) {
             names[np] = "label-bias";
             values[np++] = tg->bias_spec;
+        }
+        if (tg->marginal) {
+            names[np] = "decode";
+            values[np++] = "posterior";
         }
         st = crfp_annset_add_processor(doc, set, "viterbi", "1.1", names, values, np);
     }

@@ -47,6 +47,33 @@ awk -F'[ \t]' 'NF && ($14 < 0 || $14 > 1) { bad = 1 } END { exit bad }' "$tmp/ta
 acc2=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/eval2.txt")
 [ "$acc" = "$acc2" ] || fail "eval of the tagged file ($acc2) differs from eval --model ($acc)"
 
+# 4b. Posterior decoding takes each token's most probable label: its
+# marginal is never below that of Viterbi's label at the same token, and
+# is above it wherever the two labels differ (printed to 6 decimals).
+"$CRFPIPE" tag --model "$tmp/a.model" --to conll --posteriors \
+    -o "$tmp/vit.txt" "$pos/test.conllu" || fail "tag --posteriors"
+"$CRFPIPE" tag --model "$tmp/a.model" --to conll --posteriors --decode posterior \
+    -o "$tmp/post.txt" "$pos/test.conllu" || fail "tag --decode posterior"
+paste -d' ' "$tmp/vit.txt" "$tmp/post.txt" | awk '
+    NF == 0 { next }
+    { n++; pv = $12; pp = $24
+      if (pp < pv - 1e-6) { print "token " n ": marginal " pp " below Viterbi'"'"'s " pv; bad = 1 }
+      if ($11 != $23) { d++; if (pp <= pv) { print "token " n ": a different label, not more probable"; bad = 1 } }
+      sv += pv; sp += pp }
+    END { printf "posterior decoding: %d of %d tokens differ from Viterbi; expected correct %.1f vs %.1f\n", d, n, sp, sv
+          exit bad || n < 1000 }' || fail "posterior decoding is not the marginals' argmax"
+# eval --decode scores what tag --decode writes; --decode needs --model
+"$CRFPIPE" eval --model "$tmp/a.model" --decode posterior "$pos/test.conllu" >"$tmp/evalp.txt" \
+    || fail "eval --decode posterior"
+accp=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/evalp.txt")
+accp2=$(awk 'NF { n++; c += ($4 == $11) } END { printf "%.2f", 100 * c / n }' "$tmp/post.txt")
+[ "$accp" = "$accp2" ] || fail "eval --decode posterior ($accp) differs from the tagged file ($accp2)"
+expect_fail "needs --model" "$CRFPIPE" eval --decode posterior "$tmp/post.txt"
+expect_fail "decode must be viterbi or posterior" "$CRFPIPE" tag --model "$tmp/a.model" --decode best \
+    "$pos/test.conllu"
+expect_fail "cannot go with nbest" "$CRFPIPE" tag --model "$tmp/a.model" --decode posterior --nbest 2 \
+    "$pos/test.conllu"
+
 # 5. XML output validates against the schema and carries provenance.
 "$CRFPIPE" tag --model "$tmp/a.model" --to xml -o "$tmp/tagged.xml" "$pos/test.conllu" || fail "tag to xml"
 "$CRFPIPE" validate "$tmp/tagged.xml" >/dev/null || fail "tagged XML is not valid"
