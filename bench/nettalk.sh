@@ -11,7 +11,9 @@
 # Split: fold FOLD of 10 (nettalk_reader: headword k in fold k % 10; test =
 # fold FOLD, default 0, dev = the next fold, train = the other eight).  PER = letters whose predicted
 # phoneme (the null phoneme '-' included) differs from the gold one, on the
-# test part, as `crfpipe eval` counts token errors.
+# test part, as `crfpipe eval` counts token errors; given for the model's
+# Viterbi labelling and for posterior decoding (each letter's most probable
+# phoneme), and on the dev part too, where the decoding is to be chosen.
 #
 # Environment: FOLD (the test fold, 0-9: bench/nettalk-folds.sh averages them),
 # OWLQN_HISTORY (5), OWLQN_PATIENCE (10: OWL-QN stops after that many
@@ -72,17 +74,29 @@ opts() {
 
 field() { sed -n "$1" "$2" | tail -1; }
 
-# per MODEL: the test PER in %
+# per MODEL PART DECODE: the PER in % of MODEL on PART (test, dev) when it
+# tags with DECODE (viterbi: the best labelling; posterior: each letter's
+# most probable phoneme, which minimises the expected letter errors; the
+# choice between them is made on the dev part)
 per_of() {
-    "$CRFPIPE" eval --model "$1" --columns $COLS --threads "$THREADS" "$out/test.txt" \
-        >"${1%.model}.eval" 2>&1
-    sed -n 's/^token accuracy: *[0-9.]*% *(\([0-9]*\)\/\([0-9]*\)).*/\1 \2/p' "${1%.model}.eval" |
+    local ev=${1%.model}.$2.$3.eval
+    "$CRFPIPE" eval --model "$1" --columns $COLS --threads "$THREADS" --decode "$3" "$out/$2.txt" \
+        >"$ev" 2>&1
+    sed -n 's/^token accuracy: *[0-9.]*% *(\([0-9]*\)\/\([0-9]*\)).*/\1 \2/p' "$ev" |
         awk '{ printf "%.2f", 100 * ($2 - $1) / $2 }'
 }
 
-row() {  # set optimizer iterations features active per wall cpu rss-kB
-    printf '| %-6s | %-9s | %4s | %11s | %7s | %6s %% | %8s | %7s | %6d MB |' "$1" "$2" "$3" "$4" \
-        "$5" "$6" "$7" "$8" "$(($9 / 1024))"
+# the four PER cells of MODEL: test and dev, Viterbi and posterior decoding
+pers() {
+    printf '%s %s %s %s' "$(per_of "$1" test viterbi)" "$(per_of "$1" test posterior)" \
+        "$(per_of "$1" dev viterbi)" "$(per_of "$1" dev posterior)"
+}
+
+row() {  # set optimizer iterations features active "pers" wall cpu rss-kB
+    local p
+    read -ra p <<<"$6"
+    printf '| %-6s | %-9s | %4s | %11s | %7s | %6s %% | %6s %% | %6s %% | %6s %% | %8s | %7s | %6d MB |' \
+        "$1" "$2" "$3" "$4" "$5" "${p[0]}" "${p[1]}" "${p[2]}" "${p[3]}" "$7" "$8" "$(($9 / 1024))"
 }
 
 rows=()
@@ -111,7 +125,7 @@ for set in $SETS; do
             it1=$(echo "$st1" | sed 's/^[a-z0-9_]*: \([0-9]*\) iterations.*/\1/')
             s1=$(echo "$st1" | sed 's/.* iterations in \([0-9.]*\) s.*/\1/')
             a1=$(echo "$st1" | sed 's/.* \([0-9]*\) active features of.*/\1/')
-            rows+=("$(row "$set" "$opt" "$it1" "$feats" "$a1" "$(per_of "$out/$name.l1.model")" \
+            rows+=("$(row "$set" "$opt" "$it1" "$feats" "$a1" "$(pers "$out/$name.l1.model")" \
                 "${s1} s" "-" "$rss")")
             echo "${rows[-1]}" >&2
         fi
@@ -119,7 +133,7 @@ for set in $SETS; do
         active=$(field 's/^trained: .* \([0-9]*\) active features of.*/\1/p' "$log")
         label=$opt
         [ "$opt" = newton ] || label=$opt+ft
-        rows+=("$(row "$set" "$label" "$iters" "$feats" "$active" "$(per_of "$out/$name.model")" \
+        rows+=("$(row "$set" "$label" "$iters" "$feats" "$active" "$(pers "$out/$name.model")" \
             "$wall" "$cpu" "$rss")")
         echo "${rows[-1]}" >&2
     done
@@ -127,10 +141,11 @@ done
 
 echo
 echo "NETtalk, test fold $FOLD ($(date -u +%F), $(nproc) cores, --threads $THREADS, rho1 $RHO1, rho2 $RHO2;"
-echo "X rows: the first stage of the X,lbfgs run (its own time; CPU not separable), X+ft: the run)"
+echo "X rows: the first stage of the X,lbfgs run (its own time; CPU not separable), X+ft: the run;"
+echo "PER on the test part tagged by Viterbi and by posterior decoding, and the same on the dev part)"
 echo
-echo "| set    | optim.    | iter | features    | active  | PER      | wall     | CPU     | peak RSS  |"
-echo "|--------|-----------|------|-------------|---------|----------|----------|---------|-----------|"
+echo "| set    | optim.    | iter | features    | active  | PER      | PER post. | dev PER  | dev post. | wall     | CPU     | peak RSS  |"
+echo "|--------|-----------|------|-------------|---------|----------|-----------|----------|-----------|----------|---------|-----------|"
 printf '%s\n' "${rows[@]}"
 
 # Table 2: the same OWL-QN iterations with the sparse, the dense and the
