@@ -428,12 +428,21 @@ class Tagger:
         self._xseq = list(xseq)
         self._marg = None
 
-    def tag(self, xseq=None):
-        """The best labelling of xseq (default: the sequence given to set())."""
+    def tag(self, xseq=None, decode="viterbi"):
+        """The best labelling of xseq (default: the sequence given to set()).
+        decode="posterior" instead gives each position its most probable
+        label (fewer expected token errors; as crfpipe tag --decode
+        posterior)."""
         if xseq is None:
             xseq = self._current()
         else:
             self.set(xseq)
+        if decode == "posterior":
+            labels = self.model.labels
+            return [labels[max(range(len(r)), key=r.__getitem__)]
+                    for r in self.model.marginals(self._xseq)]
+        if decode != "viterbi":
+            raise ValueError("decode must be 'viterbi' or 'posterior', not %r" % (decode,))
         return self.model.tag([self._xseq])[0]
 
     def tag_batch(self, xseqs, threads=0):

@@ -51,6 +51,13 @@ def test_marginals_nbest_probability(ewt, attr_model):
     other = list(best)
     other[0] = next(l for l in labels if l != best[0])
     assert tagger.probability(other) < probs[0]
+    # posterior decoding: each position's most probable label, which may
+    # differ from the best path's; never less probable than it
+    post = tagger.tag(decode="posterior")
+    assert post == [max(m, key=m.get) for m in margs]
+    assert all(margs[t][post[t]] >= margs[t][best[t]] for t in range(len(x)))
+    with pytest.raises(ValueError, match="decode must be"):
+        tagger.tag(x, decode="best")
     with pytest.raises(ValueError, match="unknown label"):
         tagger.marginal("NO-SUCH-LABEL", 0)
     with pytest.raises(ValueError, match="unknown label"):
