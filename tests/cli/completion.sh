@@ -52,6 +52,9 @@ expect "tag --prediction-to m" misc
 expect "tag --to conll" conll conllu
 expect "convert --from x" xml
 expect "eval --rep" --report
+expect "tag --dec" --decode
+expect "eval --dec" --decode
+expect "tag --decode p" posterior
 expect "validate --schema p" pipeline
 expect "plugins vit" viterbi
 expect "plugins --ki" --kind
