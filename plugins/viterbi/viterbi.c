@@ -788,8 +788,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
         /* What the model learnt (its label) and how it was fed. */
         const char *label = crfp_crf_meta(tg->crf, "label");
-        const char *names[8] = {"model", "nbest", "posteriors", "output", "label"};
-        const char *values[8] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
+        const char *names[10] = {"model", "nbest", "posteriors", "output", "label"};
+        const char *values[10] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
                                  tg->output, label ? label : ""};
         size_t np = 5;
         if (tg->scores) {
@@ -808,7 +808,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             names[np] = "decode";
             values[np++] = "posterior";
         }
-        st = crfp_annset_add_processor(doc, set, "viterbi", "1.1", names, values, np);
+        st = crfp_annset_add_processor(doc, set, "viterbi", "1.2", names, values, np);
     }
     if (st == CRFP_ENOMEM)
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -869,7 +869,7 @@ CRFP_PLUGIN_DEFINE(viterbi) = {
     CRFP_PLUGIN_ABI,
     .name = "viterbi",
     .kind = CRFP_KIND_TAGGER,
-    .version = "1.1",
+    .version = "1.2",
     .description = "CRF tagger: sparse Viterbi, n-best lists, posterior marginals",
     .params = params,
     .nparams = sizeof params / sizeof params[0],

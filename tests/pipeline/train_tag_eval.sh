@@ -69,6 +69,12 @@ accp=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/evalp.txt")
 accp2=$(awk 'NF { n++; c += ($4 == $11) } END { printf "%.2f", 100 * c / n }' "$tmp/post.txt")
 [ "$accp" = "$accp2" ] || fail "eval --decode posterior ($accp) differs from the tagged file ($accp2)"
 expect_fail "needs --model" "$CRFPIPE" eval --decode posterior "$tmp/post.txt"
+# the tagging run records how it decoded, with every other option set too
+"$CRFPIPE" tag --model "$tmp/a.model" --decode posterior --scores true --label-bias NOUN:0.1 \
+    --input-columns id,form,lemma,upos,xpos,feats,head,deprel,deps,misc --to xml \
+    -o "$tmp/postall.xml" "$pos/test.conllu" || fail "tag with every option"
+grep -q 'name="decode" value="posterior"' "$tmp/postall.xml" || fail "decode not in the provenance"
+grep -q 'name="label-bias" value="NOUN:0.1"' "$tmp/postall.xml" || fail "label-bias not in the provenance"
 expect_fail "decode must be viterbi or posterior" "$CRFPIPE" tag --model "$tmp/a.model" --decode best \
     "$pos/test.conllu"
 expect_fail "cannot go with nbest" "$CRFPIPE" tag --model "$tmp/a.model" --decode posterior --nbest 2 \
