@@ -266,9 +266,10 @@ static void thaw(tdict *d)
 {
     if (!d->frozen)
         return;
-    for (size_t i = 0; i < d->words.n; i++)
+    /* also after a freeze that failed part way: arrays may be missing */
+    for (size_t i = 0; d->wamb && i < d->words.n; i++)
         free(d->wamb[i]);
-    for (size_t i = 0; i < d->lwords.n; i++)
+    for (size_t i = 0; d->lamb && i < d->lwords.n; i++)
         free(d->lamb[i]);
     free(d->wamb);
     free(d->lamb);
@@ -306,16 +307,7 @@ int tdict_freeze(tdict *d)
         bad = !(d->lamb[l] = join(d, &d->lc[l], tags));
     free(tags);
     if (bad) {
-        if (!d->wamb || !d->lamb || !d->wtop) {
-            free(d->wamb);
-            free(d->lamb);
-            free(d->wtop);
-            d->wamb = d->lamb = NULL;
-            d->wtop = NULL;
-            d->frozen = 0;
-        } else {
-            thaw(d);
-        }
+        thaw(d);
         return -1;
     }
     return 0;
