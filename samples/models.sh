@@ -26,6 +26,7 @@ per_line() {
     sed -e 's|<stage plugin="text_reader"/>|<stage plugin="text_reader"><param name="split" value="line"/></stage>|' \
         -e "s|value=\"\\([a-z./-]*\\)\\.model\"|value=\"$here/$2/\\1.model\"|" \
         -e "s|value=\"\\([a-z./-]*\\)\\.tagdict\"|value=\"$here/$2/\\1.tagdict\"|" \
+        -e "s|value=\"\\([a-z./-]*\\)\\.lexicon\"|value=\"$here/$2/\\1.lexicon\"|" \
         -e "s|value=\"\\.\\./text/|value=\"$here/samples/text/|" "$1"
 }
 
@@ -55,6 +56,27 @@ if [ -f "$ewt/en_ewt-ud-train.conllu" ]; then
     per_line samples/pos/annotate-td.xml samples/pos >"$out/pos-td-lines.xml"
     "$CRFPIPE" run "$out/pos-td-lines.xml" -i "$out/ewt-test.txt" -o "$out/ewt-test-td.xml"
     "$EWTRAW" score --pos upos "$ewt/en_ewt-ud-test.conllu" "$out/ewt-test-td.xml"
+    if [ -f "$data/conll2000/train.txt" ]; then
+        say "UPOS tagger reading a lexicon of the WSJ too (pos-lex.tpl): samples/pos/wsj.lexicon from" \
+            "CoNLL-2000 train.txt (research use: read in place; the lexicon stays local)"
+        "$CRFPIPE" run samples/pos/lexicon.xml -i "$data/conll2000/train.txt" | head -3
+        sed -e "s|value=\"dev.conllu\"|value=\"$ewt/en_ewt-ud-dev.conllu\"|" \
+            -e 's|<param name="rho1" value="0.05"/>|&<param name="dev-patience" value="0"/>|' \
+            -e "s|value=\"\(pos[a-z.-]*\)\"|value=\"$here/samples/pos/\1\"|" \
+            -e "s|value=\"wsj.lexicon\"|value=\"$here/samples/pos/wsj.lexicon\"|" \
+            samples/pos/train-lex.xml >"$out/pos-lex-train.xml"
+        "$CRFPIPE" run "$out/pos-lex-train.xml" -i "$ewt/en_ewt-ud-train.conllu"
+        sed -e "s|value=\"\(pos[a-z.-]*\)\"|value=\"$here/samples/pos/\1\"|" \
+            -e "s|value=\"wsj.lexicon\"|value=\"$here/samples/pos/wsj.lexicon\"|" \
+            samples/pos/eval-lex.xml >"$out/pos-lex-eval.xml"
+        say "EWT dev and test, gold tokens, with the tag dictionary and the lexicon"
+        "$CRFPIPE" run "$out/pos-lex-eval.xml" -i "$ewt/en_ewt-ud-dev.conllu" | head -3
+        "$CRFPIPE" run "$out/pos-lex-eval.xml" -i "$ewt/en_ewt-ud-test.conllu" | head -3
+        say "EWT test from raw text with the lexicon: samples/pos/annotate-lex.xml"
+        per_line samples/pos/annotate-lex.xml samples/pos >"$out/pos-lex-lines.xml"
+        "$CRFPIPE" run "$out/pos-lex-lines.xml" -i "$out/ewt-test.txt" -o "$out/ewt-test-lex.xml"
+        "$EWTRAW" score --pos upos "$ewt/en_ewt-ud-test.conllu" "$out/ewt-test-lex.xml"
+    fi
     say "the same text as paragraphs (sentence splitting by icu_tokenizer too)"
     "$EWTRAW" text --paragraphs "$ewt/en_ewt-ud-test.conllu" >"$out/ewt-test-para.txt"
     sed 's/value="line"/value="paragraph"/' "$out/pos-lines.xml" >"$out/pos-para.xml"

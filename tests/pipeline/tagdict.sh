@@ -126,6 +126,47 @@ plain=$($P eval --model "$tmp/plain.model" "$pos/test.conllu" | sed -n 's/.*toke
 awk -v a="$td" -v b="$plain" 'BEGIN { exit !(a > b + 0.3) }' ||
     fail "the dictionary tagger ($td %) does not beat the plain one ($plain %)"
 
+# 3b. an external lexicon (pos-lex.tpl): lexicon.xml builds one from a
+# tagged corpus in CoNLL-2000's columns (here the excerpt's dev part with
+# its PTB tags, XPOS; make models uses CoNLL-2000), train-lex.xml reads it
+# before tagdict_build.  The file must be the corpus's counts in order of
+# first appearance; the tagger must beat the dictionary-only one on the
+# test part and must depend on the lexicon: an empty one costs accuracy.
+cp "$pos/lexicon.xml" "$pos/train-lex.xml" "$pos/eval-lex.xml" "$pos/annotate-lex.xml" \
+   "$pos/pos-lex.tpl" "$tmp/"
+sed -i "s|\.\./text/|$top_srcdir/samples/text/|" "$tmp/annotate-lex.xml"
+awk -F '\t' '/^#/ { next } NF == 0 { print ""; next } $1 ~ /^[0-9]+$/ { print $2, $5, $4 }' \
+    "$pos/dev.conllu" >"$tmp/lex.conll"
+$P run "$tmp/lexicon.xml" -i "$tmp/lex.conll" >"$tmp/lex.report" 2>"$tmp/lex.err" ||
+    { fail "lexicon.xml"; cat "$tmp/lex.err" >&2; }
+grep -q "^tokens $(grep -c . "$tmp/lex.conll"), sentences 300" "$tmp/lex.report" ||
+    { fail "lexicon.xml's report"; head -3 "$tmp/lex.report" >&2; }
+awk 'BEGIN { print "#crfpipe-tagdict 1" }
+     NF { if (!($1 in seen)) { seen[$1] = 1; w[++n] = $1 }
+          if (!(($1, $2) in c)) tags[$1] = tags[$1] " " $2; c[$1, $2]++ }
+     END { for (i = 1; i <= n; i++) { k = split(tags[w[i]], t, " "); line = w[i]
+               for (j = 1; j <= k; j++) line = line "\t" t[j] "\t" c[w[i], t[j]]
+               print line } }' "$tmp/lex.conll" | cmp -s - "$tmp/wsj.lexicon" ||
+    fail "wsj.lexicon differs from the corpus's counts"
+(cd "$tmp" && $P -q run train-lex.xml -i "$pos/train.conllu") || fail "train-lex.xml"
+test -s "$tmp/pos-lex.model" && test -s "$tmp/pos-lex.tagdict" || fail "train-lex.xml wrote no model"
+lex=$($P run "$tmp/eval-lex.xml" -i "$pos/test.conllu" | sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+printf '#crfpipe-tagdict 1\n' >"$tmp/wsj.lexicon"
+none=$($P run "$tmp/eval-lex.xml" -i "$pos/test.conllu" | sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+awk -v a="$lex" -v b="$td" 'BEGIN { exit !(a > b + 0.1) }' ||
+    fail "the lexicon tagger ($lex %) does not beat the dictionary tagger ($td %)"
+awk -v a="$lex" -v b="$none" 'BEGIN { exit !(b < a - 0.5) }' ||
+    fail "an empty lexicon ($none %) changes little ($lex % with it): are its features read?"
+# raw text through both dictionaries: every token gets its tag, and the
+# output is a valid corpus
+printf 'The cat sat on the mat in Kerala.\nDr. Smith did not sit there.\n' |
+    $P run "$tmp/annotate-lex.xml" -o "$tmp/raw.xml" || fail "annotate-lex.xml"
+$P validate "$tmp/raw.xml" 2>/dev/null || fail "annotate-lex.xml's output does not validate"
+test "$(grep -c 'type="Token"' "$tmp/raw.xml")" -eq "$(grep -c 'name="upos"' "$tmp/raw.xml")" ||
+    fail "annotate-lex.xml left tokens without upos"
+rm -f "$tmp/wsj.lexicon"
+expect_fail "wsj.lexicon" $P run "$tmp/eval-lex.xml" -i "$pos/test.conllu"
+
 # 4. errors: bad dictionaries name the file and the line; parameters; a
 # token without the label
 printf 'word\tDET\t1\n' >"$tmp/h.dict"
