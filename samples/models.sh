@@ -108,6 +108,20 @@ if [ -f samples/pos/pos.model ]; then
         samples/ner/tag.xml >"$out/wnut-tag.xml"
     "$CRFPIPE" run "$out/wnut-tag.xml" -i "$out/wnut-test.xml" -o "$out/wnut-test.conll"
     awk -f samples/ner/score.awk "$out/wnut-test.conll"
+    if [ -f samples/pos/wsj.lexicon ]; then
+        say "entities reading the WSJ lexicon too (entities-lex.tpl) -> samples/ner/ner-lex.model"
+        "$CRFPIPE" run samples/ner/train-lex.xml -i "$out/wnut-train.xml"
+        sed -e "s|value=\"ner-lex\.|value=\"$here/samples/ner/ner-lex.|" \
+            -e "s|value=\"\.\./pos/wsj.lexicon\"|value=\"$here/samples/pos/wsj.lexicon\"|" \
+            -e 's|<stage plugin="xml_writer"/>|<stage plugin="conll_writer"><param name="columns" value="word,ner,predicted"/></stage>|' \
+            samples/ner/tag-lex.xml >"$out/wnut-tag-lex.xml"
+        say "WNUT-17 dev and test with the lexicon: entity and surface-form F1"
+        for s in dev test; do
+            "$CRFPIPE" run "$out/wnut-tag-lex.xml" -i "$out/wnut-$s.xml" -o "$out/wnut-$s-lex.conll"
+            echo "$s:"
+            awk -f samples/ner/score.awk "$out/wnut-$s-lex.conll"
+        done
+    fi
 fi
 
 if [ -f "$data/conll2002_es/esp.train" ]; then
