@@ -15,6 +15,12 @@
  * tagdict_build, whose jackknife makes them as incomplete as they are on
  * new text.  Errors name the document and the token, or the dictionary
  * file and its line.
+ *
+ * The same stage reads a lexicon of another corpus (tagdict_build run on
+ * it, as samples/pos/lexicon.xml does) under another prefix, e.g.
+ * output=lex, in training and tagging pipelines alike: such a lexicon does
+ * not come from the training data, so it needs no jackknife, and its tags
+ * may be of another tag set (the template treats classes as opaque values).
  */
 #include "config.h"
 
