@@ -103,7 +103,15 @@ int tdict_load(tdict *d, const char *path, char *err, size_t errsize)
     }
     static const char header[] = "#crfpipe-tagdict 1\n";
     if (strncmp(buf, header, sizeof header - 1) != 0) {
-        snprintf(err, errsize, "line 1: not a tag dictionary (no '#crfpipe-tagdict 1' header)");
+        /* the two ways an editor breaks a good file get their own words */
+        if (strncmp(buf, "#crfpipe-tagdict 1\r\n", 20) == 0)
+            snprintf(err, errsize, "line 1: CR LF line ends (a tag dictionary's lines end "
+                     "in LF alone)");
+        else if (strncmp(buf, "\xef\xbb\xbf#crfpipe-tagdict", 19) == 0)
+            snprintf(err, errsize, "line 1: a byte-order mark before the header");
+        else
+            snprintf(err, errsize, "line 1: not a tag dictionary (no '#crfpipe-tagdict 1' "
+                     "header)");
         return -1;
     }
     size_t line = 1;
