@@ -2,8 +2,9 @@
 # The tag dictionary stages: tagdict_build's jackknifed classes, its file
 # and the lookups of later documents (a hand-made case, then the shipped EWT
 # excerpt against an independent awk), tagdict on new text, a tagger before
-# the features stage of a training pipeline, bad dictionaries and
-# parameters.
+# the features stage of a training pipeline, external lexicons for the
+# POS and entity taggers (the samples' *-lex.xml pipelines), bad
+# dictionaries and parameters.
 . "$top_srcdir/tests/pipeline/common.sh"
 P=$CRFPIPE
 pos="$top_srcdir/samples/pos"
@@ -166,6 +167,40 @@ test "$(grep -c 'type="Token"' "$tmp/raw.xml")" -eq "$(grep -c 'name="upos"' "$t
     fail "annotate-lex.xml left tokens without upos"
 rm -f "$tmp/wsj.lexicon"
 expect_fail "wsj.lexicon" $P run "$tmp/eval-lex.xml" -i "$pos/test.conllu"
+
+# 3c. the entity tagger reading the lexicon (samples/ner/*-lex.xml), laid
+# out as in samples/ so that the pipelines' relative paths hold: the first
+# 600 WNUT-17 training tweets, POS from the excerpt's tagger (part 3), the
+# lexicon of part 3b.  It must find entities on the first 300 dev tweets,
+# read the lexicon (an empty one changes its output) and run from raw text
+# to GATE XML.
+sd=$tmp/samples
+mkdir -p "$sd/ner" "$sd/pos" "$sd/out" "$sd/text"
+ner="$top_srcdir/samples/ner"
+cp "$ner/pos-tag.xml" "$ner/train-lex.xml" "$ner/tag-lex.xml" "$ner/annotate-lex.xml" \
+   "$ner/entities-lex.tpl" "$sd/ner/"
+cp "$tmp/plain.model" "$sd/pos/pos.model"
+cp "$pos/lexicon.xml" "$sd/pos/"
+cp "$top_srcdir/samples/text/en-abbreviations.txt" "$sd/text/"
+$P run "$sd/pos/lexicon.xml" -i "$tmp/lex.conll" >/dev/null 2>&1 || fail "lexicon.xml again"
+first() { awk -v n="$1" 'NF == 0 { if (++k >= n) exit } { print }' "$2"; }
+first 600 "$ner/train.conll" >"$tmp/wtrain.conll"
+first 300 "$ner/dev.conll" >"$tmp/wdev.conll"
+$P run "$sd/ner/pos-tag.xml" -i "$tmp/wtrain.conll" -o "$sd/out/wnut-train.xml" &&
+    $P run "$sd/ner/pos-tag.xml" -i "$tmp/wdev.conll" -o "$sd/out/wnut-dev.xml" ||
+    fail "pos-tag.xml on WNUT-17"
+(cd "$sd/ner" && $P -q run train-lex.xml -i "$sd/out/wnut-train.xml") || fail "ner train-lex.xml"
+$P run "$sd/ner/tag-lex.xml" -i "$sd/out/wnut-dev.xml" -o "$sd/ner-dev.xml" || fail "ner tag-lex.xml"
+test "$(grep -c 'type="Entity"' "$sd/ner-dev.xml")" -gt 10 || fail "tag-lex.xml found few entities"
+cp "$sd/pos/wsj.lexicon" "$sd/pos/wsj.keep"
+printf '#crfpipe-tagdict 1\n' >"$sd/pos/wsj.lexicon"
+$P run "$sd/ner/tag-lex.xml" -i "$sd/out/wnut-dev.xml" -o "$sd/ner-dev0.xml" || fail "empty lexicon"
+cmp -s "$sd/ner-dev.xml" "$sd/ner-dev0.xml" && fail "the entity tagger ignores its lexicon"
+mv "$sd/pos/wsj.keep" "$sd/pos/wsj.lexicon"
+echo "Obama visited Paris with the CEO of Apple." |
+    $P run "$sd/ner/annotate-lex.xml" -o "$tmp/raw.gate" || fail "ner annotate-lex.xml"
+grep -q '<GateDocument' "$tmp/raw.gate" && grep -q 'Type="Token"' "$tmp/raw.gate" ||
+    fail "ner annotate-lex.xml wrote no GATE document with tokens"
 
 # 4. errors: bad dictionaries name the file and the line; parameters; a
 # token without the label
