@@ -204,30 +204,21 @@ grep -q '<GateDocument' "$tmp/raw.gate" && grep -q 'Type="Token"' "$tmp/raw.gate
 
 # 4. errors: bad dictionaries name the file and the line; parameters; a
 # token without the label
-printf 'word\tDET\t1\n' >"$tmp/h.dict"
-lookup "$tmp/h.xml" "$tmp/h.dict"
-expect_fail "h.dict: line 1: not a tag dictionary" $P run "$tmp/h.xml" -i "$tmp/b.conll"
-printf '#crfpipe-tagdict 1\r\nthe\tDET\t2\r\n' >"$tmp/crlf.dict"
-lookup "$tmp/crlf.xml" "$tmp/crlf.dict"
-expect_fail "crlf.dict: line 1: CR LF line ends" $P run "$tmp/crlf.xml" -i "$tmp/b.conll"
-printf '\357\273\277#crfpipe-tagdict 1\nthe\tDET\t2\n' >"$tmp/bom.dict"
-lookup "$tmp/bom.xml" "$tmp/bom.dict"
-expect_fail "bom.dict: line 1: a byte-order mark" $P run "$tmp/bom.xml" -i "$tmp/b.conll"
-printf '#crfpipe-tagdict 1\nthe\tDET\t2\nrun\tNOUN\tx\n' >"$tmp/c.dict"
-lookup "$tmp/c.xml" "$tmp/c.dict"
-expect_fail "c.dict: line 3: count 'x' of tag 'NOUN'" $P run "$tmp/c.xml" -i "$tmp/b.conll"
-printf '#crfpipe-tagdict 1\nthe\tDET\t2\nthe\tPRON\t1\n' >"$tmp/d.dict"
-lookup "$tmp/d.xml" "$tmp/d.dict"
-expect_fail "d.dict: line 3: the word 'the' is listed twice" $P run "$tmp/d.xml" -i "$tmp/b.conll"
-printf '#crfpipe-tagdict 1\nthe\tDET\t2\nrun\tNOUN' >"$tmp/f.dict"
-lookup "$tmp/f.xml" "$tmp/f.dict"
-expect_fail "f.dict: line 3: no newline at the end" $P run "$tmp/f.xml" -i "$tmp/b.conll"
-printf '#crfpipe-tagdict 1\nthe\tDET\n' >"$tmp/g.dict"
-lookup "$tmp/g.xml" "$tmp/g.dict"
-expect_fail "g.dict: line 2: tag 'DET' without a count" $P run "$tmp/g.xml" -i "$tmp/b.conll"
-printf '#crfpipe-tagdict 1\nth\377\tDET\t1\n' >"$tmp/u.dict"
-lookup "$tmp/u.xml" "$tmp/u.dict"
-expect_fail "u.dict: line 2: not UTF-8" $P run "$tmp/u.xml" -i "$tmp/b.conll"
+# bad_dict NAME CONTENT MESSAGE: a dictionary file NAME.dict holding CONTENT
+# (a printf format) must stop the lookup with MESSAGE after its name
+bad_dict() {
+    printf "$2" >"$tmp/$1.dict"
+    lookup "$tmp/$1.xml" "$tmp/$1.dict"
+    expect_fail "$1.dict: $3" $P run "$tmp/$1.xml" -i "$tmp/b.conll"
+}
+bad_dict h 'word\tDET\t1\n' "line 1: not a tag dictionary"
+bad_dict crlf '#crfpipe-tagdict 1\r\nthe\tDET\t2\r\n' "line 1: CR LF line ends"
+bad_dict bom '\357\273\277#crfpipe-tagdict 1\nthe\tDET\t2\n' "line 1: a byte-order mark"
+bad_dict c '#crfpipe-tagdict 1\nthe\tDET\t2\nrun\tNOUN\tx\n' "line 3: count 'x' of tag 'NOUN'"
+bad_dict d '#crfpipe-tagdict 1\nthe\tDET\t2\nthe\tPRON\t1\n' "line 3: the word 'the' is listed twice"
+bad_dict f '#crfpipe-tagdict 1\nthe\tDET\t2\nrun\tNOUN' "line 3: no newline at the end"
+bad_dict g '#crfpipe-tagdict 1\nthe\tDET\n' "line 2: tag 'DET' without a count"
+bad_dict u '#crfpipe-tagdict 1\nth\377\tDET\t1\n' "line 2: not UTF-8"
 lookup "$tmp/n.xml" "$tmp/nonesuch.dict"
 expect_fail "nonesuch.dict: No such file" $P run "$tmp/n.xml" -i "$tmp/b.conll"
 build "$tmp/k.xml" "$tmp/k.dict" word,tag word '<param name="folds" value="1"/>'
