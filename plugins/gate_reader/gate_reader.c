@@ -12,7 +12,8 @@
  * string; Integer, Long, Short and Byte are integers; Double and Float
  * floats; Boolean booleans; collection classes (java.util.ArrayList,
  * LinkedList, HashSet, ...) lists of their ';'-separated items typed by
- * itemClassName (GATE drops empty items, so does this reader); any other
+ * itemClassName (GATE drops empty items, so does this reader; if one item
+ * does not parse as that class, all are kept as strings); any other
  * class (GATE's ObjectWrapper, user classes) is kept as its text, with a
  * warning.  Document features named crfpipe.processor.N, which
  * gate_writer writes, are turned back into the sets' processors.
@@ -53,7 +54,7 @@ typedef struct greader {
     size_t ntail;
     int doctype;
     int done;
-    int warned_class, warned_rel;
+    int warned_class, warned_rel, warned_items;
 } greader;
 
 static void gr_close(void *state);
@@ -522,20 +523,43 @@ static crfp_status read_feature(pstate *ps, feat_sink sink, void *ud)
         for (char *p = value; *p; p++)
             n += *p == ';';
         crfp_value *items = calloc(n + 1, sizeof *items);
-        if (!items) {
+        char **toks = calloc(n + 1, sizeof *toks);
+        if (!items || !toks) {
+            free(items);
+            free(toks);
             st = crfp_error(ps->r->host, CRFP_ENOMEM, "out of memory");
             goto out;
         }
+        if (ik == K_LIST || ik == K_OTHER)
+            ik = K_STRING;
+        /* The items are typed all alike or not at all: one that does not
+         * parse as itemClassName makes the whole list strings, which GATE's
+         * format can hold (a list of mixed types it cannot, so gate_writer
+         * would have to flatten it into one string). */
         size_t m = 0;
+        int mixed = 0;
         for (char *save = NULL, *tok = strtok_r(value, ";", &save); tok;
-             tok = strtok_r(NULL, ";", &save))
-            if (!scalar(ik == K_LIST || ik == K_OTHER ? K_STRING : ik, tok, &items[m++]))
-                scalar(K_STRING, tok, &items[m - 1]);
+             tok = strtok_r(NULL, ";", &save)) {
+            toks[m] = tok;
+            mixed |= !scalar(ik, tok, &items[m++]);
+        }
+        if (mixed) {
+            for (size_t i = 0; i < m; i++)
+                scalar(K_STRING, toks[i], &items[i]);
+            if (!ps->r->warned_items) {
+                crfp_log(ps->r->host, CRFP_LOG_WARN,
+                         "%s:%d: feature '%s': an item is not of its itemClassName %s: the "
+                         "list is kept as strings",
+                         name_of(ps), line_of(ps), name, iclass);
+                ps->r->warned_items = 1;
+            }
+        }
         v.type = CRFP_V_LIST;
         v.u.list.items = items;
         v.u.list.n = m;
         st = sink(ps, ud, name, &v);
         free(items);
+        free(toks);
         goto out;
     }
     if (k == K_OTHER && !ps->r->warned_class) {

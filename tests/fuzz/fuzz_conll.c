@@ -1,8 +1,9 @@
-/* Fuzz target: the conll_reader and conll_writer plugins (see fuzzcols.c). */
+/* Fuzz target: the conll_reader and conll_writer plugins (see roundtrip.c). */
 #include "fuzzhost.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_columns(data, size, "conll_reader", "conll_writer");
+    static const char *const names[] = {"unrepresentable"}, *const values[] = {"error"};
+    fz_roundtrip(data, size, "conll_reader", "conll_writer", names, values, 1);
     return 0;
 }

@@ -32,9 +32,11 @@ const char *fz_file(const char *name, const uint8_t *data, size_t size);
  * fmemopen refuses).  Close with fclose. */
 FILE *fz_memstream_in(const uint8_t *data, size_t size);
 
-/* The body of the column-format targets (fuzzcols.c): read data with the
- * reader plugin, write what it returns with the writer plugin, re-read. */
-void fz_columns(const uint8_t *data, size_t size, const char *reader, const char *writer);
+/* The body of the reader/writer targets (roundtrip.c): read data with the
+ * reader plugin, write what it returns with the writer plugin (given n
+ * parameters wnames/wvalues), read that back and compare. */
+void fz_roundtrip(const uint8_t *data, size_t size, const char *reader, const char *writer,
+                  const char *const *wnames, const char *const *wvalues, size_t nw);
 
 /* With FUZZ_VERBOSE set, print what became of an input (to check that the
  * seeds reach deep into the code, not only the first error). */

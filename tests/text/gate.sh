@@ -69,6 +69,21 @@ if command -v xmllint >/dev/null 2>&1; then
     xmllint --noout --relaxng "$rng" "$tmp/t-utf16.gate.xml" 2>/dev/null || fail "annotated text: invalid GATE"
 fi
 
+# --- a list whose items are not all of its itemClassName: kept as strings
+# (not a mix of types, which GATE's format cannot hold, so that writing it
+# back would have flattened it into one string; found by fuzz_gate)
+printf '<GateDocument><TextWithNodes><Node id="0"/>ab<Node id="2"/></TextWithNodes>\n<AnnotationSet><Annotation Id="1" Type="T" StartNode="0" EndNode="2"><Feature><Name>m</Name><Value className="java.util.ArrayList" itemClassName="java.lang.Integer">20;2x</Value></Feature></Annotation></AnnotationSet></GateDocument>\n' >"$tmp/mixed.xml"
+"$CRFPIPE" convert --from gate --to xml "$tmp/mixed.xml" "$tmp/mixed.out.xml" 2>"$tmp/err" ||
+    fail "list with a bad item"
+grep -q "mixed.xml:2: feature 'm': an item is not of its itemClassName java.lang.Integer" "$tmp/err" ||
+    { cat "$tmp/err"; fail "warning for the bad item"; }
+grep -q '<v>20</v>' "$tmp/mixed.out.xml" && grep -q '<v>2x</v>' "$tmp/mixed.out.xml" ||
+    { cat "$tmp/mixed.out.xml"; fail "items kept as strings"; }
+"$CRFPIPE" convert --from gate --to gate "$tmp/mixed.xml" "$tmp/mixed.gate.xml" 2>"$tmp/err" &&
+    ! grep -q "cannot hold" "$tmp/err" || { cat "$tmp/err"; fail "list written back whole"; }
+grep -q 'itemClassName="java.lang.String">20;2x</Value>' "$tmp/mixed.gate.xml" ||
+    fail "list of strings in GATE"
+
 # --- bad input
 printf '<?xml version="1.0"?>\n<!DOCTYPE GateDocument [<!ENTITY a "aaaa">]>\n<GateDocument/>\n' >"$tmp/dtd.xml"
 expect_fail "DOCTYPE is not allowed" "$CRFPIPE" convert --from gate --to xml "$tmp/dtd.xml"

@@ -1,13 +1,14 @@
-/* Shared body of the column-format targets (fuzz_conll, fuzz_conllu).
+/* Shared body of the targets that pair a reader with its writer
+ * (fuzz_conll, fuzz_conllu, fuzz_gate).
  *
  * The reader plugin reads the input from memory; each document it returns
  * goes through the writer plugin into a memory stream.  Oracle: what the
  * writer produced must read back into as many documents, each equal to the
  * one written (the readers record in document metadata what the writers
- * need to reproduce their input).  The writer runs with
- * unrepresentable=error: a cell it would have to escape (a token holding a
- * line break, say) is refused with a message rather than written in a form
- * that reads back as a different string. */
+ * need to reproduce their input).  The column writers run with
+ * unrepresentable=error: a cell they would have to escape (a token holding
+ * a line break, say) is refused with a message rather than written in a
+ * form that reads back as a different string. */
 #include "fuzzhost.h"
 
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static crfp_status read_docs(const crfp_reader_vtable *rd, crfp_params *rp, FILE
                              crfp_doc **docs, size_t *n)
 {
     crfp_host *h = fz_host();
-    crfp_stream in = {fp, "fuzz.conll"};
+    crfp_stream in = {fp, "fuzz.in"};
     void *state = NULL;
     *n = 0;
     crfp_status st = rd->open(h, rp, &in, &state);
@@ -47,13 +48,13 @@ static void free_docs(crfp_doc **d, size_t n)
         crfp_doc_free(d[i]);
 }
 
-void fz_columns(const uint8_t *data, size_t size, const char *reader, const char *writer)
+void fz_roundtrip(const uint8_t *data, size_t size, const char *reader, const char *writer,
+                  const char *const *wnames, const char *const *wvalues, size_t nw)
 {
     crfp_host *h = fz_host();
     crfp_params *rp, *wp;
     const crfp_reader_vtable *rd = fz_plugin(reader, CRFP_KIND_READER, NULL, NULL, 0, &rp);
-    static const char *const wnames[] = {"unrepresentable"}, *const wvalues[] = {"error"};
-    const crfp_writer_vtable *wr = fz_plugin(writer, CRFP_KIND_WRITER, wnames, wvalues, 1, &wp);
+    const crfp_writer_vtable *wr = fz_plugin(writer, CRFP_KIND_WRITER, wnames, wvalues, nw, &wp);
     crfp_doc *docs[MAXDOCS], *again[MAXDOCS];
     size_t n = 0, m = 0;
 
@@ -70,7 +71,7 @@ void fz_columns(const uint8_t *data, size_t size, const char *reader, const char
     FILE *out = open_memstream(&buf, &len);
     if (!out)
         fz_fail("set-up", "open_memstream");
-    crfp_stream os = {out, "out.conll"};
+    crfp_stream os = {out, "fuzz.out"};
     void *ws = NULL;
     int refused = 0;
     if (n && wr->open(h, wp, &os, &ws) != CRFP_OK)
