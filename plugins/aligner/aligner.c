@@ -29,7 +29,8 @@
  * are scored: the agreement is logged at the end of the stream.
  *
  * Model file: a `# crfpipe aligner model 1` line, `key value` settings,
- * then `pair<TAB>g1[ g2]<TAB>p1[ p2]|_<TAB>probability` lines. */
+ * then `pair<TAB>g1[ g2]<TAB>p1[ p2]|_<TAB>probability` lines; loading
+ * checks every line (see load_model). */
 #include "config.h"
 
 #include <errno.h>
@@ -40,6 +41,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../common/colio.h"
 
 static const crfp_param_spec params[] = {
     {"model", CRFP_PARAM_PATH, NULL, "alignment model: loaded, or written after training"},
@@ -675,72 +677,140 @@ static crfp_status save_model(aligner *A, const char *path)
     return CRFP_OK;
 }
 
+/* Whether s is one symbol of a model's pair line: non-empty, no blank, no
+ * control character. */
+static int symbol_ok(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if ((unsigned char)*s <= ' ' || *s == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* Split a chunk "s1" or "s1 s2" of a pair line in place; 0 when it is not
+ * one or two symbols separated by one space. */
+static int split_chunk(char *s, char **second)
+{
+    char *sp = strchr(s, ' ');
+    *second = NULL;
+    if (sp) {
+        *sp = '\0';
+        *second = sp + 1;
+    }
+    return symbol_ok(s) && (!*second || symbol_ok(*second));
+}
+
+/* The id of symbol s in t for a model line; 0 with the error recorded (the
+ * 16-bit ids are exhausted, or memory). */
+static uint32_t model_id(aligner *A, strtab *t, const char *s, const char *what, const char *path,
+                         unsigned long lineno)
+{
+    uint32_t id = st_id(t, s, strlen(s));
+    if (!id && t->n >= 65535)
+        crfp_error(A->host, CRFP_EFORMAT, "%s:%lu: more than 65,534 distinct %s", path, lineno,
+                   what);
+    else if (!id)
+        crfp_error(A->host, CRFP_ENOMEM, "out of memory");
+    return id;
+}
+
+/* A model file is hostile input like any other: its lines are read through
+ * plugins/common/colio (the host's `line` limit, NUL bytes and invalid UTF-8
+ * are errors naming file:line), and every field is checked. */
 static crfp_status load_model(aligner *A, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "rb");
     if (!f)
         return crfp_error(A->host, CRFP_EIO, "%s: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    crfp_status st = CRFP_OK;
-    while (getline(&line, &cap, f) > 0 && st == CRFP_OK) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
+    crfp_stream in = {f, path};
+    colio_lines L = {0};
+    L.host = A->host;
+    L.in = &in;
+    crfp_status st;
+    for (;;) {
+        int got;
+        colio_discard(&L);
+        if ((st = colio_next(&L, &got)) != CRFP_OK || !got)
+            break;
+        char *line = L.line;
+        unsigned long lineno = L.lineno;
         if (lineno == 1) {
-            if (strcmp(line, "# crfpipe aligner model 1") != 0)
+            if (strcmp(line, "# crfpipe aligner model 1") != 0) {
                 st = crfp_error(A->host, CRFP_EFORMAT, "%s:1: not an aligner model (expected "
                                 "'# crfpipe aligner model 1')", path);
+                break;
+            }
             continue;
         }
         if (!*line || line[0] == '#')
             continue;
         if (strncmp(line, "pair\t", 5) != 0) {
-            char key[64], val[64];
-            if (sscanf(line, "%63s %63s", key, val) != 2) {
-                st = crfp_error(A->host, CRFP_EFORMAT, "%s:%zu: expected 'key value' or a "
+            char key[64], val[64], extra[2];
+            if (sscanf(line, "%63s %63s %1s", key, val, extra) != 2) {
+                st = crfp_error(A->host, CRFP_EFORMAT, "%s:%lu: expected 'key value' or a "
                                 "pair line", path, lineno);
-            } else if (strcmp(key, "ignore-stress") == 0) {
+                break;
+            }
+            if (strcmp(key, "ignore-stress") == 0) {
+                if (strcmp(val, "true") != 0 && strcmp(val, "false") != 0) {
+                    st = crfp_error(A->host, CRFP_EFORMAT, "%s:%lu: ignore-stress is true or "
+                                    "false, not '%s'", path, lineno, val);
+                    break;
+                }
                 A->ignore_stress = strcmp(val, "true") == 0;
-            } else if (strcmp(key, "max-letters") == 0 || strcmp(key, "max-phonemes") == 0 ||
-                       strcmp(key, "deletions") == 0 || strcmp(key, "fold") == 0) {
-                /* informative: the moves come from the parameters, and
-                 * pairs the model lacks have no probability anyway */
-            } else {
-                st = crfp_error(A->host, CRFP_EFORMAT, "%s:%zu: unknown setting '%s'", path,
+            } else if (strcmp(key, "max-letters") != 0 && strcmp(key, "max-phonemes") != 0 &&
+                       strcmp(key, "deletions") != 0 && strcmp(key, "fold") != 0) {
+                /* those four are informative: the moves come from the
+                 * parameters, and pairs the model lacks have no
+                 * probability anyway */
+                st = crfp_error(A->host, CRFP_EFORMAT, "%s:%lu: unknown setting '%s'", path,
                                 lineno, key);
+                break;
             }
             continue;
         }
         char *g = line + 5, *t2 = strchr(g, '\t'), *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
         if (!t2 || !t3) {
-            st = crfp_error(A->host, CRFP_EFORMAT, "%s:%zu: a pair line needs 3 TAB-separated "
+            st = crfp_error(A->host, CRFP_EFORMAT, "%s:%lu: a pair line needs 3 TAB-separated "
                             "fields", path, lineno);
             break;
         }
         *t2 = *t3 = '\0';
-        char *ph = t2 + 1, *end;
+        char *ph = t2 + 1, *end, *g2s, *p2s = NULL;
         double pr = strtod(t3 + 1, &end);
         if (end == t3 + 1 || *end || !(pr > 0 && pr <= 1)) {
-            st = crfp_error(A->host, CRFP_EFORMAT, "%s:%zu: bad probability '%s'", path, lineno,
+            st = crfp_error(A->host, CRFP_EFORMAT, "%s:%lu: bad probability '%s'", path, lineno,
                             t3 + 1);
             break;
         }
-        char *gs = strchr(g, ' '), *ps = strchr(ph, ' ');
-        uint32_t g1 = st_id(&A->g, g, gs ? (size_t)(gs - g) : strlen(g));
-        uint32_t g2 = gs ? st_id(&A->g, gs + 1, strlen(gs + 1)) : 0;
-        uint32_t p1 = 0, p2 = 0;
-        if (strcmp(ph, "_") != 0) {
-            p1 = st_id(&A->p, ph, ps ? (size_t)(ps - ph) : strlen(ph));
-            p2 = ps ? st_id(&A->p, ps + 1, strlen(ps + 1)) : 0;
+        int null_ph = strcmp(ph, "_") == 0;
+        if (!split_chunk(g, &g2s) || (!null_ph && !split_chunk(ph, &p2s))) {
+            st = crfp_error(A->host, CRFP_EFORMAT, "%s:%lu: a chunk is one or two symbols "
+                            "separated by a space, with no other blank or control character (or "
+                            "'_' for no phoneme)", path, lineno);
+            break;
         }
-        size_t s = g1 ? pt_find(&A->pairs, pkey(g1, g2, p1, p2), 1) : (size_t)-1;
-        if (s == (size_t)-1 || (gs && !g2) || (ps && !p2) || (strcmp(ph, "_") && !p1)) {
+        uint32_t g1 = model_id(A, &A->g, g, "graphemes", path, lineno);
+        uint32_t g2 = g1 && g2s ? model_id(A, &A->g, g2s, "graphemes", path, lineno) : 0;
+        uint32_t p1 = 0, p2 = 0;
+        if (!null_ph && g1 && (g2 || !g2s)) {
+            p1 = model_id(A, &A->p, ph, "phonemes", path, lineno);
+            p2 = p1 && p2s ? model_id(A, &A->p, p2s, "phonemes", path, lineno) : 0;
+        }
+        if (!g1 || (g2s && !g2) || (!null_ph && (!p1 || (p2s && !p2)))) {
+            st = crfp_errcode(A->host);
+            break;
+        }
+        size_t s = pt_find(&A->pairs, pkey(g1, g2, p1, p2), 1);
+        if (s == (size_t)-1) {
             st = crfp_error(A->host, CRFP_ENOMEM, "out of memory");
             break;
         }
         A->pairs.prob[s] = pr;
     }
-    free(line);
+    colio_lines_free(&L);
     fclose(f);
     if (st == CRFP_OK && A->pairs.n == 0)
         st = crfp_error(A->host, CRFP_EFORMAT, "%s: the model has no pairs", path);

@@ -17,7 +17,7 @@
  *                    joined by '|', when not exactly one separator each
  */
 #include "config.h"
-#include "colio.h"
+#include "../common/colio.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  * Sentence "before"), meta final-newline and newline.
  */
 #include "config.h"
-#include "../conll_reader/colio.h"
+#include "../common/colio.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,10 @@
  *   aligned   (nettalk) the gold alignment: one symbol per letter, `_` for
  *             the null phoneme, space-separated
  * The graphemes tokenizer then adds the Tokens.  Errors name the file and
- * line. */
+ * line.  Lines are read by plugins/common/colio: one over the host's `line`
+ * limit, a NUL byte or invalid UTF-8 is an error; control characters
+ * separate phonemes like blanks; NETtalk's letters and symbols must be
+ * printable ASCII (its alignment is one byte per letter). */
 #include "config.h"
 
 #include <ctype.h>
@@ -27,6 +30,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../common/colio.h"
 #include "lexdoc.h"
 
 static const crfp_param_spec params[] = {
@@ -44,9 +48,7 @@ typedef struct lexreader {
     crfp_stream *in;
     int format, stress, variants;
     int64_t block;
-    char *line;
-    size_t linecap;
-    size_t lineno;
+    colio_lines L;     /* the current line: L.line, L.lineno */
     int header_done;   /* nettalk: past the free-text header */
     int eof;
     unsigned long ndocs;
@@ -62,7 +64,7 @@ static void lr_close(void *state)
     lexreader *r = state;
     if (!r)
         return;
-    free(r->line);
+    colio_lines_free(&r->L);
     free(r->lastword);
     free(r->pending);
     free(r);
@@ -187,6 +189,8 @@ static crfp_status lr_open(crfp_host *host, const crfp_params *p, crfp_stream *i
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     r->host = host;
     r->in = in;
+    r->L.host = host;
+    r->L.in = in;
     r->format = f;
     r->block = block;
     r->stress = crfp_params_bool(p, "stress");
@@ -220,7 +224,25 @@ static void rtrim(char *s)
         s[--n] = '\0';
 }
 
-/* Space-separated phonemes of `src` (runs of blanks collapse), stress
+/* Whether s is all printable ASCII, blanks excluded: NETtalk's letters and
+ * phoneme symbols, one byte each. */
+static int all_symbols(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)
+            return 0;
+    return 1;
+}
+
+/* A byte that separates phonemes: a blank or any other ASCII control
+ * character (a lone CR inside a line, a form feed), which can be no part
+ * of a phoneme symbol. */
+static int phoneme_sep(char c)
+{
+    return (unsigned char)c <= ' ' || c == 0x7f;
+}
+
+/* Space-separated phonemes of `src` (runs of separators collapse), stress
  * digits stripped when !stress.  malloc'd; NULL on ENOMEM. */
 static char *norm_phonemes(const char *src, int stress)
 {
@@ -230,12 +252,12 @@ static char *norm_phonemes(const char *src, int stress)
         return NULL;
     const char *p = src;
     while (*p) {
-        while (*p == ' ' || *p == '\t')
+        while (*p && phoneme_sep(*p))
             p++;
         if (!*p)
             break;
         const char *e = p;
-        while (*e && *e != ' ' && *e != '\t')
+        while (*e && !phoneme_sep(*e))
             e++;
         size_t l = (size_t)(e - p);
         if (!stress)
@@ -284,8 +306,8 @@ static int parse_line(lexreader *r, char *l, lex_sbuf *text, entry *e, crfp_stat
     if (r->format == F_CMUDICT) {
         rest = strchr(l, ' ');
         if (!rest) {
-            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: CMUdict entry '%s' has no "
-                             "phonemes (expected 'word P1 P2 ...')", fname, r->lineno, l);
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: CMUdict entry '%s' has no "
+                             "phonemes (expected 'word P1 P2 ...')", fname, r->L.lineno, l);
             return -1;
         }
         *rest++ = '\0';
@@ -296,8 +318,8 @@ static int parse_line(lexreader *r, char *l, lex_sbuf *text, entry *e, crfp_stat
             char *end;
             long v = par && par > word ? strtol(par + 1, &end, 10) : 0;
             if (!par || par == word || v < 1 || end != word + wl - 1) {
-                *st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: bad variant mark in '%s' "
-                                 "(expected word(2), word(3) ...)", fname, r->lineno, word);
+                *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: bad variant mark in '%s' "
+                                 "(expected word(2), word(3) ...)", fname, r->L.lineno, word);
                 return -1;
             }
             *par = '\0';
@@ -306,15 +328,15 @@ static int parse_line(lexreader *r, char *l, lex_sbuf *text, entry *e, crfp_stat
         if (!(e->phonemes = norm_phonemes(rest, r->stress)))
             goto nomem;
         if (!*e->phonemes) {
-            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: CMUdict entry '%s' has no "
-                             "phonemes", fname, r->lineno, word);
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: CMUdict entry '%s' has no "
+                             "phonemes", fname, r->L.lineno, word);
             return -1;
         }
     } else if (r->format == F_NETTALK) {
         char *t1 = strchr(l, '\t');
         if (!t1) {
-            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: NETtalk entry without a TAB "
-                             "(expected word<TAB>phonemes<TAB>stress<TAB>flag)", fname, r->lineno);
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: NETtalk entry without a TAB "
+                             "(expected word<TAB>phonemes<TAB>stress<TAB>flag)", fname, r->L.lineno);
             return -1;
         }
         *t1 = '\0';
@@ -323,9 +345,23 @@ static int parse_line(lexreader *r, char *l, lex_sbuf *text, entry *e, crfp_stat
             *t2 = '\0';
         rtrim(ph);
         size_t wl = strlen(word);
+        /* one symbol per letter is one byte per letter: the alignment
+         * would cut a multi-byte character in two, and a blank or a control
+         * character would be no symbol */
+        if (!*word) {
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: NETtalk entry with an empty word",
+                             fname, r->L.lineno);
+            return -1;
+        }
+        if (!all_symbols(word) || !all_symbols(ph)) {
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: NETtalk entry '%s': a letter or "
+                             "phoneme that is not printable ASCII (NETtalk's symbols are one "
+                             "ASCII character each)", fname, r->L.lineno, word);
+            return -1;
+        }
         if (strlen(ph) != wl) {
-            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: NETtalk entry '%s': %zu letters but "
-                             "%zu phoneme symbols (they must be letter-aligned)", fname, r->lineno,
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: NETtalk entry '%s': %zu letters but "
+                             "%zu phoneme symbols (they must be letter-aligned)", fname, r->L.lineno,
                              word, wl, strlen(ph));
             return -1;
         }
@@ -344,19 +380,25 @@ static int parse_line(lexreader *r, char *l, lex_sbuf *text, entry *e, crfp_stat
             *a++ = ph[i] == '-' ? '_' : ph[i];
         }
         *p = *a = '\0';
+        if (!*e->phonemes) {
+            /* as for CMUdict and TSV: an entry without a pronunciation */
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: NETtalk entry '%s' has no phonemes "
+                             "(every letter is '-')", fname, r->L.lineno, word);
+            return -1;
+        }
     } else if (r->format == F_TSV) {
         char *t1 = strchr(l, '\t');
         if (!t1) {
-            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: no TAB (expected "
-                             "word<TAB>phonemes)", fname, r->lineno);
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: no TAB (expected "
+                             "word<TAB>phonemes)", fname, r->L.lineno);
             return -1;
         }
         *t1 = '\0';
         if (!(e->phonemes = norm_phonemes(t1 + 1, r->stress)))
             goto nomem;
         if (!*word || !*e->phonemes) {
-            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: empty word or pronunciation",
-                             fname, r->lineno);
+            *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: empty word or pronunciation",
+                             fname, r->L.lineno);
             return -1;
         }
         e->variant = r->lastword && strcmp(r->lastword, word) == 0 ? r->lastvariant + 1 : 1;
@@ -387,14 +429,18 @@ nomem:
     return -1;
 }
 
-/* Read one line into r->line; 0 at end of file. */
-static int read_line(lexreader *r)
+/* The next line in r->L (NUL-terminated, without its line end): 1, or 0
+ * at the end of the input, or -1 with the error in *st (a line over the
+ * `line` limit, a NUL byte, invalid UTF-8, a read error: all name
+ * file:line).  What a line holds is copied out before the next is read, so
+ * the buffer is emptied first (colio_discard) and never holds more than
+ * one line. */
+static int read_line(lexreader *r, crfp_status *st)
 {
-    ssize_t n = getline(&r->line, &r->linecap, r->in->fp);
-    if (n < 0)
-        return 0;
-    r->lineno++;
-    return 1;
+    int got;
+    colio_discard(&r->L);
+    *st = colio_next(&r->L, &got);
+    return *st != CRFP_OK ? -1 : got;
 }
 
 static crfp_status lr_next(void *state, crfp_doc **out)
@@ -440,13 +486,18 @@ static crfp_status lr_next(void *state, crfp_doc **out)
             n++;
             continue;
         }
-        if (r->eof || !read_line(r)) {
+        if (r->eof)
+            break;
+        int got = read_line(r, &st);
+        if (got < 0)
+            goto done;
+        if (!got) {
             r->eof = 1;
             break;
         }
         if (r->format == F_AUTO) {
             char tmp[512];
-            snprintf(tmp, sizeof tmp, "%s", r->line);
+            snprintf(tmp, sizeof tmp, "%s", r->L.line);
             rtrim(tmp);
             if (!tmp[0] || tmp[0] == '#' || (tmp[0] == ';' && tmp[1] == ';'))
                 continue;
@@ -454,7 +505,7 @@ static crfp_status lr_next(void *state, crfp_doc **out)
         }
         if (r->format == F_WORDS) {
             free(r->pending);
-            if (!(r->pending = strdup(r->line))) {
+            if (!(r->pending = strdup(r->L.line))) {
                 st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
                 goto done;
             }
@@ -465,16 +516,12 @@ static crfp_status lr_next(void *state, crfp_doc **out)
             st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
             goto done;
         }
-        int k = parse_line(r, r->line, &text, &ents[n], &st);
+        int k = parse_line(r, r->L.line, &text, &ents[n], &st);
         if (k < 0) {
             entries_free(&ents[n], 1);
             goto done;
         }
         n += (size_t)k;
-    }
-    if (ferror(r->in->fp)) {
-        st = crfp_error(r->host, CRFP_EIO, "%s: read error", r->in->name);
-        goto done;
     }
     if (n == 0)
         goto done;
@@ -504,6 +551,10 @@ fail:
     crfp_doc_free(doc);
     if (st == CRFP_OK)
         st = CRFP_ENOMEM;
+    /* the feature setters record no message of their own */
+    if (!crfp_errmsg(r->host)[0])
+        st = crfp_error(r->host, st, "%s: the entries up to line %lu: %s", r->in->name,
+                        r->L.lineno, crfp_status_str(st));
 done:
     entries_free(ents, n);
     free(ents);

@@ -8,7 +8,8 @@
  * the null phoneme).  An entry whose strings differ in length, or that
  * lacks a field, is skipped with a warning naming the file and line
  * (`malformed=skip`, the default: the distributed file has one such entry)
- * or stops the reader (`malformed=error`).
+ * or stops the reader (`malformed=error`).  A line over the host's `line`
+ * limit, a NUL byte or invalid UTF-8 always stops it (plugins/common/colio).
  *
  * Each Token has the features `letter`, `phone` and `stress` (in that
  * order, the document's `columns`); each Sentence `word` and `flag`.
@@ -28,6 +29,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../common/colio.h"
 #include "../lexicon_reader/lexdoc.h"
 
 static const crfp_param_spec params[] = {
@@ -47,8 +49,7 @@ typedef struct ntreader {
     crfp_stream *in;
     int part, strict;
     int64_t fold, folds, header, block;
-    char *line;
-    size_t linecap, lineno;
+    colio_lines L;      /* the current line: L.line, L.lineno */
     char *lastword;     /* spelling of the previous entry, for heteronyms */
     int64_t k;          /* headword number of the previous entry, -1 first */
     unsigned long ndocs;
@@ -60,7 +61,7 @@ static void nt_close(void *state)
     ntreader *r = state;
     if (!r)
         return;
-    free(r->line);
+    colio_lines_free(&r->L);
     free(r->lastword);
     free(r);
 }
@@ -96,6 +97,8 @@ static crfp_status nt_open(crfp_host *host, const crfp_params *p, crfp_stream *i
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     r->host = host;
     r->in = in;
+    r->L.host = host;
+    r->L.in = in;
     r->part = pt;
     r->strict = strcmp(mal, "error") == 0;
     r->fold = fold;
@@ -184,34 +187,40 @@ static crfp_status nt_next(void *state, crfp_doc **out)
     crfp_status st = CRFP_OK;
     const char *fname = r->in->name ? r->in->name : "input";
     while (!r->eof && n < (size_t)r->block) {
-        if (getline(&r->line, &r->linecap, r->in->fp) < 0) {
+        /* a line over the `line` limit, a NUL byte or invalid UTF-8 is an
+         * error naming file:line (colio); what an entry keeps is copied,
+         * so the buffer holds one line at a time */
+        int got;
+        colio_discard(&r->L);
+        if ((st = colio_next(&r->L, &got)) != CRFP_OK)
+            goto done;
+        if (!got) {
             r->eof = 1;
             break;
         }
-        r->lineno++;
-        if ((int64_t)r->lineno <= r->header)
+        if ((int64_t)r->L.lineno <= r->header)
             continue;
         entry e = {0};
-        const char *bad = split_entry(r->line, &e);
+        const char *bad = split_entry(r->L.line, &e);
         /* The headword number: the word field is known even in most
          * malformed entries; a new spelling starts a new number. */
-        if (!r->lastword || strcmp(r->lastword, r->line) != 0) {
+        if (!r->lastword || strcmp(r->lastword, r->L.line) != 0) {
             r->k++;
             free(r->lastword);
-            if (!(r->lastword = strdup(r->line))) {
+            if (!(r->lastword = strdup(r->L.line))) {
                 st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
                 goto done;
             }
         }
         if (bad) {
             if (r->strict) {
-                st = crfp_error(r->host, CRFP_EPARSE, "%s:%zu: malformed NETtalk entry '%s': %s "
+                st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: malformed NETtalk entry '%s': %s "
                                 "(expected word<TAB>phonemes<TAB>stress<TAB>flag)", fname,
-                                r->lineno, r->line, bad);
+                                r->L.lineno, r->L.line, bad);
                 goto done;
             }
-            crfp_log(r->host, CRFP_LOG_WARN, "%s:%zu: malformed NETtalk entry '%s' skipped: %s",
-                     fname, r->lineno, r->line, bad);
+            crfp_log(r->host, CRFP_LOG_WARN, "%s:%lu: malformed NETtalk entry '%s' skipped: %s",
+                     fname, r->L.lineno, r->L.line, bad);
             continue;
         }
         if (!selected(r, r->k))
@@ -230,10 +239,6 @@ static crfp_status nt_next(void *state, crfp_doc **out)
             goto done;
         }
         n++;
-    }
-    if (ferror(r->in->fp)) {
-        st = crfp_error(r->host, CRFP_EIO, "%s: read error", fname);
-        goto done;
     }
     if (n == 0)
         goto done;
@@ -270,6 +275,10 @@ fail:
     crfp_doc_free(doc);
     if (st == CRFP_OK)
         st = CRFP_ENOMEM;
+    /* the feature setters record no message of their own */
+    if (!crfp_errmsg(r->host)[0])
+        st = crfp_error(r->host, st, "%s: the entries up to line %lu: %s", fname, r->L.lineno,
+                        crfp_status_str(st));
 done:
     free(ks);
     free(text.s);

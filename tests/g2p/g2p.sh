@@ -44,6 +44,14 @@ grep -q '<f name="phonemes">x b e s</f>' "$tmp/n.xml" || fail "nettalk phonemes"
 grep -q '<f name="aligned">x b e s _</f>' "$tmp/n.xml" || fail "nettalk gold alignment"
 printf 'abase\txbes-\t0>1<<\t0\nabate\txbet\t0\t0\n' > "$tmp/n2.data"
 expect_fail "n2.data:2: NETtalk entry 'abate': 5 letters but 4" $P run "$tmp/nt.xml" -i "$tmp/n2.data"
+# a multi-byte letter would be cut in two by the alignment; NUL bytes and
+# lines over the `line` limit are errors too, never a silently cut entry
+printf 'abase\txbes-\t0>1<<\t0\nab\303\251\txbeX\t0>1<\t0\n' > "$tmp/n3.data"
+expect_fail "n3.data:2: NETtalk entry 'abé': a letter or phoneme that is not printable ASCII" \
+    $P run "$tmp/nt.xml" -i "$tmp/n3.data"
+printf 'good G UH1 D\nb\000d B AE1 D\n' > "$tmp/nul.dict"
+expect_fail "nul.dict:2: NUL byte in line" $P run "$tmp/cmu.xml" -i "$tmp/nul.dict"
+expect_fail "a.dict:1: line longer than the limit line=8 bytes" $P --limit line=8 run "$tmp/cmu.xml" -i "$tmp/a.dict"
 
 # 3. graphemes: one Token per extended grapheme cluster, case folding
 printf 'E\314\201t\303\251 \340\244\250\340\244\277 \355\225\234\n' > "$tmp/w.txt"  # É(e+U+0301)té नि 한
@@ -78,6 +86,21 @@ echo "not a model" > "$tmp/bad.align"
 pipe "$tmp/al4.xml" '<stage plugin="lexicon_reader"/>' '<stage plugin="graphemes"/>' \
     "<stage plugin=\"aligner\"><param name=\"model\" value=\"$tmp/bad.align\"/></stage>"
 expect_fail "bad.align:1: not an aligner model" $P run "$tmp/al4.xml" -i "$tmp/lex.dict"
+# a model file is hostile input: every line is checked, by file and line
+bad_model() {  # bad_model MESSAGE LINE...: a model of the header and LINEs must be refused
+    msg=$1; shift
+    { echo "# crfpipe aligner model 1"; for l in "$@"; do printf '%b\n' "$l"; done; } > "$tmp/bad.align"
+    expect_fail "$msg" $P run "$tmp/al4.xml" -i "$tmp/lex.dict"
+}
+bad_model "bad.align:3: a chunk is one or two symbols" 'ignore-stress true' 'pair\ta  b\tK\t0.5'
+bad_model "bad.align:2: a chunk is one or two symbols" 'pair\ta\tK S T\t0.5'
+bad_model "bad.align:2: a chunk is one or two symbols" 'pair\t\tK\t0.5'
+bad_model "bad.align:2: bad probability 'nan'" 'pair\ta\tK\tnan'
+bad_model "bad.align:2: ignore-stress is true or false, not 'yes'" 'ignore-stress yes'
+bad_model "bad.align:2: expected 'key value' or a pair line" 'fold true extra'
+bad_model "bad.align:3: NUL byte in line" 'pair\ta\tK\t0.5' 'pair\tb\0\tB\t0.5'
+bad_model "bad.align:2: invalid UTF-8" 'pair\t\0377\tK\t0.5'
+bad_model "bad.align: the model has no pairs" 'ignore-stress false'
 
 # 5. PER / WER by hand: one substitution in 3 phonemes, one word right
 printf '<?xml version="1.0"?>\n<corpus xmlns="urn:crfpipe:corpus:1"><document id="d"><text>cat\ndog</text><annotations>

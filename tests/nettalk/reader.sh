@@ -61,6 +61,13 @@ expect_fail "n.data:9: malformed NETtalk entry 'zorp'" $P convert $R --reader-pa
     --reader-param malformed=error "$tmp/n.data" "$tmp/x.txt"
 expect_fail "parameter 'part'" $P convert $R --reader-param part=valid "$tmp/n.data" "$tmp/x.txt"
 expect_fail "parameter 'fold' must be 0 .. 9" $P convert $R --reader-param fold=10 "$tmp/n.data" "$tmp/x.txt"
+# hostile lines: each an error naming file:line (not a silently cut entry)
+{ sed -n 1,4p "$tmp/n.data"; printf 'fl\000g\tflAg\t<1<<\t0\n'; } > "$tmp/nul.data"
+expect_fail "nul.data:5: NUL byte in line" $P convert $R --reader-param header=3 "$tmp/nul.data" "$tmp/x.txt"
+{ sed -n 1,4p "$tmp/n.data"; printf 'dax\tdAX\t<1>\t\377\n'; } > "$tmp/utf.data"
+expect_fail "utf.data:5: invalid UTF-8 at byte 13" $P convert $R --reader-param header=3 "$tmp/utf.data" "$tmp/x.txt"
+expect_fail "n.data:1: line longer than the limit line=20 bytes" $P --limit line=20 convert $R \
+    --reader-param header=3 "$tmp/n.data" "$tmp/x.txt"
 # the default header is 10 lines: here that swallows the first 7 entries
 $P convert $R "$tmp/n.data" "$tmp/h.txt" 2>/dev/null || fail "default header"
 [ "$(grep -c '^$' "$tmp/h.txt")" -eq 6 ] || fail "header=10: expected 6 words"

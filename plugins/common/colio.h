@@ -1,6 +1,7 @@
-/* Line input and text helpers shared by the two column readers (conll_reader
- * and conllu_reader compile this file into each module; the symbols are
- * hidden so the two copies never interpose on each other).
+/* Line input and text helpers shared by the line-based readers (conll_reader,
+ * conllu_reader, lexicon_reader, nettalk_reader; libcommon is linked into each
+ * module, and the symbols are hidden so the copies never interpose on each
+ * other).
  */
 #ifndef CRFP_COLIO_H
 #define CRFP_COLIO_H

@@ -1,0 +1,3 @@
+úhdheader line
+and a0
+f	-	1	0t	k@t0	0

@@ -1,0 +1,2 @@
+BOOK B UH1 K
+READ R IY1 DO

@@ -1,0 +1,3 @@
+Header
+cat	k@t	>1<	0
+bad	bd	11	0

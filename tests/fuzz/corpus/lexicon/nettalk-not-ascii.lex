@@ -1,0 +1,2 @@
+hdr
+café	kafeX	1<<>0	0

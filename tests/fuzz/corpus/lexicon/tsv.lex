@@ -1,0 +1,3 @@
+book	b U k
+read	r i d
+read	r E d
