@@ -37,6 +37,11 @@ cmp -s dfull.model dres.model || fail "dev run: the resumed model differs"
 # refusals
 head -c 100000 part5.ckpt >trunc.ckpt
 expect_fail 'trunc.ckpt: truncated' train x.model trunc.ckpt 14 --resume
+# a header announcing 2^60 bytes of trainer state: refused before allocating
+cp part5.ckpt huge.ckpt
+printf '\000\000\000\000\000\000\000\020' | dd of=huge.ckpt bs=1 seek=48 conv=notrunc 2>/dev/null
+expect_fail 'huge.ckpt: truncated or corrupted .* header announces 1152921504606846976 bytes of trainer state' \
+    train x.model huge.ckpt 14 --resume
 cp part5.ckpt flip.ckpt
 printf 'X' | dd of=flip.ckpt bs=1 seek=5000 conv=notrunc 2>/dev/null
 expect_fail 'flip.ckpt: checksum mismatch' train x.model flip.ckpt 14 --resume

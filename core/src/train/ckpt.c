@@ -15,9 +15,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ckpt.h"
@@ -244,6 +246,21 @@ static crfp_status read_file(crfp_host *host, const char *path, const crfp_ckpt_
                         "%s: the checkpoint was made by trainer '%s' with rho1 %g, rho2 %g; "
                         "this run uses '%s' with rho1 %g, rho2 %g", path, name, r1, r2,
                         want->trainer, want->rho1, want->rho2);
+        goto done;
+    }
+    /* The sizes the header announces must add up to the file's before
+     * anything is allocated: a crafted header cannot ask for memory (the
+     * checksum guards against accidents, not against a file made to
+     * match). */
+    struct stat sb;
+    uint64_t fixed = 8 + NHEAD * 8 + (h[8] + 7) / 8 * 8 + h[4] * 8 + want->dim * 8 + 8;
+    if (fstat(fileno(fp), &sb) != 0 || sb.st_size < 0 || (uint64_t)sb.st_size < fixed ||
+        h[5] != (uint64_t)sb.st_size - fixed || h[3] > INT_MAX) {
+        st = crfp_error(host, CRFP_EFORMAT, "%s: truncated or corrupted (%lld bytes, where its "
+                        "header announces %llu bytes of trainer state after %llu of the rest, "
+                        "iteration %llu)", path, (long long)sb.st_size,
+                        (unsigned long long)h[5], (unsigned long long)fixed,
+                        (unsigned long long)h[3]);
         goto done;
     }
     st = CRFP_ENOMEM;
