@@ -731,7 +731,7 @@ static crfp_status load_model(aligner *A, const char *path)
     crfp_status st;
     for (;;) {
         int got;
-        colio_discard(&L);
+        colio_discard_consumed(&L);
         if ((st = colio_next(&L, &got)) != CRFP_OK || !got)
             break;
         char *line = L.line;

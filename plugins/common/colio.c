@@ -203,6 +203,12 @@ void colio_discard(colio_lines *L)
     L->line = L->data ? L->data + L->line_off : NULL;
 }
 
+void colio_discard_consumed(colio_lines *L)
+{
+    if (colio_batch_bytes(L) >= COLIO_BLOCK)
+        colio_discard(L);
+}
+
 crfp_status colio_take(colio_lines *L, char **buf, size_t *size)
 {
     /* The batch is copied out (one memcpy of ~batch-bytes) and the read

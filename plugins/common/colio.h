@@ -95,6 +95,12 @@ COLIO_HIDDEN crfp_status colio_take(colio_lines *L, char **buf, size_t *size);
  * without a take or a discard per batch the buffer would hold the whole
  * input. */
 COLIO_HIDDEN void colio_discard(colio_lines *L);
+/* The same for a reader that copies every line it keeps before reading the
+ * next, called before each colio_next: the buffer is emptied only once the
+ * consumed lines hold a block (64 KiB), so memory stays bounded by a block
+ * plus the longest line and the bytes are moved about once, not at every
+ * line. */
+COLIO_HIDDEN void colio_discard_consumed(colio_lines *L);
 
 /* Number of UTF-16 code units in n bytes of valid UTF-8. */
 COLIO_HIDDEN size_t colio_utf16_len(const char *s, size_t n);

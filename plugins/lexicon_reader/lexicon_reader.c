@@ -433,12 +433,11 @@ nomem:
  * at the end of the input, or -1 with the error in *st (a line over the
  * `line` limit, a NUL byte, invalid UTF-8, a read error: all name
  * file:line).  What a line holds is copied out before the next is read, so
- * the buffer is emptied first (colio_discard) and never holds more than
- * one line. */
+ * the lines consumed can go (colio_discard_consumed). */
 static int read_line(lexreader *r, crfp_status *st)
 {
     int got;
-    colio_discard(&r->L);
+    colio_discard_consumed(&r->L);
     *st = colio_next(&r->L, &got);
     return *st != CRFP_OK ? -1 : got;
 }

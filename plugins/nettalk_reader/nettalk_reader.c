@@ -189,9 +189,9 @@ static crfp_status nt_next(void *state, crfp_doc **out)
     while (!r->eof && n < (size_t)r->block) {
         /* a line over the `line` limit, a NUL byte or invalid UTF-8 is an
          * error naming file:line (colio); what an entry keeps is copied,
-         * so the buffer holds one line at a time */
+         * so the lines consumed can go */
         int got;
-        colio_discard(&r->L);
+        colio_discard_consumed(&r->L);
         if ((st = colio_next(&r->L, &got)) != CRFP_OK)
             goto done;
         if (!got) {
