@@ -41,6 +41,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,14 @@ static const char *scalar_text(const crfp_value *v, char *buf, size_t len)
     switch (v->type) {
     case CRFP_V_STRING: return v->u.s;
     case CRFP_V_INT: snprintf(buf, len, "%" PRId64, v->u.i); return buf;
-    case CRFP_V_FLOAT: snprintf(buf, len, "%.17g", v->u.f); return buf;
+    case CRFP_V_FLOAT:
+        /* as Java writes them, for Double.parseDouble reads no "nan" or "inf" */
+        if (isnan(v->u.f))
+            return "NaN";
+        if (isinf(v->u.f))
+            return v->u.f > 0 ? "Infinity" : "-Infinity";
+        snprintf(buf, len, "%.17g", v->u.f);
+        return buf;
     case CRFP_V_BOOL: return v->u.b ? "true" : "false";
     case CRFP_V_REF: snprintf(buf, len, "%" PRIu64, v->u.ref); return buf;
     default: return "";

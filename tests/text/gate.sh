@@ -84,6 +84,13 @@ grep -q '<v>20</v>' "$tmp/mixed.out.xml" && grep -q '<v>2x</v>' "$tmp/mixed.out.
 grep -q 'itemClassName="java.lang.String">20;2x</Value>' "$tmp/mixed.gate.xml" ||
     fail "list of strings in GATE"
 
+# --- non-finite Doubles are written as Java writes and reads them
+printf '<GateDocument><TextWithNodes><Node id="0"/>ab<Node id="2"/></TextWithNodes>\n<AnnotationSet><Annotation Id="1" Type="T" StartNode="0" EndNode="2"><Feature><Name>x</Name><Value className="java.lang.Double">NaN</Value></Feature><Feature><Name>y</Name><Value className="java.lang.Double">-Infinity</Value></Feature><Feature><Name>z</Name><Value className="java.lang.Double">1e400</Value></Feature></Annotation></AnnotationSet></GateDocument>\n' >"$tmp/inf.xml"
+"$CRFPIPE" convert --from gate --to gate "$tmp/inf.xml" "$tmp/inf.gate.xml" || fail "non-finite Doubles"
+for v in NaN -Infinity Infinity; do
+    grep -q "className=\"java.lang.Double\">$v</Value>" "$tmp/inf.gate.xml" || fail "Double $v as Java writes it"
+done
+
 # --- bad input
 printf '<?xml version="1.0"?>\n<!DOCTYPE GateDocument [<!ENTITY a "aaaa">]>\n<GateDocument/>\n' >"$tmp/dtd.xml"
 expect_fail "DOCTYPE is not allowed" "$CRFPIPE" convert --from gate --to xml "$tmp/dtd.xml"
