@@ -44,6 +44,15 @@ typedef struct node {
     size_t off;      /* UTF-16 offset */
 } node;
 
+/* By id, then offset. */
+static int cmp_node(const void *a, const void *b)
+{
+    const node *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
 typedef struct greader {
     crfp_host *host;
     crfp_stream *in;
@@ -324,17 +333,21 @@ static crfp_status read_text(pstate *ps)
         if (!xmlTextReaderIsEmptyElement(ps->xr))
             return perr(ps, CRFP_EPARSE, "<Node> must be empty");
     }
+    /* Node ids are what annotations point at: one id at two offsets would
+     * leave it to the sort which one they get. */
+    if (ps->nnodes > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(ps->nodes, ps->nnodes, sizeof *ps->nodes, cmp_node);
+    ps->sorted = 1;
+    for (size_t i = 1; i < ps->nnodes; i++)
+        if (ps->nodes[i].id == ps->nodes[i - 1].id && ps->nodes[i].off != ps->nodes[i - 1].off)
+            return perr(ps, CRFP_EPARSE, "node id %ld stands at two offsets in TextWithNodes "
+                        "(UTF-16 %zu and %zu)", ps->nodes[i].id, ps->nodes[i - 1].off,
+                        ps->nodes[i].off);
     ps->have_text = 1;
     crfp_status st = crfp_doc_set_text(ps->r->host, ps->doc, ps->text ? ps->text : "", ps->tlen);
     if (st != CRFP_OK)
         return crfp_error_prefix(ps->r->host, "%s:%d", name_of(ps), line_of(ps));
     return CRFP_OK;
-}
-
-static int cmp_node(const void *a, const void *b)
-{
-    const node *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Offset of node `id` (UTF-16); -1 when unknown. */

@@ -96,6 +96,9 @@ printf '<?xml version="1.0"?>\n<!DOCTYPE GateDocument [<!ENTITY a "aaaa">]>\n<Ga
 expect_fail "DOCTYPE is not allowed" "$CRFPIPE" convert --from gate --to xml "$tmp/dtd.xml"
 printf '<GateDocument><TextWithNodes>ab<Node id="0"/></TextWithNodes>\n<AnnotationSet><Annotation Id="1" Type="T" StartNode="0" EndNode="7"/></AnnotationSet></GateDocument>\n' >"$tmp/node.xml"
 expect_fail "node.xml:2: .*end node 7 is not in TextWithNodes" "$CRFPIPE" convert --from gate --to xml "$tmp/node.xml"
+printf '<GateDocument><TextWithNodes><Node id="0"/>ab<Node id="0"/></TextWithNodes></GateDocument>\n' >"$tmp/twice.xml"
+expect_fail "twice.xml:1: node id 0 stands at two offsets in TextWithNodes (UTF-16 0 and 2)" \
+    "$CRFPIPE" convert --from gate --to xml "$tmp/twice.xml"
 printf '<GateDocument><TextWithNodes>ab<Node id="0"/><b/></TextWithNodes></GateDocument>\n' >"$tmp/elem.xml"
 expect_fail "elem.xml:1: element <b> inside TextWithNodes" "$CRFPIPE" convert --from gate --to xml "$tmp/elem.xml"
 printf '<GateDocument><TextWithNodes>ab</TextWithNodes>\n<AnnotationSet><Annotation Id="x" Type="T" StartNode="0" EndNode="0"/>' >"$tmp/trunc.xml"
