@@ -25,6 +25,8 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,8 +318,9 @@ static int parse_line(lexreader *r, char *l, lex_sbuf *text, entry *e, crfp_stat
         if (wl > 3 && word[wl - 1] == ')') {
             char *par = strrchr(word, '(');
             char *end;
+            errno = 0;
             long v = par && par > word ? strtol(par + 1, &end, 10) : 0;
-            if (!par || par == word || v < 1 || end != word + wl - 1) {
+            if (!par || par == word || v < 1 || v > INT_MAX || errno || end != word + wl - 1) {
                 *st = crfp_error(r->host, CRFP_EPARSE, "%s:%lu: bad variant mark in '%s' "
                                  "(expected word(2), word(3) ...)", fname, r->L.lineno, word);
                 return -1;

@@ -30,6 +30,8 @@ printf 'read\tR EH D\naalborg\tAO L B AO R G\n' | cmp -s - "$tmp/out" ||
     { fail "cmudict without stress/variants"; cat "$tmp/out" >&2; }
 printf 'good G UH1 D\nbad(x) B AE1 D\n' > "$tmp/bad.dict"
 expect_fail "bad.dict:2: bad variant mark" $P run "$tmp/keep.xml" -i "$tmp/bad.dict"
+printf 'good G UH1 D\nbad(99999999999999999999) B AE1 D\n' > "$tmp/big.dict"  # found by fuzz_lexicon
+expect_fail "big.dict:2: bad variant mark" $P run "$tmp/keep.xml" -i "$tmp/big.dict"
 printf 'good G UH1 D\nlonely\n' > "$tmp/bad2.dict"
 pipe "$tmp/cmu.xml" '<stage plugin="lexicon_reader"><param name="format" value="cmudict"/></stage>' \
     '<stage plugin="lexicon_writer"><param name="feature" value="phonemes"/></stage>'
