@@ -530,37 +530,39 @@ static crfp_status gw_write(void *state, const crfp_doc *doc)
     }
     put_esc(w, text + at, len - at, 0);
     puts_(w, "</TextWithNodes>\n");
-    /* the default set first, as GATE writes it, then the named ones */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t s = 0; s < crfp_doc_annset_count(doc); s++) {
-            crfp_annset *set = crfp_doc_annset_at(doc, s);
-            const char *name = crfp_annset_name(set);
-            if ((pass == 0) != (*name == '\0') || !wanted(w, set))
-                continue;
-            if (pass == 0) {
-                puts_(w, "<AnnotationSet>\n");
-            } else {
-                puts_(w, "<AnnotationSet Name=\"");
-                put_esc(w, name, strlen(name), 1);
-                puts_(w, "\">\n");
-            }
-            for (size_t i = 0; i < crfp_annset_size(set); i++) {
-                const crfp_ann *a = crfp_annset_get(set, i);
-                char buf[160];
-                puts_(w, "<Annotation Id=\"");
-                snprintf(buf, sizeof buf, "%" PRIu64, a->id);
-                puts_(w, buf);
-                puts_(w, "\" Type=\"");
-                put_esc(w, a->type, strlen(a->type), 1);
-                snprintf(buf, sizeof buf, "\" StartNode=\"%zu\" EndNode=\"%zu\">\n",
-                         w->u16[find_off(w, a->start)], w->u16[find_off(w, a->end)]);
-                puts_(w, buf);
-                for (size_t f = 0; f < a->nfeats; f++)
-                    put_feature(w, a->feats[f].name, &a->feats[f].value, docid);
-                puts_(w, "</Annotation>\n");
-            }
-            puts_(w, "</AnnotationSet>\n");
+    /* The sets in the document's order (GATE puts its default set first,
+     * and so do crfpipe's readers and tokenizers; GATE reads them in any
+     * order, and keeping the document's lets gate_reader give the same
+     * document back). */
+    for (size_t s = 0; s < crfp_doc_annset_count(doc); s++) {
+        crfp_annset *set = crfp_doc_annset_at(doc, s);
+        const char *name = crfp_annset_name(set);
+        if (!wanted(w, set))
+            continue;
+        if (*name == '\0') {
+            puts_(w, "<AnnotationSet>\n");
+        } else {
+            puts_(w, "<AnnotationSet Name=\"");
+            put_esc(w, name, strlen(name), 1);
+            puts_(w, "\">\n");
         }
+        for (size_t i = 0; i < crfp_annset_size(set); i++) {
+            const crfp_ann *a = crfp_annset_get(set, i);
+            char buf[160];
+            puts_(w, "<Annotation Id=\"");
+            snprintf(buf, sizeof buf, "%" PRIu64, a->id);
+            puts_(w, buf);
+            puts_(w, "\" Type=\"");
+            put_esc(w, a->type, strlen(a->type), 1);
+            snprintf(buf, sizeof buf, "\" StartNode=\"%zu\" EndNode=\"%zu\">\n",
+                     w->u16[find_off(w, a->start)], w->u16[find_off(w, a->end)]);
+            puts_(w, buf);
+            for (size_t f = 0; f < a->nfeats; f++)
+                put_feature(w, a->feats[f].name, &a->feats[f].value, docid);
+            puts_(w, "</Annotation>\n");
+        }
+        puts_(w, "</AnnotationSet>\n");
+    }
     puts_(w, "</GateDocument>\n");
     if (w->oom)
         return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory writing document '%s'",

@@ -84,6 +84,13 @@ grep -q '<v>20</v>' "$tmp/mixed.out.xml" && grep -q '<v>2x</v>' "$tmp/mixed.out.
 grep -q 'itemClassName="java.lang.String">20;2x</Value>' "$tmp/mixed.gate.xml" ||
     fail "list of strings in GATE"
 
+# --- the sets keep their order (found by fuzz_gate: the default set was
+# written first, so a file with it after a named set came back reordered)
+printf '<GateDocument><TextWithNodes><Node id="0"/>ab<Node id="2"/></TextWithNodes>\n<AnnotationSet Name="Key"><Annotation Id="1" Type="T" StartNode="0" EndNode="2"/></AnnotationSet>\n<AnnotationSet><Annotation Id="2" Type="U" StartNode="0" EndNode="2"/></AnnotationSet></GateDocument>\n' >"$tmp/order.xml"
+"$CRFPIPE" convert --from gate --to gate "$tmp/order.xml" "$tmp/order.gate.xml" || fail "set order"
+grep -n 'AnnotationSet' "$tmp/order.gate.xml" | grep -v '</' | head -1 | grep -q 'Name="Key"' ||
+    { cat "$tmp/order.gate.xml"; fail "the named set first, as in the input"; }
+
 # --- non-finite Doubles are written as Java writes and reads them
 printf '<GateDocument><TextWithNodes><Node id="0"/>ab<Node id="2"/></TextWithNodes>\n<AnnotationSet><Annotation Id="1" Type="T" StartNode="0" EndNode="2"><Feature><Name>x</Name><Value className="java.lang.Double">NaN</Value></Feature><Feature><Name>y</Name><Value className="java.lang.Double">-Infinity</Value></Feature><Feature><Name>z</Name><Value className="java.lang.Double">1e400</Value></Feature></Annotation></AnnotationSet></GateDocument>\n' >"$tmp/inf.xml"
 "$CRFPIPE" convert --from gate --to gate "$tmp/inf.xml" "$tmp/inf.gate.xml" || fail "non-finite Doubles"
