@@ -172,25 +172,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t tlen = size - 1;
 
     FILE *fp = fz_memstream_in(text, tlen);
-    crfp_stream in = {fp, "fuzz.lex"};
-    void *rs = NULL;
-    size_t n = 0;
-    crfp_status st = rd->open(h, rp, &in, &rs);
-    while (st == CRFP_OK && n < MAXDOCS) {
-        crfp_doc *d = NULL;
-        st = rd->next(rs, &d);
-        if (st != CRFP_OK || !d)
-            break;
-        n++;
-        if ((c & 7) < 5)
-            check_lexicon_doc(d);
-        else
-            check_nettalk_doc(d);
-        crfp_doc_free(d);
-    }
-    if (rs)
-        rd->close(rs);
+    crfp_doc *docs[MAXDOCS];
+    size_t n;
+    crfp_status st = fz_read_docs(rd, rp, fp, "fuzz.lex", docs, MAXDOCS, &n);
     fclose(fp);
+    for (size_t i = 0; i < n; i++) {
+        if ((c & 7) < 5)
+            check_lexicon_doc(docs[i]);
+        else
+            check_nettalk_doc(docs[i]);
+        crfp_doc_free(docs[i]);
+    }
     if (st != CRFP_OK && !crfp_errmsg(h)[0])
         fz_fail("reader failed without a message", crfp_status_str(st));
     if (small) {

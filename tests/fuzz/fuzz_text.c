@@ -112,24 +112,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t tlen = size - 1;
 
     FILE *fp = fz_memstream_in(text, tlen);
-    crfp_stream in = {fp, "fuzz.txt"};
-    void *rs = NULL;
     crfp_doc *docs[MAXDOCS];
-    size_t n = 0;
-    crfp_status st = cf->rd->open(h, cf->rp, &in, &rs);
-    while (st == CRFP_OK) {
-        crfp_doc *d = NULL;
-        st = cf->rd->next(rs, &d);
-        if (st != CRFP_OK || !d)
-            break;
-        if (n == MAXDOCS) {
-            crfp_doc_free(d);
-            break;
-        }
-        docs[n++] = d;
-    }
-    if (rs)
-        cf->rd->close(rs);
+    size_t n;
+    crfp_status st = fz_read_docs(cf->rd, cf->rp, fp, "fuzz.txt", docs, MAXDOCS, &n);
     fclose(fp);
     if (st != CRFP_OK && !crfp_errmsg(h)[0])
         fz_fail("reader failed without a message", crfp_status_str(st));

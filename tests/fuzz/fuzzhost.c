@@ -105,3 +105,27 @@ FILE *fz_memstream_in(const uint8_t *data, size_t size)
         fz_fail("set-up", "fmemopen");
     return f;
 }
+
+crfp_status fz_read_docs(const crfp_reader_vtable *rd, const crfp_params *rp, FILE *fp,
+                         const char *name, crfp_doc **docs, size_t max, size_t *n)
+{
+    crfp_stream in = {fp, name};
+    void *state = NULL;
+    *n = 0;
+    crfp_status st = rd->open(fz_host(), rp, &in, &state);
+    if (st != CRFP_OK)
+        return st;
+    for (;;) {
+        crfp_doc *d = NULL;
+        st = rd->next(state, &d);
+        if (st != CRFP_OK || !d)
+            break;
+        if (*n == max) {
+            crfp_doc_free(d);
+            break;
+        }
+        docs[(*n)++] = d;
+    }
+    rd->close(state);
+    return st;
+}

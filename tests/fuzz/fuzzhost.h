@@ -32,6 +32,14 @@ const char *fz_file(const char *name, const uint8_t *data, size_t size);
  * fmemopen refuses).  Close with fclose. */
 FILE *fz_memstream_in(const uint8_t *data, size_t size);
 
+/* Read documents of fp (named `name` in messages) with reader rd and its
+ * parameters rp into docs[0..*n), at most max of them: reading stops there
+ * (a further document is freed).  Returns the reader's status, CRFP_OK at
+ * the end of the input; the documents read before an error are kept.  The
+ * caller frees the documents. */
+crfp_status fz_read_docs(const crfp_reader_vtable *rd, const crfp_params *rp, FILE *fp,
+                         const char *name, crfp_doc **docs, size_t max, size_t *n);
+
 /* The body of the reader/writer targets (roundtrip.c): read data with the
  * reader plugin, write what it returns with the writer plugin (given n
  * parameters wnames/wvalues), read that back and compare. */

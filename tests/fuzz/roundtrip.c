@@ -16,32 +16,6 @@
 
 #define MAXDOCS 64
 
-/* Read up to MAXDOCS documents of `fp` with reader `rd`. */
-static crfp_status read_docs(const crfp_reader_vtable *rd, crfp_params *rp, FILE *fp,
-                             crfp_doc **docs, size_t *n)
-{
-    crfp_host *h = fz_host();
-    crfp_stream in = {fp, "fuzz.in"};
-    void *state = NULL;
-    *n = 0;
-    crfp_status st = rd->open(h, rp, &in, &state);
-    if (st != CRFP_OK)
-        return st;
-    for (;;) {
-        crfp_doc *d = NULL;
-        st = rd->next(state, &d);
-        if (st != CRFP_OK || !d)
-            break;
-        if (*n == MAXDOCS) {
-            crfp_doc_free(d);
-            break;
-        }
-        docs[(*n)++] = d;
-    }
-    rd->close(state);
-    return st;
-}
-
 static void free_docs(crfp_doc **d, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -59,7 +33,7 @@ void fz_roundtrip(const uint8_t *data, size_t size, const char *reader, const ch
     size_t n = 0, m = 0;
 
     FILE *fp = fz_memstream_in(data, size);
-    crfp_status st = read_docs(rd, rp, fp, docs, &n);
+    crfp_status st = fz_read_docs(rd, rp, fp, "fuzz.in", docs, MAXDOCS, &n);
     fclose(fp);
     fz_trace("read %zu document(s): %s", n, st == CRFP_OK ? "ok" : crfp_errmsg(h));
     if (st != CRFP_OK && !crfp_errmsg(h)[0])
@@ -97,7 +71,7 @@ void fz_roundtrip(const uint8_t *data, size_t size, const char *reader, const ch
 
     if (n && !refused) {
         FILE *back = fz_memstream_in((const uint8_t *)buf, len);
-        st = read_docs(rd, rp, back, again, &m);
+        st = fz_read_docs(rd, rp, back, "fuzz.in", again, MAXDOCS, &m);
         fclose(back);
         if (st != CRFP_OK) {
             fprintf(stderr, "---- written:\n%.*s\n----\n", (int)len, buf);
