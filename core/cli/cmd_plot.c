@@ -68,11 +68,13 @@ static int column_of(const char *header, const char *name)
     }
 }
 
-/* Field `col` of a tab-separated line as a number (NaN when absent or not a
- * number). */
-static double field(const char *line, int col)
+/* Field `col` of a tab-separated line as a number: NaN when the field is
+ * absent, empty or "nan" (the report's "not measured"), and *odd set when it
+ * holds something else that is not a finite number ("inf", text). */
+static double field(const char *line, int col, int *odd)
 {
     const char *p = line;
+    *odd = 0;
     for (int k = 0; k < col; k++) {
         p = strchr(p, '\t');
         if (!p)
@@ -81,12 +83,56 @@ static double field(const char *line, int col)
     }
     char *end;
     double v = strtod(p, &end);
-    return end == p ? NAN : v;
+    if (end == p || !strchr("\t\r\n", *end)) {
+        *odd = !strchr("\t\r\n", *p);
+        return NAN;
+    }
+    if (isinf(v))
+        *odd = 1;
+    return isfinite(v) ? v : NAN;
+}
+
+/* Read one line of f into *buf (NUL-terminated, the newline kept), growing it
+ * as needed but never past `limit` bytes of text (0 = no limit).  Returns
+ * the line's length; -1 at the end of the file or on a read error (ferror
+ * tells); -2 when the line is longer than the limit; -3 when out of memory;
+ * -5 at a NUL byte (which would cut the line short unseen).  A table is
+ * user input like any corpus: one endless line must not take all memory.
+ * Tables are small, so a byte at a time is fast enough. */
+static long read_line(FILE *f, size_t limit, char **buf, size_t *cap)
+{
+    size_t len = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (c == '\0')
+            return -5;
+        if (len + 2 > *cap) {
+            size_t nc = *cap ? 2 * *cap : 8192;
+            char *nb = realloc(*buf, nc);
+            if (!nb)
+                return -3;
+            *buf = nb;
+            *cap = nc;
+        }
+        (*buf)[len++] = (char)c;
+        if (c == '\n')
+            break;
+        if (limit && len > limit)
+            return -2;
+    }
+    if (!len)
+        return -1;
+    (*buf)[len] = '\0';
+    return (long)len;
 }
 
 /* Read run `spec` ("NAME=FILE" or "FILE", named by its base name without
  * .tsv) into *r.  Errors (message in host): CRFP_EIO (unreadable),
- * CRFP_EFORMAT (not a --report table, a column missing), CRFP_ENOMEM. */
+ * CRFP_EFORMAT (not a --report table, a column missing, a time that is not
+ * a finite number), CRFP_ELIMIT (a line over the `line` limit),
+ * CRFP_ENOMEM.  A value of the y column that is not a finite number (an
+ * empty field where nothing was measured, an objective that overflowed)
+ * leaves a gap in the curve; a warning says how many such rows there were. */
 static crfp_status read_run(crfp_host *host, const char *spec, const quantity *qx,
                             const quantity *qy, run *r)
 {
@@ -108,20 +154,22 @@ static crfp_status read_run(crfp_host *host, const char *spec, const quantity *q
     if (!f)
         return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
     char *line = NULL;
-    size_t cap = 0, nr = 0, lineno = 1;
+    size_t cap = 0, nr = 0, lineno = 1, odd_rows = 0, limit = crfp_host_limit(host, CRFP_LIMIT_LINE);
     crfp_status st = CRFP_OK;
-    if (getline(&line, &cap, f) < 0 || column_of(line, "iter") < 0) {
-        st = crfp_error(host, CRFP_EFORMAT, "%s: not a table written by crfpipe train --report "
-                        "FILE.tsv (no header line with an 'iter' column)", path);
-        goto done;
-    }
+    long got = read_line(f, limit, &line, &cap);
+    if (got == -1 && !ferror(f))
+        got = -4; /* an empty file */
+    if (got >= 0 && column_of(line, "iter") < 0)
+        got = -4;
+    if (got < 0)
+        goto end_of_lines;
     int cx = qx->column ? column_of(line, qx->column) : -2, cy = column_of(line, qy->column);
     if (cx == -1 || cy < 0) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: no column '%s'", path,
                         cy < 0 ? qy->column : qx->column);
         goto done;
     }
-    while (getline(&line, &cap, f) >= 0) {
+    while ((got = read_line(f, limit, &line, &cap)) >= 0) {
         lineno++;
         if (line[0] == '\n' || line[0] == '\0')
             continue;
@@ -138,17 +186,42 @@ static crfp_status read_run(crfp_host *host, const char *spec, const quantity *q
             r->y = ny;
             nr = nc;
         }
-        double x = cx == -2 ? (double)(r->n + 1) : field(line, cx), y = field(line, cy);
+        int oddx = 0, oddy;
+        double x = cx == -2 ? (double)(r->n + 1) : field(line, cx, &oddx),
+               y = field(line, cy, &oddy);
         if (isnan(x)) {
-            st = crfp_error(host, CRFP_EFORMAT, "%s:%zu: no number in column '%s'", path, lineno,
-                            qx->column);
+            /* the x axis orders the points: a row without its time cannot
+             * be placed, and a skipped row would hide a broken table */
+            st = crfp_error(host, CRFP_EFORMAT, "%s:%zu: no finite number in column '%s'", path,
+                            lineno, qx->column);
             goto done;
         }
+        odd_rows += oddy != 0;
         r->x[r->n] = x;
         r->y[r->n++] = qy->percent ? 100.0 * y : y;
     }
-    if (ferror(f))
+    lineno++;
+end_of_lines:
+    if (got == -1 && ferror(f))
         st = crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
+    else if (got == -2)
+        st = crfp_error(host, CRFP_EPARSE,
+                        "%s:%zu: line longer than the limit line=%zu bytes (raise it with "
+                        "--limit line=N or CRFPIPE_LIMITS=line=N; 0 = unlimited)",
+                        path, lineno, limit);
+    else if (got == -3)
+        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+    else if (got == -5)
+        st = crfp_error(host, CRFP_EPARSE, "%s:%zu: NUL byte (not a text table)", path, lineno);
+    else if (got == -4)
+        st = crfp_error(host, CRFP_EFORMAT, "%s: not a table written by crfpipe train --report "
+                        "FILE.tsv (no header line with an 'iter' column)", path);
+    else if (odd_rows)
+        /* an objective that overflowed, or a hand-edited table: the curve
+         * shows a gap there, and the user is told why */
+        crfp_log(host, CRFP_LOG_WARN, "%s: %zu row%s with no finite number in column '%s' "
+                 "left a gap in the curve", path, odd_rows, odd_rows == 1 ? "" : "s",
+                 qy->column);
 done:
     free(line);
     fclose(f);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +266,22 @@ static double nice_step(double span, int target)
     return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
 }
 
+/* The ticks k·step with lo <= k·step <= hi: the first k in *k0 and their
+ * number, or 0 when there is no sane set of them (non-finite bounds, or more
+ * than 100 ticks: a range narrower than the doubles' spacing at its
+ * magnitude, where adding the step to a tick would not move it).  Callers
+ * place tick i at (*k0 + i)·step, so a loop over ticks always ends. */
+static size_t tick_count(double lo, double hi, double step, double *k0)
+{
+    if (!(step > 0) || !isfinite(lo) || !isfinite(hi) || !isfinite(step))
+        return 0;
+    double a = ceil(lo / step - 1e-9), b = floor(hi / step + 1e-9);
+    if (!(b >= a) || b - a > 100)
+        return 0;
+    *k0 = a;
+    return (size_t)(b - a) + 1;
+}
+
 /* --- line charts ------------------------------------------------------------ */
 
 typedef struct axis {
@@ -280,6 +297,11 @@ static double ax_pos(const axis *a, double v, double p0, double p1)
 
 static void widen(axis *a)
 {
+    /* data spanning most of the doubles' range: keep the top and let the
+     * bottom fall off the chart, so that the span and its padding stay
+     * finite (an infinite span would place every point at NaN) */
+    if (a->hi - a->lo > DBL_MAX / 4)
+        a->lo = a->hi - DBL_MAX / 4;
     if (!(a->hi > a->lo)) {
         double c = a->lo, d = a->log ? 0.5 : (fabs(c) > 0 ? fabs(c) * 0.1 : 1);
         a->lo = c - d;
@@ -299,7 +321,7 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
     int any = 0, positive = 1, xpositive = 1;
     for (size_t k = 0; k < ns; k++)
         for (size_t i = 0; i < s[k].n; i++) {
-            if (isnan(s[k].y[i]) || isnan(s[k].x[i]))
+            if (!isfinite(s[k].y[i]) || !isfinite(s[k].x[i]))
                 continue;
             positive &= s[k].y[i] > 0;
             xpositive &= s[k].x[i] > 0;
@@ -310,7 +332,7 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
     for (size_t k = 0; k < ns; k++)
         for (size_t i = 0; i < s[k].n; i++) {
             double x = s[k].x[i], y = s[k].y[i];
-            if (isnan(y) || isnan(x))
+            if (!isfinite(y) || !isfinite(x))
                 continue;
             if (ay.log)
                 y = log10(y);
@@ -405,7 +427,10 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
                            0);
             }
     }
-    for (double t = ceil(ax.lo / xs - 1e-9) * xs; !ax.log && t <= ax.hi + 1e-9 * xs; t += xs) {
+    double k0 = 0;
+    size_t nt = ax.log ? 0 : tick_count(ax.lo, ax.hi, xs, &k0);
+    for (size_t i = 0; i < nt; i++) {
+        double t = (k0 + (double)i) * xs;
         double px = ax_pos(&ax, t, left, right);
         cplot_rgb(cr, GRID);
         cairo_move_to(cr, floor(px) + 0.5, top + 1);
@@ -419,7 +444,9 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
         /* less than a decade: evenly stepped values, placed on the log
          * scale, so that the axis has more than one or two labels */
         double vlo = pow(10, ay.lo), vhi = pow(10, ay.hi), ys = nice_step(vhi - vlo, 5);
-        for (double t = ceil(vlo / ys - 1e-9) * ys; t <= vhi + 1e-9 * ys; t += ys) {
+        size_t nt = tick_count(vlo, vhi, ys, &k0);
+        for (size_t i = 0; i < nt; i++) {
+            double t = (k0 + (double)i) * ys;
             if (t <= 0)
                 continue;
             double py = ax_pos(&ay, t, bottom, top);
@@ -450,7 +477,9 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
             }
     } else {
         double ys = nice_step(ay.hi - ay.lo, 5);
-        for (double t = ceil(ay.lo / ys - 1e-9) * ys; t <= ay.hi + 1e-9 * ys; t += ys) {
+        size_t nt = tick_count(ay.lo, ay.hi, ys, &k0);
+        for (size_t i = 0; i < nt; i++) {
+            double t = (k0 + (double)i) * ys;
             double py = ax_pos(&ay, t, bottom, top);
             cplot_rgb(cr, GRID);
             cairo_move_to(cr, left + 1, floor(py) + 0.5);
@@ -487,7 +516,7 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
         int pen = 0;
         size_t npts = 0;
         for (size_t i = 0; i < s[k].n; i++) {
-            if (isnan(s[k].y[i]) || isnan(s[k].x[i])) {
+            if (!isfinite(s[k].y[i]) || !isfinite(s[k].x[i])) {
                 pen = 0;
                 continue;
             }
@@ -505,7 +534,7 @@ void cplot_lines(cairo_t *cr, const cplot_chart *c, const cplot_series *s, size_
         /* a lone point (one iteration) would draw nothing: mark it */
         if (npts <= 1 || c->dots)
             for (size_t i = 0; i < s[k].n; i++)
-                if (!isnan(s[k].y[i]) && !isnan(s[k].x[i])) {
+                if (isfinite(s[k].y[i]) && isfinite(s[k].x[i])) {
                     cairo_arc(cr, ax_pos(&ax, s[k].x[i], left, right),
                               ax_pos(&ay, s[k].y[i], bottom, top), 3, 0, 2 * M_PI);
                     cairo_fill(cr);
@@ -753,7 +782,10 @@ void cplot_bars_draw(cairo_t *cr, const cplot_bars *b)
     double step = nice_step(vmax, 5);
     char buf[32];
     cairo_set_line_width(cr, 1);
-    for (double t = 0; t <= vmax + 1e-9; t += step) {
+    double k0 = 0;
+    size_t nt = tick_count(0, vmax, step, &k0);
+    for (size_t i = 0; i < nt; i++) {
+        double t = (k0 + (double)i) * step;
         double px = left + t / vmax * (right - left);
         cplot_rgb(cr, GRID);
         cairo_move_to(cr, floor(px) + 0.5, top);

@@ -47,7 +47,8 @@ void cplot_rgb(cairo_t *cr, unsigned rgb);
 
 typedef struct cplot_series {
     const char *name;    /* legend entry; NULL: none */
-    const double *x, *y; /* n points; a NaN y leaves a gap */
+    const double *x, *y; /* n points; a point with a NaN or infinite
+                          * coordinate leaves a gap */
     size_t n;
     unsigned rgb;
     int dashed;

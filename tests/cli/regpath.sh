@@ -144,4 +144,35 @@ expect_fail "-o FILE is required" "$CRFPIPE" plot "$tmp/run.tsv"
 expect_fail "did you mean '--y-max'" "$CRFPIPE" plot -o "$tmp/z.svg" --ymax 3 "$tmp/run.tsv"
 expect_fail "--x must be" "$CRFPIPE" plot -o "$tmp/z.svg" --x weeks "$tmp/run.tsv"
 [ -e "$tmp/z.svg" ] && fail "a failed plot wrote its file"
+
+# tables are input like any other: a narrow range at a huge magnitude (where
+# adding a tick's step to a tick would not move it: the tick loop hung), times
+# that are not finite, a line over the line limit, a NUL byte, an empty file
+hdr='iter	train_seconds	dev_error'
+printf '%s\n1\t1e20\t0.1\n2\t1.0000000000000002e20\t0.05\n' "$hdr" >"$tmp/narrow.tsv"
+to=""
+command -v timeout >/dev/null 2>&1 && to="timeout 60"
+$to "$CRFPIPE" plot -o "$tmp/narrow.svg" "$tmp/narrow.tsv" || fail "plot of a narrow range at 1e20"
+grep -q '<path' "$tmp/narrow.svg" 2>/dev/null || fail "narrow.svg draws nothing"
+printf '%s\n1\t1e-300\t0.1\n2\t1e300\t0.05\n3\t-1.7e308\t0.07\n' "$hdr" >"$tmp/wide.tsv"
+$to "$CRFPIPE" plot -o "$tmp/wide.svg" "$tmp/wide.tsv" || fail "plot of a range of 1e308"
+printf '%s\n1\t1\t0.1\n2\tinf\t0.05\n' "$hdr" >"$tmp/inf.tsv"
+expect_fail "inf.tsv:3: no finite number in column 'train_seconds'" \
+    "$CRFPIPE" plot -o "$tmp/z.svg" "$tmp/inf.tsv"
+printf '%s\n1\t1\t0.1\n2\t2\t%0200d\n' "$hdr" 0 >"$tmp/long.tsv"
+expect_fail "long.tsv:3: line longer than the limit line=100" \
+    "$CRFPIPE" --limit line=100 plot -o "$tmp/z.svg" "$tmp/long.tsv"
+"$CRFPIPE" --limit line=300 plot -o "$tmp/long.svg" "$tmp/long.tsv" ||
+    fail "a line within the limit was refused"
+printf '%s\n1\t1\t0.1\0003\n' "$hdr" >"$tmp/nul.tsv"
+expect_fail "nul.tsv:2: NUL byte" "$CRFPIPE" plot -o "$tmp/z.svg" "$tmp/nul.tsv"
+: >"$tmp/empty.tsv"
+expect_fail "empty.tsv: not a table" "$CRFPIPE" plot -o "$tmp/z.svg" "$tmp/empty.tsv"
+[ -e "$tmp/z.svg" ] && fail "a failed plot wrote its file"
+# an objective that overflowed (or text) is a gap in the curve, and said;
+# "nan", the report's "not measured", is a gap too, silently
+printf '%s\n1\t1\t0.3\n2\t2\tinf\n3\t3\tnan\n4\t4\tabc\n5\t5\t0.1\n' "$hdr" >"$tmp/gap.tsv"
+"$CRFPIPE" plot -o "$tmp/gap.svg" "$tmp/gap.tsv" 2>"$tmp/gap.log" || fail "plot with gaps"
+grep -q "gap.tsv: 2 rows with no finite number in column 'dev_error' left a gap" "$tmp/gap.log" ||
+    { fail "no warning about the gaps"; cat "$tmp/gap.log" >&2; }
 finish
