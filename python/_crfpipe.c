@@ -209,13 +209,22 @@ static int put_attr(arena *tmp, const char *s, size_t n)
     return 0;
 }
 
+/* The UTF-8 of str o and its length in *n; NULL with TypeError when o is not
+ * a str, ValueError when it cannot be encoded (a lone surrogate) or holds a
+ * NUL character: the C side reads NUL-terminated strings, so "a\0b" would be
+ * taken for "a" without a word.  The buffer belongs to o. */
 static const char *utf8_of(PyObject *o, Py_ssize_t *n, const char *what)
 {
     if (!PyUnicode_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s must be str, not %.80s", what, Py_TYPE(o)->tp_name);
         return NULL;
     }
-    return PyUnicode_AsUTF8AndSize(o, n);
+    const char *s = PyUnicode_AsUTF8AndSize(o, n);
+    if (s && memchr(s, '\0', (size_t)*n)) {
+        PyErr_Format(PyExc_ValueError, "%s %R holds a NUL character", what, o);
+        return NULL;
+    }
+    return s;
 }
 
 /* One token's attributes (a str, a sequence of str, or a dict of
@@ -226,7 +235,7 @@ static int token_attrs(PyObject *tok, arena *tmp)
     const char *s;
     tmp->n = 0;
     if (PyUnicode_Check(tok)) {
-        if (!(s = PyUnicode_AsUTF8AndSize(tok, &n)))
+        if (!(s = utf8_of(tok, &n, "an attribute")))
             return -1;
         return put_attr(tmp, s, (size_t)n);
     }
@@ -241,7 +250,7 @@ static int token_attrs(PyObject *tok, arena *tmp)
             if (PyUnicode_Check(v)) {
                 /* {"word": "the"} is the attribute "word=the" */
                 Py_ssize_t vn;
-                const char *vs = PyUnicode_AsUTF8AndSize(v, &vn);
+                const char *vs = utf8_of(v, &vn, "an attribute value");
                 if (!vs)
                     return -1;
                 char *kv = malloc((size_t)kn + (size_t)vn + 2);
@@ -265,8 +274,11 @@ static int token_attrs(PyObject *tok, arena *tmp)
             if (w == 0.0)
                 continue;
             if (w != 1.0) {
-                PyErr_Format(PyExc_ValueError, "attribute '%s' has weight %g: crfpipe's "
-                             "observations are binary (give 1 or 0, or a str value)", ks, w);
+                /* PyErr_Format has no %g */
+                char ws[32];
+                snprintf(ws, sizeof ws, "%g", w);
+                PyErr_Format(PyExc_ValueError, "attribute '%s' has weight %s: crfpipe's "
+                             "observations are binary (give 1 or 0, or a str value)", ks, ws);
                 return -1;
             }
             if (put_attr(tmp, ks, (size_t)kn) != 0)
@@ -422,7 +434,8 @@ static int add_sentence(batch *b, const model_shape *sh, PyObject *xseq, size_t 
                 goto out;
             }
         } else if (PyUnicode_Check(tok)) {
-            if (!(v = PyUnicode_AsUTF8AndSize(tok, &n)) || arena_put(&b->a, v, (size_t)n, &row[0]))
+            if (!(v = utf8_of(tok, &n, "a column value")) ||
+                arena_put(&b->a, v, (size_t)n, &row[0]))
                 goto v_or_nomem;
         } else {
             PyObject *tf = PySequence_Fast(tok, "a token must be a sequence of str");
@@ -1258,7 +1271,8 @@ static char *value_text(PyObject *v)
                   : PyFloat_Check(v) ? PyObject_Repr(v) : PyObject_Str(v);
     if (!s)
         return NULL;
-    const char *u = PyUnicode_AsUTF8(s);
+    Py_ssize_t n;
+    const char *u = utf8_of(s, &n, "a parameter value");
     char *r = u ? strdup(u) : NULL;
     if (u && !r)
         PyErr_NoMemory();

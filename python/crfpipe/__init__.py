@@ -96,9 +96,9 @@ def _value_text(v):
 def _check_cell(v, what):
     if not isinstance(v, str):
         raise TypeError("%s must be str, not %s" % (what, type(v).__name__))
-    if not v or "\t" in v or "\n" in v or "\r" in v:
-        raise ValueError("%s %r: training data cannot hold an empty value, a tab or a line "
-                         "break" % (what, v))
+    if not v or "\t" in v or "\n" in v or "\r" in v or "\0" in v:
+        raise ValueError("%s %r: training data cannot hold an empty value, a tab, a line "
+                         "break or a NUL character" % (what, v))
     return v
 
 
@@ -130,6 +130,9 @@ def _attr_cell(tok):
         for a in attrs:
             if not isinstance(a, str):
                 raise TypeError("an attribute must be str, not %s" % type(a).__name__)
+    for a in attrs:
+        if "\0" in a:
+            raise ValueError("attribute %r: training data cannot hold a NUL character" % a)
     cell = " ".join(_escape_attr(a) for a in attrs if a)
     return cell or "_"
 

@@ -80,6 +80,40 @@ def test_dict_tokens(ewt, tmp_path):
         tr.append([{"w": "x", "score": 0.5}], ["NOUN"])
     with pytest.raises(ValueError, match="binary"):
         tagger.tag([{"w": "x", "score": 0.5}])
+    # the weight is in the message (PyErr_Format has no %g: it printed "%g")
+    with pytest.raises(ValueError, match="weight 0.5:"):
+        tagger.tag([{"w": "x", "score": 0.5}])
+    with pytest.raises(ValueError, match="weight nan:"):
+        tagger.tag([{"w": "x", "score": float("nan")}])
+
+
+def test_nul_characters(attr_model, tmp_path):
+    """C reads NUL-terminated strings: "a\0b" must be refused, not taken for
+    "a" (tagging used to do that without a word; training failed on a NUL
+    byte in a temporary file the user never named)."""
+    tagger = crfpipe.Tagger().open(attr_model[0])
+    for x in ([["a\0b"]], ["a\0b"], [{"w": "a\0b"}], [{"w\0x": 1}]):
+        with pytest.raises(ValueError, match="NUL character"):
+            tagger.tag(x)
+    tagger.set([["a"]])
+    with pytest.raises(ValueError, match="NUL character"):
+        tagger.probability(["NOUN\0"])
+    tr = crfpipe.Trainer(verbose=False)
+    for x, y in (([["a\0b"]], ["X"]), ([["a"]], ["X\0Y"]), ([{"w": "a\0"}], ["X"])):
+        with pytest.raises(ValueError, match="NUL character"):
+            tr.append(x, y)
+    tr = crfpipe.Trainer(verbose=False, template_text="U00:%x[0,0]\n")
+    with pytest.raises(ValueError, match="NUL character"):
+        tr.append([("a\0",)], ["X"])
+    with pytest.raises(ValueError, match="NUL character"):
+        tr.append([{"form": "a\0"}], ["X"])
+    tpl = str(tmp_path / "t.model")
+    tr.append([("a",), ("b",)], ["X", "Y"])
+    tr.train(tpl)
+    tagger = crfpipe.Tagger().open(tpl)
+    for x in ([("a\0b",)], ["a\0b"], [{"0": "a\0b"}]):
+        with pytest.raises(ValueError, match="NUL character"):
+            tagger.tag(x)
 
 
 def test_parameters():
