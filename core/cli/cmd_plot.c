@@ -1,8 +1,7 @@
 /* crfpipe plot — overlay the curves of several training runs.
  *
- * Each run is the table `crfpipe train --report RUN.tsv` wrote: one row per
- * iteration, columns named by a header line.  Columns are found by name, so
- * that a table with columns added later still reads.  The chart is drawn
+ * Each run is the table `crfpipe train --report RUN.tsv` wrote, read by
+ * runtable.c.  The chart is drawn
  * with the same code as the reports (core/plot), so that a comparison of
  * trainers -- test error against training time, say -- needs no plotting
  * program besides crfpipe. */
@@ -16,6 +15,7 @@
 #include <string.h>
 
 #include "plot.h"
+#include "runtable.h"
 
 /* What can be put on an axis: the option's word, the table's column, the
  * axis title, and whether it is an error rate (shown in percent). */
@@ -47,194 +47,10 @@ static const quantity *find_quantity(const quantity *q, size_t n, const char *wo
     return NULL;
 }
 
-typedef struct run {
-    char *name;
-    double *x, *y;
-    size_t n;
-} run;
-
-/* The column of `name` in a tab-separated header line, or -1. */
-static int column_of(const char *header, const char *name)
+static void free_runs(runtable *runs, size_t n)
 {
-    int col = 0;
-    size_t len = strlen(name);
-    for (const char *p = header;; col++) {
-        size_t w = strcspn(p, "\t\r\n");
-        if (w == len && strncmp(p, name, len) == 0)
-            return col;
-        if (p[w] != '\t')
-            return -1;
-        p += w + 1;
-    }
-}
-
-/* Field `col` of a tab-separated line as a number: NaN when the field is
- * absent, empty or "nan" (the report's "not measured"), and *odd set when it
- * holds something else that is not a finite number ("inf", text). */
-static double field(const char *line, int col, int *odd)
-{
-    const char *p = line;
-    *odd = 0;
-    for (int k = 0; k < col; k++) {
-        p = strchr(p, '\t');
-        if (!p)
-            return NAN;
-        p++;
-    }
-    char *end;
-    double v = strtod(p, &end);
-    if (end == p || !strchr("\t\r\n", *end)) {
-        *odd = !strchr("\t\r\n", *p);
-        return NAN;
-    }
-    if (isinf(v))
-        *odd = 1;
-    return isfinite(v) ? v : NAN;
-}
-
-/* Read one line of f into *buf (NUL-terminated, the newline kept), growing it
- * as needed but never past `limit` bytes of text (0 = no limit).  Returns
- * the line's length; -1 at the end of the file or on a read error (ferror
- * tells); -2 when the line is longer than the limit; -3 when out of memory;
- * -5 at a NUL byte (which would cut the line short unseen).  A table is
- * user input like any corpus: one endless line must not take all memory.
- * Tables are small, so a byte at a time is fast enough. */
-static long read_line(FILE *f, size_t limit, char **buf, size_t *cap)
-{
-    size_t len = 0;
-    int c;
-    while ((c = getc(f)) != EOF) {
-        if (c == '\0')
-            return -5;
-        if (len + 2 > *cap) {
-            size_t nc = *cap ? 2 * *cap : 8192;
-            char *nb = realloc(*buf, nc);
-            if (!nb)
-                return -3;
-            *buf = nb;
-            *cap = nc;
-        }
-        (*buf)[len++] = (char)c;
-        if (c == '\n')
-            break;
-        if (limit && len > limit)
-            return -2;
-    }
-    if (!len)
-        return -1;
-    (*buf)[len] = '\0';
-    return (long)len;
-}
-
-/* Read run `spec` ("NAME=FILE" or "FILE", named by its base name without
- * .tsv) into *r.  Errors (message in host): CRFP_EIO (unreadable),
- * CRFP_EFORMAT (not a --report table, a column missing, a time that is not
- * a finite number), CRFP_ELIMIT (a line over the `line` limit),
- * CRFP_ENOMEM.  A value of the y column that is not a finite number (an
- * empty field where nothing was measured, an objective that overflowed)
- * leaves a gap in the curve; a warning says how many such rows there were. */
-static crfp_status read_run(crfp_host *host, const char *spec, const quantity *qx,
-                            const quantity *qy, run *r)
-{
-    memset(r, 0, sizeof *r);
-    const char *eq = strchr(spec, '='), *path = eq ? eq + 1 : spec;
-    if (eq) {
-        r->name = strndup(spec, (size_t)(eq - spec));
-    } else {
-        const char *base = strrchr(path, '/');
-        base = base ? base + 1 : path;
-        size_t len = strlen(base);
-        if (len > 4 && strcmp(base + len - 4, ".tsv") == 0)
-            len -= 4;
-        r->name = strndup(base, len);
-    }
-    if (!r->name)
-        return crfp_error(host, CRFP_ENOMEM, "out of memory");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0, nr = 0, lineno = 1, odd_rows = 0, limit = crfp_host_limit(host, CRFP_LIMIT_LINE);
-    crfp_status st = CRFP_OK;
-    long got = read_line(f, limit, &line, &cap);
-    if (got == -1 && !ferror(f))
-        got = -4; /* an empty file */
-    if (got >= 0 && column_of(line, "iter") < 0)
-        got = -4;
-    if (got < 0)
-        goto end_of_lines;
-    int cx = qx->column ? column_of(line, qx->column) : -2, cy = column_of(line, qy->column);
-    if (cx == -1 || cy < 0) {
-        st = crfp_error(host, CRFP_EFORMAT, "%s: no column '%s'", path,
-                        cy < 0 ? qy->column : qx->column);
-        goto done;
-    }
-    while ((got = read_line(f, limit, &line, &cap)) >= 0) {
-        lineno++;
-        if (line[0] == '\n' || line[0] == '\0')
-            continue;
-        if (r->n == nr) {
-            size_t nc = nr ? 2 * nr : 256;
-            double *nx = realloc(r->x, nc * sizeof *nx);
-            if (nx)
-                r->x = nx;
-            double *ny = nx ? realloc(r->y, nc * sizeof *ny) : NULL;
-            if (!ny) {
-                st = crfp_error(host, CRFP_ENOMEM, "out of memory");
-                goto done;
-            }
-            r->y = ny;
-            nr = nc;
-        }
-        int oddx = 0, oddy;
-        double x = cx == -2 ? (double)(r->n + 1) : field(line, cx, &oddx),
-               y = field(line, cy, &oddy);
-        if (isnan(x)) {
-            /* the x axis orders the points: a row without its time cannot
-             * be placed, and a skipped row would hide a broken table */
-            st = crfp_error(host, CRFP_EFORMAT, "%s:%zu: no finite number in column '%s'", path,
-                            lineno, qx->column);
-            goto done;
-        }
-        odd_rows += oddy != 0;
-        r->x[r->n] = x;
-        r->y[r->n++] = qy->percent ? 100.0 * y : y;
-    }
-    lineno++;
-end_of_lines:
-    if (got == -1 && ferror(f))
-        st = crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
-    else if (got == -2)
-        st = crfp_error(host, CRFP_EPARSE,
-                        "%s:%zu: line longer than the limit line=%zu bytes (raise it with "
-                        "--limit line=N or CRFPIPE_LIMITS=line=N; 0 = unlimited)",
-                        path, lineno, limit);
-    else if (got == -3)
-        st = crfp_error(host, CRFP_ENOMEM, "out of memory");
-    else if (got == -5)
-        st = crfp_error(host, CRFP_EPARSE, "%s:%zu: NUL byte (not a text table)", path, lineno);
-    else if (got == -4)
-        st = crfp_error(host, CRFP_EFORMAT, "%s: not a table written by crfpipe train --report "
-                        "FILE.tsv (no header line with an 'iter' column)", path);
-    else if (odd_rows)
-        /* an objective that overflowed, or a hand-edited table: the curve
-         * shows a gap there, and the user is told why */
-        crfp_log(host, CRFP_LOG_WARN, "%s: %zu row%s with no finite number in column '%s' "
-                 "left a gap in the curve", path, odd_rows, odd_rows == 1 ? "" : "s",
-                 qy->column);
-done:
-    free(line);
-    fclose(f);
-    return st;
-}
-
-static void free_runs(run *runs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(runs[i].name);
-        free(runs[i].x);
-        free(runs[i].y);
-    }
+    for (size_t i = 0; i < n; i++)
+        runtable_free(&runs[i]);
     free(runs);
 }
 
@@ -313,7 +129,7 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
         free(specs);
         return rc;
     }
-    run *runs = calloc(nspec, sizeof *runs);
+    runtable *runs = calloc(nspec, sizeof *runs);
     cplot_series *ser = calloc(nspec, sizeof *ser);
     char (*legend)[160] = calloc(nspec, sizeof *legend);
     if (!runs || !ser || !legend) {
@@ -329,11 +145,12 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
                                        0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
     size_t np = sizeof palette / sizeof *palette;
     for (size_t k = 0; k < nspec && rc == CLI_OK; k++) {
-        if (read_run(host, specs[k], qx, qy, &runs[k]) != CRFP_OK) {
+        if (runtable_read(host, specs[k], qx->column, qy->column, qy->percent, &runs[k]) !=
+            CRFP_OK) {
             rc = cli_fail(host);
             break;
         }
-        run *r = &runs[k];
+        runtable *r = &runs[k];
         /* the legend says where each run ended */
         double lx = NAN, ly = NAN;
         for (size_t i = 0; i < r->n; i++)

@@ -157,15 +157,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     crfp_host *h = fz_host();
-    static size_t default_line;
-    if (!default_line)
-        default_line = crfp_host_limit(h, CRFP_LIMIT_LINE);
     unsigned c = data[0] & 63;
     int small = (data[0] & 64) != 0;
-    char spec[64];
-    snprintf(spec, sizeof spec, "line=%zu", small ? (size_t)40 : default_line);
-    if (crfp_host_set_limits(h, spec) != CRFP_OK)
-        fz_fail("set-up: limit refused", crfp_errmsg(h));
+    fz_line_limit(small ? 40 : FZ_DEFAULT_LINE);
     crfp_params *rp;
     const crfp_reader_vtable *rd = reader_for(c, &rp);
     const uint8_t *text = data + 1;

@@ -267,25 +267,19 @@ static int is_error(const char *msg, const char *path, const char *what)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     crfp_host *h = fz_host();
-    static size_t default_line;
-    if (!default_line)
-        default_line = crfp_host_limit(h, CRFP_LIMIT_LINE);
     /* Every line of a model is read into memory: beyond 1 MiB an input only
      * costs time (as in fuzz_model) and the loader's counts (≤ 2^40 each)
      * could not add up to 2^64 in one n-gram in a file this size. */
     if (size > (1u << 20))
         return 0;
-    size_t limit = default_line;
+    fz_line_limit(FZ_DEFAULT_LINE);
+    size_t limit = crfp_host_limit(h, CRFP_LIMIT_LINE);
     if (size) {
         if (data[0] < 0x40)
-            limit = data[0];
+            fz_line_limit(limit = data[0]);
         data++;
         size--;
     }
-    char spec[48];
-    snprintf(spec, sizeof spec, "line=%zu", limit);
-    if (crfp_host_set_limits(h, spec) != CRFP_OK)
-        fz_fail("set-up: limit refused", crfp_errmsg(h));
 
     const char *path = fz_file("model", data, size);
     ngram *m = (ngram *)1;   /* the loader must set it NULL on error */

@@ -9,6 +9,13 @@
 static crfp_host *host;
 static char tmpdir[256];
 static char pathbuf[512];
+/* The names fz_file wrote in tmpdir, removed at exit: a fixed list here
+ * once missed the files of later targets and left a directory behind at
+ * every replay. */
+enum { MAX_FILES = 8 };
+static char written[MAX_FILES][32];
+static size_t nwritten;
+static size_t default_line;
 
 static void quiet(void *ud, crfp_log_level level, const char *msg)
 {
@@ -19,9 +26,8 @@ static void cleanup(void)
 {
     /* Only the files this process wrote live there (fz_file names them). */
     if (tmpdir[0]) {
-        static const char *const names[] = {"input.xml", "input.tpl", "model", "model.re"};
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-            snprintf(pathbuf, sizeof pathbuf, "%s/%s", tmpdir, names[i]);
+        for (size_t i = 0; i < nwritten; i++) {
+            snprintf(pathbuf, sizeof pathbuf, "%s/%s", tmpdir, written[i]);
             unlink(pathbuf);
         }
         rmdir(tmpdir);
@@ -91,6 +97,14 @@ const void *fz_plugin(const char *name, crfp_kind kind, const char *const *names
 const char *fz_file(const char *name, const uint8_t *data, size_t size)
 {
     fz_host();
+    size_t i = 0;
+    while (i < nwritten && strcmp(written[i], name) != 0)
+        i++;
+    if (i == nwritten) {
+        if (nwritten == MAX_FILES || strlen(name) >= sizeof written[0])
+            fz_fail("set-up: too many or too long temporary file names", name);
+        strcpy(written[nwritten++], name);
+    }
     snprintf(pathbuf, sizeof pathbuf, "%s/%s", tmpdir, name);
     FILE *f = fopen(pathbuf, "wb");
     if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
@@ -128,4 +142,15 @@ crfp_status fz_read_docs(const crfp_reader_vtable *rd, const crfp_params *rp, FI
     }
     rd->close(state);
     return st;
+}
+
+void fz_line_limit(size_t bytes)
+{
+    crfp_host *h = fz_host();
+    if (!default_line)
+        default_line = crfp_host_limit(h, CRFP_LIMIT_LINE);
+    char spec[64];
+    snprintf(spec, sizeof spec, "line=%zu", bytes == FZ_DEFAULT_LINE ? default_line : bytes);
+    if (crfp_host_set_limits(h, spec) != CRFP_OK)
+        fz_fail("set-up: limit refused", crfp_errmsg(h));
 }

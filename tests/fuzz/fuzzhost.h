@@ -25,7 +25,8 @@ const void *fz_plugin(const char *name, crfp_kind kind, const char *const *names
                       const char *const *values, size_t n, crfp_params **params);
 
 /* Write data to a file in this process's temporary directory (removed at
- * exit) and return its path; the same `name` is overwritten each time. */
+ * exit) and return its path; the same `name` is overwritten each time.  At
+ * most 8 names per process, each under 32 bytes. */
 const char *fz_file(const char *name, const uint8_t *data, size_t size);
 
 /* A read-only stream over data (fmemopen; /dev/null when size is 0, which
@@ -45,6 +46,12 @@ crfp_status fz_read_docs(const crfp_reader_vtable *rd, const crfp_params *rp, FI
  * parameters wnames/wvalues), read that back and compare. */
 void fz_roundtrip(const uint8_t *data, size_t size, const char *reader, const char *writer,
                   const char *const *wnames, const char *const *wvalues, size_t nw);
+
+/* Set the host's `line` limit to `bytes` (0 = unlimited), or back to its
+ * default with FZ_DEFAULT_LINE.  Targets that vary the limit per input call
+ * it for every input, since the host lives as long as the process. */
+#define FZ_DEFAULT_LINE ((size_t)-1)
+void fz_line_limit(size_t bytes);
 
 /* With FUZZ_VERBOSE set, print what became of an input (to check that the
  * seeds reach deep into the code, not only the first error). */
