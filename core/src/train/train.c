@@ -23,6 +23,9 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"dev", CRFP_PARAM_PATH, NULL, "labelled development file: dev error each iteration, early stop"},
     {"dev-patience", CRFP_PARAM_INT, "5",
      "stop when dev error has not improved for this many iterations (0 = never)"},
+    {"dev-keep", CRFP_PARAM_STRING, "last",
+     "with --dev: the iterate each stage ends with, last or best (the lowest dev error, "
+     "earliest of ties; keeps one more weight vector)"},
     {"threads", CRFP_PARAM_INT, "0", "worker threads for the objective (0 = all cores)"},
     {"rho1", CRFP_PARAM_FLOAT, "0", "l1 penalty weight (> 0 selects OWL-QN / sparse models)"},
     {"rho2", CRFP_PARAM_FLOAT, "0.3", "l2 penalty weight"},
@@ -81,6 +84,12 @@ struct crfp_trainrun {
     uint64_t skipped[2]; /* this rank's share of the last two */
     int skip_unlabelled; /* unlabelled=skip */
     void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
+    /* dev-keep=best: a copy of the running stage's weights at its lowest
+     * dev error so far, and that iterate's objective; kept_iter is the
+     * iteration whose weights the model holds after the stage */
+    int keep_best;
+    double *best_theta, best_obj;
+    int kept_iter;
     /* monitoring time of the running stage (observe.h: monitor_seconds),
      * the process's CPU time when it started and the monitor's share */
     double monitor_secs, cpu0, monitor_cpu;
@@ -317,6 +326,20 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
         crfp_train_free(r);
         return crfp_error(host, CRFP_EINVAL, "unlabelled must be error or skip, not '%s'", unl);
     }
+    const char *keep = crfp_train_param(r, "dev-keep");
+    if (keep && strcmp(keep, "best") == 0) {
+        r->keep_best = 1;
+    } else if (keep && strcmp(keep, "last") != 0) {
+        crfp_train_free(r);
+        return crfp_error(host, CRFP_EINVAL, "dev-keep must be last or best, not '%s'", keep);
+    }
+    if (r->keep_best && (crfp_train_param(r, "checkpoint") || run_bool(r, "resume"))) {
+        /* a resumed run would know the best iteration but not its weights */
+        crfp_train_free(r);
+        return crfp_error(host, CRFP_EINVAL, "dev-keep=best cannot be combined with "
+                          "--checkpoint or --resume: the best iterate is not part of a "
+                          "checkpoint");
+    }
     int64_t th = run_int(r, "threads");
     if (th > 0)
         crfp_host_set_threads(host, (int)th);
@@ -520,6 +543,16 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
         if (r->best_iter == 0 || te < r->best_dev) {
             r->best_dev = te;
             r->best_iter = info->iter;
+            if (r->keep_best) {
+                /* allocated at the first dev score, so that a run without
+                 * a dev set pays nothing for the option */
+                if (!r->best_theta && !(r->best_theta = malloc(n * sizeof *r->best_theta)))
+                    return crfp_error(r->host, CRFP_ENOMEM, "out of memory keeping the best "
+                                      "iterate (dev-keep=best: %.1f MB)",
+                                      (double)n * sizeof(double) / 1048576.0);
+                memcpy(r->best_theta, theta, n * sizeof *r->best_theta);
+                r->best_obj = info->objective;
+            }
         }
         int64_t patience = run_int(r, "dev-patience");
         if (patience > 0 && info->iter - r->best_iter >= patience) {
@@ -741,9 +774,26 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     const char *misuse = crfp_params_misuse(sg->params);
     if (misuse && (st == CRFP_OK || st == CRFP_EINTR))
         return crfp_error(host, CRFP_EPLUGIN, "trainer '%s' %s", d->name, misuse);
-    if (st != CRFP_OK && st != CRFP_EINTR)
+    if (st != CRFP_OK && st != CRFP_EINTR) {
+        free(r->best_theta);
+        r->best_theta = NULL;
         return crfp_error_wrap(host, st, "trainer '%s'", d->name);
+    }
     r->total_iter += r->last_iter;
+    r->kept_iter = r->last_iter;
+    if (r->best_theta && r->best_iter != r->last_iter) {
+        /* every rank of a job scored the same dev error, so every rank
+         * puts back the same iterate */
+        memcpy(crfp_crf_weights(r->crf), r->best_theta,
+               crfp_crf_nparams(r->crf) * sizeof *r->best_theta);
+        r->objective = r->best_obj;
+        r->kept_iter = r->best_iter;
+        crfp_log(host, CRFP_LOG_INFO, "%s: keeping iteration %d, the lowest dev error (%.3f%%), "
+                 "not the last (%d)", d->name, r->best_iter,
+                 100.0 * (double)r->best_dev / (double)r->total[3], r->last_iter);
+    }
+    free(r->best_theta);
+    r->best_theta = NULL;
     if (r->nstages > 1)
         crfp_log(host, CRFP_LOG_INFO, "%s: %d iterations in %.1f s, objective %.6e, %zu active "
                  "features of %zu", d->name, r->last_iter, seconds_since(&r->t0), r->objective,
@@ -1041,7 +1091,8 @@ static crfp_status save_model(crfp_trainrun *r, const char *path, const char *tr
     crfp_crf_set_meta(r->crf, "rho1", buf);
     snprintf(buf, sizeof buf, "%.17g", crfp_params_float(sp, "rho2"));
     crfp_crf_set_meta(r->crf, "rho2", buf);
-    snprintf(buf, sizeof buf, "%d", r->last_iter);
+    /* the iterate the model holds (dev-keep=best may keep an earlier one) */
+    snprintf(buf, sizeof buf, "%d", r->kept_iter);
     crfp_crf_set_meta(r->crf, "iterations", buf);
     crfp_status st = crfp_crf_save(r->host, r->crf, path);
     if (st == CRFP_OK)
@@ -1295,7 +1346,7 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     crfp_dist_report(host, r->train, r->crf);
     if (tst == CRFP_EINTR)
         crfp_log(host, CRFP_LOG_WARN, "interrupted: saving the model of iteration %d",
-                 r->last_iter);
+                 r->kept_iter);
     /* One summary line in a fixed form (bench/conll2000.sh reads it):
      * iterations over every stage, active features of the full model. */
     crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
@@ -1315,6 +1366,7 @@ void crfp_train_free(crfp_trainrun *r)
     if (!r)
         return;
     free(r->ck_state);
+    free(r->best_theta);
     incr_free(r);
     crfp_crf_free(r->crf);
     crfp_crf_free(r->init);
