@@ -2,7 +2,7 @@
 # --dev-keep best: the model is the iterate with the lowest dev error, not
 # the last.  Checked against the run that stops there by itself: training
 # again with --max-iter K (K the best iteration of the first run's report)
-# follows the same trajectory (one thread, deterministic trainers) and must
+# follows the same trajectory (one thread; every trainer here is deterministic) and must
 # give the same model, byte for byte in its dump.  Also: the default keeps
 # the last iterate, bad values and checkpoints are refused before any data
 # is read.  A small slice of the POS sample: a few seconds.
@@ -21,7 +21,7 @@ best_of() {
                  END { print k, last }' "$1"
 }
 
-for trainer in perceptron sgd-l1 lbfgs; do
+for trainer in perceptron sgd-l1 lbfgs bcd newton-cg; do
     "$CRFPIPE" train $base --trainer "$trainer" --max-iter 40 --dev-patience 3 --dev-keep best \
         --model "$tmp/best.model" --report "$tmp/best.tsv" "$tmp/train.conllu" \
         >/dev/null 2>"$tmp/best.log" || { fail "$trainer: train --dev-keep best"; cat "$tmp/best.log" >&2; continue; }
