@@ -110,4 +110,14 @@ crfp_status cli_sniff_reader(crfp_host *host, const char *path, const char **nam
  * content, else "".  A static string. */
 const char *cli_sniff_note(const char *msg);
 
+/* Append to the array *arr (*n elements of `elem` bytes, room for *cap) a
+ * copy of an observer's struct `src`, whose own size is `srcsize`: the
+ * element starts as `defaults` (elem bytes) and the first min(srcsize,
+ * elem) bytes come from src, so that a library built with a shorter struct
+ * leaves the newer members at their defaults.  Returns the new element, or
+ * NULL when out of memory (the array is then unchanged).  Observers cannot
+ * report errors: their callers remember the NULL and say it later. */
+void *cli_append_observed(void **arr, size_t *n, size_t *cap, size_t elem,
+                          const void *defaults, const void *src, size_t srcsize);
+
 #endif

@@ -287,3 +287,21 @@ int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **n
     values[(*n)++] = v;
     return 1;
 }
+
+void *cli_append_observed(void **arr, size_t *n, size_t *cap, size_t elem,
+                          const void *defaults, const void *src, size_t srcsize)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        void *na = realloc(*arr, nc * elem);
+        if (!na)
+            return NULL;
+        *arr = na;
+        *cap = nc;
+    }
+    unsigned char *dst = (unsigned char *)*arr + *n * elem;
+    memcpy(dst, defaults, elem);
+    memcpy(dst, src, srcsize < elem ? srcsize : elem);
+    (*n)++;
+    return dst;
+}

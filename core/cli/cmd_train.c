@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "help.h"
 #include "report.h"
+#include "cvtable.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         else if ((r = cli_opt(argv[0], argc, argv, &i, "path-report", &v)) != 0)
             path_report = v;
         else if (strcmp(argv[i], "-o") == 0) {
-            /* the path's table, instead of stdout */
+            /* the path's or the folds' table, instead of stdout */
             if (i + 1 >= argc)
                 return cli_usage(argv[0], "-o needs a file");
             table = argv[++i];
@@ -134,21 +135,23 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         return cli_usage(argv[0], "no training file given");
     if (!tpl && strcmp(features, "templates") == 0)
         return cli_usage(argv[0], "--template FILE is required");
-    int has_model = 0;
-    for (size_t k = 0; k < tp.n; k++)
-        has_model |= strcmp(tp.names[k], "model") == 0;
-    if (!has_model)
-        return cli_usage(argv[0], "--model OUT is required");
     /* The path's table and chart exist only for a path (a --rho1-path
      * given to the trainer, or to trainer N of a chain, which the driver
-     * then refuses with its reason). */
-    int path = 0;
+     * then refuses with its reason); the folds' table only for a
+     * cross-validation, which alone may go without a model. */
+    int has_model = 0, path = 0, cv = 0;
     for (size_t k = 0; k < tp.n; k++) {
-        const char *dot = strchr(tp.names[k], '.');
-        path |= strcmp(dot ? dot + 1 : tp.names[k], "rho1-path") == 0;
+        const char *dot = strchr(tp.names[k], '.'), *nm = dot ? dot + 1 : tp.names[k];
+        has_model |= strcmp(tp.names[k], "model") == 0;
+        path |= strcmp(nm, "rho1-path") == 0;
+        cv |= strcmp(nm, "cv-folds") == 0 && strcmp(tp.values[k], "0") != 0;
     }
-    if (!path && (path_report || table))
-        return cli_usage(argv[0], "%s needs --rho1-path", path_report ? "--path-report" : "-o");
+    if (!has_model && !cv)
+        return cli_usage(argv[0], "--model OUT is required (or --cv-folds K alone)");
+    if (!path && path_report)
+        return cli_usage(argv[0], "--path-report needs --rho1-path");
+    if (!path && !cv && table)
+        return cli_usage(argv[0], "-o needs --rho1-path or --cv-folds");
     const char *reader;
     if (cli_reader_for(host, format, input, &reader) != CRFP_OK)
         return cli_lookup_fail(host, argv[0]);
@@ -244,12 +247,23 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         crfp_pipeline_free(p);
         return cli_fail(host);
     }
+    cli_cv_table *cvt = NULL;
+    if (ok && cv && !path && !(cvt = cli_cv_table_start(host, table))) {
+        if (rep)
+            cli_train_report_finish(rep, 1);
+        if (prep)
+            cli_path_report_finish(prep, 1);
+        crfp_pipeline_free(p);
+        return cli_fail(host);
+    }
     rc = ok ? cli_run_pipeline(host, p, input, NULL) : cli_fail(host);
     /* The curves are drawn also when training stopped early or was
      * interrupted: they show why. */
     if (rep && cli_train_report_finish(rep, rc != CLI_OK) != CRFP_OK && rc == CLI_OK)
         rc = cli_fail(host);
     if (prep && cli_path_report_finish(prep, rc != CLI_OK) != CRFP_OK && rc == CLI_OK)
+        rc = cli_fail(host);
+    if (cvt && cli_cv_table_finish(cvt, rc != CLI_OK) != CRFP_OK && rc == CLI_OK)
         rc = cli_fail(host);
     crfp_pipeline_free(p);
     return rc;

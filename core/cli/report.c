@@ -30,21 +30,12 @@ struct cli_train_report {
 static void observe(void *ud, const crfp_train_iter *it)
 {
     cli_train_report *r = ud;
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? 2 * r->cap : 64;
-        crfp_train_iter *ni = realloc(r->its, nc * sizeof *ni);
-        if (!ni) {
-            r->oom = 1;
-            return;
-        }
-        r->its = ni;
-        r->cap = nc;
-    }
     /* a library built with a shorter struct leaves the rest unknown */
-    crfp_train_iter *dst = &r->its[r->n++];
-    memset(dst, 0, sizeof *dst);
-    dst->dev_error = dst->dev_seq_error = dst->train_error = dst->cpu_seconds = NAN;
-    memcpy(dst, it, it->size < sizeof *dst ? it->size : sizeof *dst);
+    crfp_train_iter unknown = {.dev_error = NAN, .dev_seq_error = NAN, .train_error = NAN,
+                               .cpu_seconds = NAN};
+    if (!cli_append_observed((void **)&r->its, &r->n, &r->cap, sizeof *r->its, &unknown, it,
+                             it->size))
+        r->oom = 1;
 }
 
 cli_train_report *cli_train_report_start(crfp_host *host, const char *path)
@@ -251,37 +242,37 @@ struct cli_path_report {
     crfp_host *host;
     char *table, *plot;  /* table: NULL for stdout */
     crfp_train_point *pts;
-    char **models;       /* each point's model file (the observer's is borrowed) */
-    size_t n, cap;
+    char **models;       /* each point's model file, copied (the observer's dies) */
+    size_t n, cap, mcap; /* points, and room for them in pts and in models */
     int oom;
 };
 
 static void observe_point(void *ud, const crfp_train_point *pt)
 {
     cli_path_report *r = ud;
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? 2 * r->cap : 16;
-        crfp_train_point *np = realloc(r->pts, nc * sizeof *np);
-        if (np)
-            r->pts = np;
-        char **nm = np ? realloc(r->models, nc * sizeof *nm) : NULL;
+    /* the model names are copied: the point's pointer dies with the call */
+    if (r->n == r->mcap) {
+        size_t nc = r->mcap ? 2 * r->mcap : 16;
+        char **nm = realloc(r->models, nc * sizeof *nm);
         if (!nm) {
             r->oom = 1;
             return;
         }
         r->models = nm;
-        r->cap = nc;
+        r->mcap = nc;
     }
-    crfp_train_point *dst = &r->pts[r->n];
-    memset(dst, 0, sizeof *dst);
-    dst->dev_error = dst->dev_seq_error = NAN;
-    memcpy(dst, pt, pt->size < sizeof *dst ? pt->size : sizeof *dst);
-    if (!(r->models[r->n] = strdup(pt->model ? pt->model : ""))) {
+    char *model = strdup(pt->model ? pt->model : "");
+    crfp_train_point unknown = {.dev_error = NAN, .dev_seq_error = NAN};
+    crfp_train_point *dst = model ? cli_append_observed((void **)&r->pts, &r->n, &r->cap,
+                                                        sizeof *r->pts, &unknown, pt, pt->size)
+                                  : NULL;
+    if (!dst) {
+        free(model);
         r->oom = 1;
         return;
     }
-    dst->model = r->models[r->n];
-    r->n++;
+    r->models[r->n - 1] = model;
+    dst->model = model;
 }
 
 cli_path_report *cli_path_report_start(crfp_host *host, const char *table, const char *plot)
@@ -316,10 +307,7 @@ static crfp_status path_table(cli_path_report *r)
                 p->active, 100.0 * p->dev_error, 100.0 * p->dev_seq_error, p->seconds,
                 p->cpu_seconds, p->objective, p->model, p->interrupted ? " (interrupted)" : "");
     }
-    if (fflush(f) != 0 || ferror(f)) {
-        cli_output_abort(&o);
-        return crfp_error(r->host, CRFP_EIO, "%s: write error", o.stream.name);
-    }
+    /* a write error (a full disk) is found, and the file removed, here */
     return cli_output_commit(r->host, &o);
 }
 

@@ -93,6 +93,37 @@ void crfp_host_set_path_observer(crfp_host *host, crfp_path_observer fn, void *u
 /* For training drivers: report a point (pt->size must be set). */
 void crfp_host_observe_point(crfp_host *host, const crfp_train_point *pt);
 
+/* One fold of a cross-validation (the common trainer parameter cv-folds):
+ * a model trained from the starting weights on every other fold has been
+ * scored on this fold, which it never saw.  Same `size` rule as
+ * crfp_train_iter. */
+typedef struct crfp_train_fold {
+    size_t size;
+    size_t index, nfolds;   /* 0-based fold, and how many there are */
+    size_t train_seqs;      /* sentences trained on (the other folds) */
+    size_t heldout_seqs, heldout_tokens;
+    int iterations;         /* of this fold's training */
+    double objective;       /* its final objective */
+    size_t active, nparams; /* non-zero weights of its model, of nparams */
+    size_t token_errors, seq_errors; /* on the held-out fold */
+    double seconds;         /* wall-clock time of the fold (training and
+                             * scoring) */
+    double cpu_seconds;     /* CPU time of the process over the same span */
+    int interrupted;        /* training stopped by a signal: the fold's
+                             * model is the last iterate reached, and no
+                             * fold follows */
+} crfp_train_fold;
+
+typedef void (*crfp_fold_observer)(void *ud, const crfp_train_fold *f);
+
+/* Call fn(ud, f) after every fold of a cross-validation.  fn NULL removes
+ * it.  One observer per host; ud is the caller's.  Same rules as the
+ * training observer. */
+void crfp_host_set_fold_observer(crfp_host *host, crfp_fold_observer fn, void *ud);
+
+/* For training drivers: report a fold (f->size must be set). */
+void crfp_host_observe_fold(crfp_host *host, const crfp_train_fold *f);
+
 /* Called once per document that has been through every stage of a
  * pipeline run (after the writer wrote it, or the trainer took it), one
  * call at a time and in input order.  `doc` is only valid during the call. */

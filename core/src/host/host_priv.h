@@ -36,6 +36,8 @@ struct crfp_host {
     void *doc_obs_ud;
     crfp_path_observer path_obs;
     void *path_obs_ud;
+    crfp_fold_observer fold_obs;
+    void *fold_obs_ud;
 
     crfp_status errcode;
     char *errmsg;     /* heap, at least CRFP_ERRBUF_MIN bytes from crfp_host_new

@@ -62,3 +62,17 @@ void crfp_host_observe_point(crfp_host *host, const crfp_train_point *pt)
     if (host && host->path_obs && pt)
         host->path_obs(host->path_obs_ud, pt);
 }
+
+void crfp_host_set_fold_observer(crfp_host *host, crfp_fold_observer fn, void *ud)
+{
+    if (!host)
+        return;
+    host->fold_obs = fn;
+    host->fold_obs_ud = fn ? ud : NULL;
+}
+
+void crfp_host_observe_fold(crfp_host *host, const crfp_train_fold *f)
+{
+    if (host && host->fold_obs && f)
+        host->fold_obs(host->fold_obs_ud, f);
+}

@@ -600,7 +600,9 @@ crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *ou
             }
             tstages[ntrain++] = (crfp_train_stage){p->st[i].plugin, p->st[i].params};
         }
-        if (!crfp_params_str(trainer->params, "model")) {
+        /* cross-validation alone reports its folds and needs no model */
+        if (!crfp_params_str(trainer->params, "model") &&
+            crfp_params_int(trainer->params, "cv-folds") == 0) {
             st = crfp_error(host, CRFP_EINVAL, "%s: stage '%s': parameter 'model' is required%s",
                             trainer->where, trainer->plugin->desc->name,
                             ntrain > 1 ? " on the last trainer" : "");

@@ -1,0 +1,102 @@
+/* The table of a cross-validation: one row per fold, then the mean of each
+ * column and the standard error of the error rates over the folds, the
+ * figure to compare two settings by (cvtable.h). */
+#include "config.h"
+#include "cvtable.h"
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cli_cv_table {
+    crfp_host *host;
+    char *path;
+    crfp_train_fold *folds;
+    size_t n, cap;
+    int nomem;
+};
+
+static void observe_fold(void *ud, const crfp_train_fold *f)
+{
+    cli_cv_table *t = ud;
+    static const crfp_train_fold zero;
+    if (!cli_append_observed((void **)&t->folds, &t->n, &t->cap, sizeof *t->folds, &zero, f,
+                             f->size))
+        t->nomem = 1; /* an observer may not report errors: finish does */
+}
+
+cli_cv_table *cli_cv_table_start(crfp_host *host, const char *path)
+{
+    cli_cv_table *t = calloc(1, sizeof *t);
+    if (!t || (path && !(t->path = strdup(path)))) {
+        free(t);
+        crfp_error(host, CRFP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    t->host = host;
+    crfp_host_set_fold_observer(host, observe_fold, t);
+    return t;
+}
+
+static double rate(size_t errors, size_t of)
+{
+    return of ? 100.0 * (double)errors / (double)of : NAN;
+}
+
+static crfp_status write_table(cli_cv_table *t)
+{
+    cli_output o;
+    crfp_status st = cli_output_open(t->host, &o, t->path);
+    if (st != CRFP_OK)
+        return t->path ? crfp_error_wrap(t->host, st, "-o") : st;
+    FILE *f = o.stream.fp;
+    fprintf(f, "fold\ttrain_sentences\theldout_sentences\theldout_tokens\titerations\tactive\t"
+               "token_error_pct\tseq_error_pct\tseconds\tcpu_seconds\n");
+    double sum[6] = {0}, sq[2] = {0};
+    for (size_t i = 0; i < t->n; i++) {
+        const crfp_train_fold *d = &t->folds[i];
+        double te = rate(d->token_errors, d->heldout_tokens),
+               se = rate(d->seq_errors, d->heldout_seqs);
+        fprintf(f, "%zu\t%zu\t%zu\t%zu\t%d\t%zu\t%.3f\t%.2f\t%.2f\t%.2f%s\n", d->index + 1,
+                d->train_seqs, d->heldout_seqs, d->heldout_tokens, d->iterations, d->active, te,
+                se, d->seconds, d->cpu_seconds, d->interrupted ? "\t(interrupted)" : "");
+        double v[6] = {(double)d->iterations, (double)d->active, te, se, d->seconds,
+                       d->cpu_seconds};
+        for (int k = 0; k < 6; k++)
+            sum[k] += v[k];
+        sq[0] += te * te;
+        sq[1] += se * se;
+    }
+    if (t->n) {
+        double n = (double)t->n, m[6];
+        for (int k = 0; k < 6; k++)
+            m[k] = sum[k] / n;
+        fprintf(f, "mean\t\t\t\t%.1f\t%.0f\t%.3f\t%.2f\t%.2f\t%.2f\n", m[0], m[1], m[2], m[3],
+                m[4], m[5]);
+        /* the standard error of the mean over the folds: how far two
+         * settings' means must lie apart to tell them apart */
+        double se[2];
+        for (int k = 0; k < 2; k++) {
+            double var = t->n > 1 ? (sq[k] - n * m[2 + k] * m[2 + k]) / (n - 1) : NAN;
+            se[k] = sqrt((var > 0 ? var : 0) / n);
+        }
+        fprintf(f, "stderr\t\t\t\t\t\t%.3f\t%.2f\t\t\n", se[0], se[1]);
+    }
+    /* a write error (a full disk) is found, and the file removed, here */
+    return cli_output_commit(t->host, &o);
+}
+
+crfp_status cli_cv_table_finish(cli_cv_table *t, int failed)
+{
+    crfp_host_set_fold_observer(t->host, NULL, NULL);
+    crfp_status st = CRFP_OK;
+    if (t->nomem)
+        st = crfp_error(t->host, CRFP_ENOMEM, "out of memory recording the folds");
+    else if (!failed || t->n > 0)
+        st = write_table(t);
+    free(t->folds);
+    free(t->path);
+    free(t);
+    return st;
+}

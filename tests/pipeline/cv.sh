@@ -1,0 +1,77 @@
+#!/bin/sh
+# crfpipe train --cv-folds K: each fold's model is scored on the sentences it
+# did not see.  Checked against doing it by hand: split the data the same
+# way (sentence i in fold i mod K), train on each fold's complement, score
+# with crfpipe eval: the held-out token and sentence error counts must be
+# the same.  With --model, the model trained on all the data is the one a
+# plain run trains.  Refusals before any data is read.  A small slice of
+# the POS sample, one thread: a few seconds.
+. "$top_srcdir/tests/pipeline/common.sh"
+pos="$top_srcdir/samples/pos"
+tpl="$top_srcdir/tests/pipeline/tiny.tpl"
+awk 'NR > 2000 && /^$/ { print; exit } { print }' "$pos/train.conllu" >"$tmp/all.conllu"
+base="--template $tpl --label upos --threads 1"
+K=3
+
+for trainer in lbfgs sgd-l1; do
+    "$CRFPIPE" train $base --trainer "$trainer" --cv-folds $K "$tmp/all.conllu" \
+        >"$tmp/table" 2>"$tmp/log" || { fail "$trainer: train --cv-folds"; cat "$tmp/log" >&2; continue; }
+    head -1 "$tmp/table" | grep -q "^fold	train_sentences	heldout_sentences	heldout_tokens	" ||
+        fail "$trainer: no header: $(head -1 "$tmp/table")"
+    [ "$(cut -f1 "$tmp/table" | tr '\n' ' ')" = "fold 1 2 3 mean stderr " ] ||
+        { fail "$trainer: rows are not folds 1-3, mean, stderr"; cat "$tmp/table" >&2; }
+    k=0
+    while [ $k -lt $K ]; do
+        awk -v K=$K -v k=$k 'BEGIN { RS = ""; ORS = "\n\n" } (NR - 1) % K != k' \
+            "$tmp/all.conllu" >"$tmp/train$k.conllu"
+        awk -v K=$K -v k=$k 'BEGIN { RS = ""; ORS = "\n\n" } (NR - 1) % K == k' \
+            "$tmp/all.conllu" >"$tmp/held$k.conllu"
+        "$CRFPIPE" -q train $base --trainer "$trainer" --model "$tmp/fold$k.model" \
+            "$tmp/train$k.conllu" || fail "$trainer: train fold $k by hand"
+        "$CRFPIPE" eval --model "$tmp/fold$k.model" "$tmp/held$k.conllu" >"$tmp/eval$k" ||
+            fail "$trainer: eval fold $k"
+        # "token accuracy: 85.08% (656/771)", "sequence accuracy: 33.33% (11/33)"
+        set -- $(sed -n 's/^token accuracy:.*(\([0-9]*\)\/\([0-9]*\)).*/\1 \2/p;
+                           s/^sequence accuracy:.*(\([0-9]*\)\/\([0-9]*\)).*/\1 \2/p' "$tmp/eval$k")
+        want_te=$(($2 - $1)) ntok=$2 want_se=$(($4 - $3)) nseq=$4
+        f=$((k + 1))
+        grep -q "^fold $f/$K: token error [0-9.]*% ($want_te of $ntok)" "$tmp/log" ||
+            { fail "$trainer: fold $f: not $want_te token errors of $ntok"; grep "^fold $f/" "$tmp/log" >&2; }
+        row=$(awk -F '\t' -v f=$f '$1 == f' "$tmp/table")
+        [ "$(echo "$row" | cut -f3,4)" = "$nseq	$ntok" ] ||
+            fail "$trainer: fold $f: the table does not hold $nseq sentences, $ntok tokens out: $row"
+        awk -v r="$(echo "$row" | cut -f8)" -v e=$want_se -v n=$nseq \
+            'BEGIN { d = r - 100 * e / n; exit !(d < 0.006 && d > -0.006) }' ||
+            fail "$trainer: fold $f: sentence error $(echo "$row" | cut -f8)%, not $want_se of $nseq"
+        k=$((k + 1))
+    done
+    # the mean row is the mean of the folds' rates
+    awk -F '\t' '$1 ~ /^[0-9]+$/ { s += $7; n++ } $1 == "mean" { m = $7 }
+                 END { d = m - s / n; exit !(n == 3 && d < 0.0015 && d > -0.0015) }' "$tmp/table" ||
+        { fail "$trainer: the mean row is not the folds' mean"; cat "$tmp/table" >&2; }
+done
+
+# with --model: the folds, then a model of all the data, the one a plain run
+# trains; -o takes the table
+"$CRFPIPE" train $base --cv-folds $K --model "$tmp/cv.model" -o "$tmp/cv.tsv" \
+    "$tmp/all.conllu" >"$tmp/out" 2>"$tmp/log" || { fail "train --cv-folds --model"; cat "$tmp/log" >&2; }
+[ -s "$tmp/out" ] && fail "the table went to stdout despite -o"
+[ "$(wc -l <"$tmp/cv.tsv")" -eq 6 ] || fail "-o: not a table of 3 folds"
+"$CRFPIPE" -q train $base --model "$tmp/plain.model" "$tmp/all.conllu" || fail "plain train"
+"$CRFPIPE" model dump "$tmp/cv.model" >"$tmp/cv.dump"
+"$CRFPIPE" model dump "$tmp/plain.model" >"$tmp/plain.dump"
+cmp -s "$tmp/cv.dump" "$tmp/plain.dump" || fail "--cv-folds --model differs from a plain run"
+
+expect_fail "cv-folds must be 0 (none) or at least 2" "$CRFPIPE" train $base --cv-folds 1 \
+    "$tmp/all.conllu"
+expect_fail "cv-folds = 100000, but the training data has" "$CRFPIPE" train $base \
+    --cv-folds 100000 "$tmp/all.conllu"
+expect_fail "cv-folds and rho1-path exclude each other" "$CRFPIPE" train $base --cv-folds 3 \
+    --rho1-path 1,0.5 --model "$tmp/x.model" "$tmp/all.conllu"
+expect_fail "not a chain" "$CRFPIPE" train $base --trainer sgd-l1,lbfgs --cv-folds 3 \
+    "$tmp/all.conllu"
+expect_fail "-o needs --rho1-path or --cv-folds" "$CRFPIPE" train $base -o "$tmp/t" \
+    --model "$tmp/x.model" "$tmp/all.conllu"
+expect_fail "--model OUT is required" "$CRFPIPE" train $base "$tmp/all.conllu"
+[ -e "$tmp/x.model" ] && fail "a refused run wrote a model"
+finish
