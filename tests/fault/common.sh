@@ -22,7 +22,7 @@ SENTINEL="previous contents: must survive a failed run"
 
 # RUNNER (empty, or a valgrind command line) runs the program.
 RUNNER=""
-# The four commands under test, each writing $2 (its output file) and
+# The commands under test, each writing $2 (its output file) and
 # reading a model from $tmp/ref.model where it tags.  The pipeline for
 # `run` is written once below.
 run_cmd() {
@@ -34,6 +34,9 @@ run_cmd() {
     convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
                  "$2" ;;
     run) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -i "$data/tiny.conll" -o "$2" ;;
+    # cross-validation (2 folds), then the model of all the data in $2
+    cv) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+            --max-iter 3 --cv-folds 2 --model "$2" "$data/tiny.conll" ;;
     esac
 }
 
