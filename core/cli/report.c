@@ -60,11 +60,12 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* Whether iteration i starts a new segment of the run: a trainer of a
- * chain taking over, or the next point of a regularisation path.  Each
- * segment's clock starts at 0 again. */
+ * chain taking over, the next point of a regularisation path or the next
+ * fold of a cross-validation.  Each segment's clock starts at 0 again. */
 static int new_segment(const crfp_train_iter *its, size_t i)
 {
-    return i == 0 || its[i].stage != its[i - 1].stage || its[i].point != its[i - 1].point;
+    return i == 0 || its[i].stage != its[i - 1].stage || its[i].point != its[i - 1].point ||
+           its[i].fold != its[i - 1].fold;
 }
 
 /* The table of a run (--report FILE.tsv): one row per iteration, the time
@@ -80,7 +81,7 @@ static crfp_status write_tsv(cli_train_report *r)
         return crfp_error_wrap(r->host, st, "--report");
     FILE *f = o.stream.fp;
     fprintf(f, "trainer\tstage\tpoint\trho1\titer\tseconds\ttrain_seconds\tobjective\tactive\t"
-               "nparams\tdev_error\tdev_seq_error\ttrain_error\ttrain_cpu_seconds\n");
+               "nparams\tdev_error\tdev_seq_error\ttrain_error\ttrain_cpu_seconds\tfold\n");
     double off = 0, toff = 0, coff = 0, last = 0, tlast = 0, clast = 0;
     for (size_t i = 0; i < r->n; i++) {
         const crfp_train_iter *it = &r->its[i];
@@ -92,10 +93,18 @@ static crfp_status write_tsv(cli_train_report *r)
         last = off + it->seconds;
         tlast = toff + it->seconds - it->monitor_seconds;
         clast = coff + it->cpu_seconds;
-        fprintf(f, "%s\t%zu\t%zu\t%.17g\t%d\t%.6f\t%.6f\t%.17g\t%zu\t%zu\t%.9g\t%.9g\t%.9g\t%.3f\n",
+        /* fold: 1-based, "all" for the training of all the data after
+         * the folds, 0 without a cross-validation */
+        char fold[24] = "0";
+        if (it->nfolds && it->fold < it->nfolds)
+            snprintf(fold, sizeof fold, "%zu", it->fold + 1);
+        else if (it->nfolds)
+            strcpy(fold, "all");
+        fprintf(f, "%s\t%zu\t%zu\t%.17g\t%d\t%.6f\t%.6f\t%.17g\t%zu\t%zu\t%.9g\t%.9g\t%.9g\t%.3f"
+                   "\t%s\n",
                 it->trainer ? it->trainer : "?", it->stage, it->point, it->rho1, it->iter, last,
                 tlast, it->objective, it->active, it->nparams, it->dev_error, it->dev_seq_error,
-                it->train_error, clast);
+                it->train_error, clast, fold);
     }
     if (ferror(f) || (f != stdout && fflush(f) != 0)) {
         cli_output_abort(&o);
@@ -134,11 +143,17 @@ static crfp_status draw(cli_train_report *r)
         if (new_segment(r->its, i)) {
             /* a new stage's clock starts at 0: continue the time axis */
             offset = last;
-            if (it->nstages > 1 || it->npoints > 1) {
+            if (it->nstages > 1 || it->npoints > 1 || it->nfolds > 0) {
                 /* where the previous stage ended, as on the time axis */
                 marks[nmarks] = (double)i;
                 tmarks[nmarks] = offset;
-                if (it->npoints > 1) {
+                if (it->nfolds > 0) {
+                    if (it->fold < it->nfolds)
+                        snprintf(ptext[nmarks], sizeof ptext[nmarks], "fold %zu", it->fold + 1);
+                    else
+                        snprintf(ptext[nmarks], sizeof ptext[nmarks], "all data");
+                    mlabels[nmarks] = ptext[nmarks];
+                } else if (it->npoints > 1) {
                     snprintf(ptext[nmarks], sizeof ptext[nmarks], "\u03c11 %g", it->rho1);
                     mlabels[nmarks] = ptext[nmarks];
                 } else {

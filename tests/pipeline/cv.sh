@@ -56,6 +56,12 @@ done
 "$CRFPIPE" train $base --cv-folds $K --model "$tmp/cv.model" -o "$tmp/cv.tsv" \
     "$tmp/all.conllu" >"$tmp/out" 2>"$tmp/log" || { fail "train --cv-folds --model"; cat "$tmp/log" >&2; }
 [ -s "$tmp/out" ] && fail "the table went to stdout despite -o"
+# --report: the curves of every fold, then of all the data, told apart
+"$CRFPIPE" -q train $base --cv-folds $K --max-iter 4 --report "$tmp/cv-report.tsv" \
+    "$tmp/all.conllu" >/dev/null || fail "train --cv-folds --report"
+[ "$(awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "fold") c = i; next }
+                  { print $c }' "$tmp/cv-report.tsv" | uniq | tr '\n' ' ')" = "1 2 3 " ] ||
+    fail "--report: the fold column is not 1, 2, 3 in turn"
 [ "$(wc -l <"$tmp/cv.tsv")" -eq 6 ] || fail "-o: not a table of 3 folds"
 "$CRFPIPE" -q train $base --model "$tmp/plain.model" "$tmp/all.conllu" || fail "plain train"
 "$CRFPIPE" model dump "$tmp/cv.model" >"$tmp/cv.dump"

@@ -50,6 +50,11 @@ typedef struct crfp_train_iter {
     double cpu_seconds;    /* CPU time of the process (user + system, every
                             * thread) since this stage started, less the
                             * monitor's scoring: training CPU time */
+    /* added for cross-validation: */
+    size_t fold, nfolds;   /* 0-based fold being trained, and how many
+                            * (nfolds 0 without a cross-validation); the
+                            * training on all the data that may follow the
+                            * folds has fold == nfolds */
 } crfp_train_iter;
 
 typedef void (*crfp_train_observer)(void *ud, const crfp_train_iter *it);

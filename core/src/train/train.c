@@ -98,8 +98,9 @@ struct crfp_trainrun {
     /* monitoring time of the running stage (observe.h: monitor_seconds),
      * the process's CPU time when it started and the monitor's share */
     double monitor_secs, cpu0, monitor_cpu;
-    /* regularisation path (rho1-path): the point running, of npoints */
-    size_t point, npoints;
+    /* regularisation path (rho1-path): the point running, of npoints;
+     * cross-validation (cv-folds): the fold running, of nfolds */
+    size_t point, npoints, fold, nfolds;
     /* Incremental feature sets (the features' `prerequisites`): per
      * observation, the rule whose prefix it starts with (-1: none), the
      * prerequisite class it belongs to (-1: none) and its state. */
@@ -653,6 +654,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     obs.rho1 = crfp_params_float(sp, "rho1");
     obs.point = r->point;
     obs.npoints = r->npoints ? r->npoints : 1;
+    obs.fold = r->fold;
+    obs.nfolds = r->nfolds;
     crfp_host_observe_iter(r->host, &obs);
     clock_gettime(CLOCK_MONOTONIC, &r->tlast);
     int64_t maxit = crfp_params_int(sp, "max-iter");
@@ -1334,6 +1337,8 @@ static crfp_status run_cv(crfp_trainrun *r, const char *trainers, const struct t
                      "out", (long long)k + 1, (long long)K, crfp_dataset_size(tr),
                      crfp_dataset_size(ho));
             memcpy(theta, start, np * sizeof *theta);
+            r->fold = (size_t)k;
+            r->nfolds = (size_t)K;
             r->train = tr;
             tst = run_stage(r, 0, NULL);
             r->train = all;
@@ -1376,6 +1381,7 @@ static crfp_status run_cv(crfp_trainrun *r, const char *trainers, const struct t
         crfp_log(host, CRFP_LOG_INFO, "training on all %zu sentences for %s", nseq, model);
         memcpy(theta, start, np * sizeof *theta);
         r->total_iter = 0;
+        r->fold = (size_t)K;
         tst = run_stage(r, 0, NULL);
         if (tst != CRFP_OK && tst != CRFP_EINTR)
             st = tst;
