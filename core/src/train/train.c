@@ -1,7 +1,6 @@
 /* The training driver (see train.h). */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "train.h"
+#include "trainrun.h"
 #include "dist.h"
 #include "ckpt.h"
 
@@ -56,66 +56,9 @@ const crfp_param_spec crfp_train_common_params[] = {
 const size_t crfp_train_common_nparams =
     sizeof crfp_train_common_params / sizeof crfp_train_common_params[0];
 
-struct crfp_trainrun {
-    crfp_host *host;
-    crfp_train_stage *stages;
-    size_t nstages, cur;           /* cur: the stage running */
-    const crfp_plugin *features;
-    void *ex;
-    crfp_crf *crf;
-    crfp_dataset *train, *dev;
-    crfp_obsseq *obs;
-    crfp_sentbuf *sb;
-    const char **labels;
-    size_t caplabels;
-    char *labelname;
-    char *source;       /* training input name, for messages */
-    crfp_crf *init;     /* warm-start model, if any */
-    crfp_team *team;
-    /* iteration bookkeeping (per stage) */
-    struct timespec t0, tlast;
-    size_t best_dev;
-    int best_iter, last_iter;
-    int total_iter;     /* over every stage of a chain */
-    double objective;
-    /* distributed runs (train/dist.h): how each input was shared out, the
-     * sentences seen so far (to keep every P-th when not cut), whether the
-     * dictionary is merged, and the job's totals */
-    int cut[2];
-    uint64_t nsent[2];
-    int merged;
-    uint64_t total[6];  /* train sequences, tokens; dev sequences, tokens; sentences
-                         * skipped for a missing label (train, dev) */
-    uint64_t skipped[2]; /* this rank's share of the last two */
-    int skip_unlabelled; /* unlabelled=skip */
-    void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
-    /* dev-keep=best: a copy of the running stage's weights at its lowest
-     * dev error so far, and that iterate's objective; kept_iter is the
-     * iteration whose weights the model holds after the stage */
-    int keep_best;
-    double *best_theta, best_obj;
-    int kept_iter;
-    /* monitoring time of the running stage (observe.h: monitor_seconds),
-     * the process's CPU time when it started and the monitor's share */
-    double monitor_secs, cpu0, monitor_cpu;
-    /* regularisation path (rho1-path): the point running, of npoints;
-     * cross-validation (cv-folds): the fold running, of nfolds */
-    size_t point, npoints, fold, nfolds;
-    /* Incremental feature sets (the features' `prerequisites`): per
-     * observation, the rule whose prefix it starts with (-1: none), the
-     * prerequisite class it belongs to (-1: none) and its state. */
-    size_t nrules;
-    char **rule_x;      /* held prefixes, one per rule */
-    int32_t *rule_y;    /* each rule's prerequisite class */
-    char **ycls;        /* distinct prerequisite prefixes */
-    size_t nycls;
-    int32_t *orule, *ocls;
-    unsigned char *ostate; /* INCR_FREE, INCR_HELD, INCR_ADMITTED */
-};
-
 enum { INCR_FREE = 0, INCR_HELD = 1, INCR_ADMITTED = 2 };
 
-static double seconds_since(const struct timespec *a)
+double crfp_train_elapsed(const struct timespec *a)
 {
     struct timespec b;
     clock_gettime(CLOCK_MONOTONIC, &b);
@@ -123,7 +66,7 @@ static double seconds_since(const struct timespec *a)
 }
 
 /* CPU time of the process, user and system, every thread. */
-static double cpu_seconds(void)
+double crfp_train_cpu(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
@@ -153,167 +96,15 @@ static int run_bool(const crfp_trainrun *r, const char *name)
                  strcmp(v, "on") == 0);
 }
 
-/* --- regularisation path: the parts checked before any data is read ------ */
-
-enum { PATH_MAX_POINTS = 1000 };
-
-/* The values of rho1-path `spec` ("2,1,0.5"), in the user's order, into
- * *vals (malloc'd, caller frees) and *n >= 1.  Errors: CRFP_EINVAL naming
- * the bad item (not a number, negative, not finite, repeated: two points
- * would write the same model file), CRFP_ENOMEM. */
-static crfp_status parse_path(crfp_host *host, const char *spec, double **vals, size_t *n)
-{
-    size_t cap = 1;
-    for (const char *c = spec; *c; c++)
-        cap += *c == ',';
-    if (cap > PATH_MAX_POINTS)
-        return crfp_error(host, CRFP_EINVAL, "rho1-path: %zu values; at most %d", cap,
-                          PATH_MAX_POINTS);
-    double *v = malloc(cap * sizeof *v);
-    if (!v)
-        return crfp_error(host, CRFP_ENOMEM, "out of memory");
-    size_t k = 0;
-    const char *p = spec;
-    for (;;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char item[64], *stop;
-        if (len == 0 || len >= sizeof item) {
-            free(v);
-            return crfp_error(host, CRFP_EINVAL, "rho1-path '%s': %s", spec,
-                              len ? "a value is too long" : "an empty value (write e.g. "
-                              "2,1,0.5,0.25,0.1)");
-        }
-        memcpy(item, p, len);
-        item[len] = '\0';
-        errno = 0;
-        double x = strtod(item, &stop);
-        if (stop == item || *stop || errno == ERANGE || !isfinite(x) || x < 0) {
-            free(v);
-            return crfp_error(host, CRFP_EINVAL, "rho1-path '%s': '%s' is not a finite l1 "
-                              "weight >= 0", spec, item);
-        }
-        /* Model names are written with %g: values that print alike
-         * would overwrite each other's file. */
-        char a[32], b[32];
-        snprintf(a, sizeof a, "%g", x);
-        for (size_t j = 0; j < k; j++) {
-            snprintf(b, sizeof b, "%g", v[j]);
-            if (strcmp(a, b) == 0) {
-                free(v);
-                return crfp_error(host, CRFP_EINVAL, "rho1-path '%s': %s appears twice", spec,
-                                  a);
-            }
-        }
-        v[k++] = x;
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    *vals = v;
-    *n = k;
-    return CRFP_OK;
-}
-
-/* The model file of path point rho1: MODEL.rho1-V, V printed with %g.
- * malloc'd; NULL when out of memory. */
-static char *point_model(const char *model, double rho1)
-{
-    size_t len = strlen(model) + 48;
-    char *s = malloc(len);
-    if (s)
-        snprintf(s, len, "%s.rho1-%g", model, rho1);
-    return s;
-}
-
-/* The cv-folds value of a run (0 when absent). */
-static int64_t cv_folds(const crfp_train_stage *stages, size_t n)
-{
-    for (size_t k = 0; k < n; k++)
-        if (crfp_params_isset(stages[k].params, "cv-folds"))
-            return crfp_params_int(stages[k].params, "cv-folds");
-    return 0;
-}
-
-/* Whether a cross-validation can run with these stages, before any data is
- * read (the upper bound on K, the number of sentences, is checked after). */
-static crfp_status check_cv(crfp_host *host, const crfp_train_stage *stages, size_t n)
-{
-    int64_t k = cv_folds(stages, n);
-    if (k == 0)
-        return CRFP_OK;
-    if (k < 2)
-        return crfp_error(host, CRFP_EINVAL, "cv-folds must be 0 (none) or at least 2, not %lld",
-                          (long long)k);
-    for (size_t i = 0; i < n; i++) {
-        const crfp_params *sp = stages[i].params;
-        if (crfp_params_isset(sp, "rho1-path"))
-            return crfp_error(host, CRFP_EINVAL, "cv-folds and rho1-path exclude each other: "
-                              "cross-validate one rho1 at a time");
-        if (crfp_params_isset(sp, "checkpoint") || crfp_params_isset(sp, "resume"))
-            return crfp_error(host, CRFP_EINVAL, "checkpoints are not available with cv-folds");
-    }
-    if (n > 1)
-        /* each fold would need the full model back after the shrinking
-         * between stages, i.e. a copy of model and data per fold */
-        return crfp_error(host, CRFP_EINVAL, "cv-folds trains one trainer, not a chain (%s, "
-                          "%s...)", stages[0].plugin->desc->name, stages[1].plugin->desc->name);
-    if (crfp_dist_size() > 1)
-        return crfp_error(host, CRFP_EINVAL, "cv-folds does not run in a distributed job yet: "
-                          "run it in one process");
-    return CRFP_OK;
-}
-
-/* Whether a path can run with these stages, before any data is read. */
-static crfp_status check_path(crfp_host *host, const crfp_train_stage *stages, size_t n,
-                              const char *spec)
-{
-    const crfp_plugin_descriptor *d = stages[0].plugin->desc;
-    if (n > 1)
-        return crfp_error(host, CRFP_EINVAL, "rho1-path: a regularisation path trains one "
-                          "trainer, not a chain (%s, %s...): the shrinking between stages "
-                          "would freeze the features a smaller rho1 needs",
-                          d->name, stages[1].plugin->desc->name);
-    /* The trainer says whether it handles l1: rho1 is a parameter every
-     * trainer receives, so its declaration alone cannot tell. */
-    if (!(d->flags & CRFP_PLUGIN_TRAINER_L1))
-        return crfp_error(host, CRFP_EINVAL, "rho1-path: trainer '%s' does not support the l1 "
-                          "penalty (it does not declare it); a regularisation path needs a "
-                          "trainer that does (crfpipe plugins --kind trainer; crfpipe plugins "
-                          "NAME says \"l1: yes\")", d->name);
-    const crfp_params *sp = stages[0].params;
-    if (crfp_params_isset(sp, "rho1"))
-        return crfp_error(host, CRFP_EINVAL, "rho1 and rho1-path exclude each other: the "
-                          "path sets rho1 for each of its points");
-    if (crfp_params_isset(sp, "checkpoint") || crfp_params_isset(sp, "resume"))
-        return crfp_error(host, CRFP_EINVAL, "checkpoints are not available with rho1-path");
-    double *vals;
-    size_t nv;
-    crfp_status st = parse_path(host, spec, &vals, &nv);
-    if (st != CRFP_OK)
-        return st;
-    const char *model = crfp_params_str(sp, "model");
-    for (size_t i = 0; model && i < nv && st == CRFP_OK; i++) {
-        char *mp = point_model(model, vals[i]);
-        st = mp ? crfp_crf_check_save_path(host, mp) : crfp_error(host, CRFP_ENOMEM,
-                                                                   "out of memory");
-        if (st != CRFP_OK && mp)
-            crfp_error_wrap(host, st, "rho1-path, point rho1 = %g", vals[i]);
-        free(mp);
-    }
-    free(vals);
-    return st;
-}
-
 crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n)
 {
-    crfp_status cst = check_cv(host, stages, n);
+    crfp_status cst = crfp_train_check_cv(host, stages, n);
     if (cst != CRFP_OK)
         return cst;
     for (size_t k = 0; k < n; k++) {
         const char *spec = crfp_params_str(stages[k].params, "rho1-path");
         if (spec) {
-            crfp_status st = check_path(host, stages, n, spec);
+            crfp_status st = crfp_train_check_path(host, stages, n, spec);
             if (st != CRFP_OK)
                 return st;
             break;
@@ -563,7 +354,7 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     free(r->ck_state);
     r->ck_state = NULL;
     size_t active = count_active(theta, n);
-    double dt = seconds_since(&r->tlast);
+    double dt = crfp_train_elapsed(&r->tlast);
     char dev[64] = "";
     /* what the observer (observe.h) gets besides the progress line */
     crfp_train_iter obs = {.size = sizeof obs, .dev_error = NAN, .dev_seq_error = NAN,
@@ -572,7 +363,7 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     r->objective = info->objective;
     struct timespec tmon;
     clock_gettime(CLOCK_MONOTONIC, &tmon);
-    double cmon = cpu_seconds();
+    double cmon = crfp_train_cpu();
     if (r->total[2] > 0) {
         size_t te = 0, se = 0;
         crfp_status st = crfp_crf_errors(r->crf, r->dev, theta, r->team, &te, &se);
@@ -620,8 +411,8 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     }
     /* Scoring is the monitor's time, not the optimizer's: observers that
      * compare trainers against time subtract it. */
-    r->monitor_secs += seconds_since(&tmon);
-    double cnow = cpu_seconds();
+    r->monitor_secs += crfp_train_elapsed(&tmon);
+    double cnow = crfp_train_cpu();
     r->monitor_cpu += cnow - cmon;
     char who[48] = "";
     if (r->nstages > 1)
@@ -629,7 +420,7 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     crfp_log(r->host, CRFP_LOG_PROGRESS,
              "%siter %4d  obj %.6e  active %9zu%s%s  step %.3g  evals %d  %.2fs (%.1fs)", who, info->iter,
              info->objective, active, train, dev, info->step, info->nevals, dt,
-             seconds_since(&r->t0));
+             crfp_train_elapsed(&r->t0));
     /* In full, for comparing runs (--verbose), with this rank's cumulative
      * seconds of objective computation and of communication (waiting,
      * transfer) in a job, for bench/mpi.sh. */
@@ -648,7 +439,7 @@ static crfp_status monitor(void *ud, const crfp_iter_info *info, const double *t
     obs.nevals = info->nevals;
     obs.active = active;
     obs.nparams = n;
-    obs.seconds = seconds_since(&r->t0);
+    obs.seconds = crfp_train_elapsed(&r->t0);
     obs.monitor_seconds = r->monitor_secs;
     obs.cpu_seconds = cnow - r->cpu0 - r->monitor_cpu;
     obs.rho1 = crfp_params_float(sp, "rho1");
@@ -769,7 +560,7 @@ static crfp_status call_trainer(crfp_trainrun *r, size_t k, const crfp_trainset 
 }
 
 /* Run stage k on the current model and data; theta is the model's weights. */
-static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
+crfp_status crfp_train_run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
 {
     crfp_host *host = r->host;
     const crfp_train_stage *sg = &r->stages[k];
@@ -810,7 +601,7 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     r->last_iter = 0;
     r->monitor_secs = 0;
     r->monitor_cpu = 0;
-    r->cpu0 = cpu_seconds();
+    r->cpu0 = crfp_train_cpu();
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     r->tlast = r->t0;
     if (r->nstages > 1)
@@ -845,7 +636,7 @@ static crfp_status run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask)
     r->best_theta = NULL;
     if (r->nstages > 1)
         crfp_log(host, CRFP_LOG_INFO, "%s: %d iterations in %.1f s, objective %.6e, %zu active "
-                 "features of %zu", d->name, r->last_iter, seconds_since(&r->t0), r->objective,
+                 "features of %zu", d->name, r->last_iter, crfp_train_elapsed(&r->t0), r->objective,
                  crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
     return st;
 }
@@ -877,7 +668,7 @@ static int starts_with(const char *s, size_t len, const char *prefix)
 /* Read the extractor's prerequisites (plugin.h, 2.4) and classify the
  * observations of the finalized model.  *held receives how many are held
  * back; 0 with no prerequisites. */
-static crfp_status incr_setup(crfp_trainrun *r, size_t *held)
+crfp_status crfp_train_incr_setup(crfp_trainrun *r, size_t *held)
 {
     *held = 0;
     const crfp_features_vtable *fv = r->features->desc->vtable;
@@ -1127,7 +918,7 @@ static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
     return CRFP_OK;
 }
 
-static crfp_status save_model(crfp_trainrun *r, const char *path, const char *trainers)
+crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trainers)
 {
     /* Every rank holds the same model; rank 0 writes it. */
     if (crfp_dist_rank() != 0)
@@ -1147,257 +938,6 @@ static crfp_status save_model(crfp_trainrun *r, const char *path, const char *tr
     if (st == CRFP_OK)
         crfp_log(r->host, CRFP_LOG_INFO, "model written to %s", path);
     return st;
-}
-
-/* A copy of `base` (the user's settings only, so that "isset" still means
- * what the user set) with rho1 = `rho1`, in *out (caller frees).  Errors:
- * CRFP_ENOMEM, those of crfp_params_set. */
-static crfp_status point_params(crfp_host *host, const crfp_params *base, double rho1,
-                                crfp_params **out)
-{
-    size_t ns;
-    const crfp_param_spec *specs = crfp_params_specs(base, &ns);
-    crfp_params *p = crfp_params_new(specs, ns);
-    if (!p)
-        return crfp_error(host, CRFP_ENOMEM, "out of memory");
-    crfp_status st = CRFP_OK;
-    const char *name, *value;
-    for (size_t i = 0; st == CRFP_OK && crfp_params_iter(base, i, &name, &value); i++)
-        if (crfp_params_isset(base, name))
-            st = crfp_params_set(host, p, "rho1-path", name, value, NULL);
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.17g", rho1);
-    if (st == CRFP_OK)
-        st = crfp_params_set(host, p, "rho1-path", "rho1", buf, NULL);
-    if (st != CRFP_OK) {
-        crfp_params_free(p);
-        return st;
-    }
-    *out = p;
-    return CRFP_OK;
-}
-
-/* Token and sentence error rates of the current weights on the dev set
- * (NaN without one).  Collective in a distributed run.  Errors: those of
- * crfp_crf_errors and of the sum over ranks. */
-static crfp_status dev_errors(crfp_trainrun *r, double *tok, double *seq)
-{
-    *tok = *seq = NAN;
-    if (r->total[2] == 0)
-        return CRFP_OK;
-    size_t te = 0, se = 0;
-    crfp_status st = crfp_crf_errors(r->crf, r->dev, crfp_crf_weights_const(r->crf), r->team,
-                                     &te, &se);
-    uint64_t c[2] = {te, se};
-    if ((st = crfp_dist_sum_counts(r->host, st, c, 2)) != CRFP_OK)
-        return crfp_error(r->host, st, "dev-set evaluation: %s", crfp_errmsg(r->host));
-    *tok = (double)c[0] / (double)r->total[3];
-    *seq = (double)c[1] / (double)r->total[2];
-    return CRFP_OK;
-}
-
-/* The regularisation path (Sokolovska et al. 2010, section 7): one
- * training per value of rho1-path, in the order given, each starting from
- * the previous point's weights -- the model's weight vector is simply not
- * reset between points, as a chained trainer continues from its
- * predecessor's.  With decreasing values each point starts from a sparser
- * solution close to its own, which is what makes a path cheap.  Each point
- * is saved to MODEL.rho1-V and reported to the path observer; MODEL gets
- * the point of lowest dev error (the last one without a dev set). */
-static crfp_status run_path(crfp_trainrun *r, const char *spec, const char *trainers,
-                            const struct timespec *tall)
-{
-    crfp_host *host = r->host;
-    double *vals;
-    size_t n;
-    /* again, for drivers that did not call crfp_train_check_models */
-    crfp_status st = check_path(host, r->stages, r->nstages, spec);
-    if (st != CRFP_OK || (st = parse_path(host, spec, &vals, &n)) != CRFP_OK)
-        return st;
-    const crfp_params *base = r->stages[0].params;
-    const char *model = crfp_params_str(base, "model");
-    double best = INFINITY, stopped = NAN;
-    crfp_status tst = CRFP_OK;
-    r->npoints = n;
-    for (size_t i = 0; i < n && tst == CRFP_OK && st == CRFP_OK; i++) {
-        crfp_params *pp = NULL;
-        char *mp = point_model(model, vals[i]);
-        if (!mp) {
-            st = crfp_error(host, CRFP_ENOMEM, "out of memory");
-            break;
-        }
-        if ((st = point_params(host, base, vals[i], &pp)) != CRFP_OK) {
-            free(mp);
-            break;
-        }
-        r->stages[0].params = pp;
-        r->point = i;
-        crfp_log(host, CRFP_LOG_INFO, "path point %zu/%zu: rho1 = %g%s", i + 1, n, vals[i],
-                 i ? ", warm start from the previous point" : "");
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        double c0 = cpu_seconds();
-        tst = run_stage(r, 0, NULL);
-        if (tst == CRFP_EINTR)
-            stopped = vals[i];
-        double dtok = NAN, dseq = NAN;
-        if (tst != CRFP_OK && tst != CRFP_EINTR)
-            st = tst;
-        else
-            st = dev_errors(r, &dtok, &dseq);
-        if (st == CRFP_OK)
-            st = save_model(r, mp, trainers);
-        /* MODEL: the best point so far on the dev set, else the last. */
-        int keep = r->total[2] ? dtok < best : (i + 1 == n || tst == CRFP_EINTR);
-        if (st == CRFP_OK && keep) {
-            best = dtok;
-            st = save_model(r, model, trainers);
-        }
-        if (st == CRFP_OK) {
-            crfp_train_point pt = {sizeof pt, i, n, vals[i], r->last_iter, r->objective,
-                                   crfp_crf_active(r->crf), crfp_crf_nparams(r->crf), dtok,
-                                   dseq, seconds_since(&t0), cpu_seconds() - c0, mp,
-                                   tst == CRFP_EINTR};
-            char dev[48] = "";
-            if (r->total[2])
-                snprintf(dev, sizeof dev, ", dev error %.3f%%", 100.0 * dtok);
-            crfp_log(host, CRFP_LOG_INFO, "rho1 = %g: %d iterations, %zu active features%s, "
-                     "%.1f s (%.1f s CPU)", vals[i], pt.iterations, pt.active, dev, pt.seconds,
-                     pt.cpu_seconds);
-            crfp_host_observe_point(host, &pt);
-        }
-        r->stages[0].params = base;
-        r->cur = 0;
-        crfp_params_free(pp);
-        free(mp);
-    }
-    free(vals);
-    if (st != CRFP_OK)
-        return st;
-    crfp_dist_report(host, r->train, r->crf);
-    crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
-             "features of %zu", r->total_iter, seconds_since(tall), r->objective,
-             crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
-    if (tst == CRFP_EINTR)
-        return crfp_error(host, CRFP_EINTR, "interrupted at iteration %d of path point "
-                          "rho1 = %g; its model and those before it are saved", r->last_iter,
-                          stopped);
-    return CRFP_OK;
-}
-
-/* Cross-validation (cv-folds K), as CRFsuite's `learn -x`: sentence i of
- * the training data is in fold i mod K; fold k's model is trained from the
- * starting weights (zero, or --init-model's) on the other folds and scored
- * on fold k.  The folds share the dictionary built from all the data, so a
- * fold's model has weights for observations seen only in the fold it is
- * scored on; no training sentence touches them, so they stay at 0 (the
- * penalties pull them there) and score as an unseen observation would.
- * --dev still stops each fold's training; the held-out fold never does.
- * Each fold is reported to the fold observer; MODEL, when given, is then
- * trained on all the data and saved. */
-static crfp_status run_cv(crfp_trainrun *r, const char *trainers, const struct timespec *tall)
-{
-    crfp_host *host = r->host;
-    int64_t K = cv_folds(r->stages, r->nstages);
-    crfp_status st = check_cv(host, r->stages, r->nstages);
-    if (st != CRFP_OK)
-        return st;
-    crfp_dataset *all = r->train;
-    size_t nseq = crfp_dataset_size(all), np = crfp_crf_nparams(r->crf);
-    if ((uint64_t)K > nseq)
-        return crfp_error(host, CRFP_EINVAL, "cv-folds = %lld, but the training data has %zu "
-                          "sentences: each fold needs one", (long long)K, nseq);
-    size_t held;
-    if ((st = incr_setup(r, &held)) != CRFP_OK)
-        return st;
-    if (held)
-        return crfp_error(host, CRFP_EINVAL, "cv-folds: the template holds observations back "
-                          "('#!after'), which only a chain of trainers admits, and "
-                          "cross-validation trains one trainer");
-    double *theta = crfp_crf_weights(r->crf), *start = malloc(np * sizeof *start);
-    if (!start)
-        return crfp_error(host, CRFP_ENOMEM, "out of memory for the starting weights of the "
-                          "folds (%.1f MB)", (double)np * sizeof(double) / 1048576.0);
-    memcpy(start, theta, np * sizeof *start);
-    crfp_status tst = CRFP_OK;
-    double sum = 0, sum2 = 0;
-    size_t done = 0;
-    for (int64_t k = 0; k < K && st == CRFP_OK && tst == CRFP_OK; k++) {
-        crfp_dataset *tr = crfp_dataset_new(), *ho = crfp_dataset_new();
-        if (!tr || !ho)
-            st = crfp_error(host, CRFP_ENOMEM, "out of memory");
-        for (size_t i = 0; i < nseq && st == CRFP_OK; i++)
-            st = crfp_dataset_add_ids(host, (int64_t)(i % (size_t)K) == k ? ho : tr,
-                                      crfp_dataset_get(all, i));
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        double c0 = cpu_seconds();
-        if (st == CRFP_OK) {
-            crfp_log(host, CRFP_LOG_INFO, "fold %lld/%lld: training on %zu sentences, %zu held "
-                     "out", (long long)k + 1, (long long)K, crfp_dataset_size(tr),
-                     crfp_dataset_size(ho));
-            memcpy(theta, start, np * sizeof *theta);
-            r->fold = (size_t)k;
-            r->nfolds = (size_t)K;
-            r->train = tr;
-            tst = run_stage(r, 0, NULL);
-            r->train = all;
-            if (tst != CRFP_OK && tst != CRFP_EINTR)
-                st = tst;
-        }
-        size_t te = 0, se = 0;
-        if (st == CRFP_OK &&
-            (st = crfp_crf_errors(r->crf, ho, theta, r->team, &te, &se)) != CRFP_OK)
-            crfp_error_wrap(host, st, "fold %lld: scoring the held-out sentences",
-                            (long long)k + 1);
-        if (st == CRFP_OK) {
-            crfp_train_fold f = {sizeof f, (size_t)k, (size_t)K, crfp_dataset_size(tr),
-                                 crfp_dataset_size(ho), crfp_dataset_tokens(ho), r->kept_iter,
-                                 r->objective, crfp_crf_active(r->crf), np, te, se,
-                                 seconds_since(&t0), cpu_seconds() - c0, tst == CRFP_EINTR};
-            double e = (double)te / (double)f.heldout_tokens;
-            sum += e;
-            sum2 += e * e;
-            done++;
-            crfp_log(host, CRFP_LOG_INFO, "fold %lld/%lld: token error %.3f%% (%zu of %zu), "
-                     "sentence error %.2f%%, %d iterations, %zu active features, %.1f s",
-                     (long long)k + 1, (long long)K, 100.0 * e, te, f.heldout_tokens,
-                     100.0 * (double)se / (double)f.heldout_seqs, f.iterations, f.active,
-                     f.seconds);
-            crfp_host_observe_fold(host, &f);
-        }
-        crfp_dataset_free(tr);
-        crfp_dataset_free(ho);
-    }
-    if (st == CRFP_OK && done) {
-        double mean = sum / (double)done, var = done > 1 ? (sum2 - sum * mean) / (double)(done - 1)
-                                                         : 0;
-        crfp_log(host, CRFP_LOG_INFO, "cross-validation, %zu of %lld folds: token error %.3f%% "
-                 "+- %.3f (mean +- standard error of the folds)", done, (long long)K,
-                 100.0 * mean, 100.0 * sqrt((var > 0 ? var : 0) / (double)done));
-    }
-    const char *model = crfp_params_str(r->stages[0].params, "model");
-    if (st == CRFP_OK && tst == CRFP_OK && model) {
-        crfp_log(host, CRFP_LOG_INFO, "training on all %zu sentences for %s", nseq, model);
-        memcpy(theta, start, np * sizeof *theta);
-        r->total_iter = 0;
-        r->fold = (size_t)K;
-        tst = run_stage(r, 0, NULL);
-        if (tst != CRFP_OK && tst != CRFP_EINTR)
-            st = tst;
-        else if ((st = save_model(r, model, trainers)) == CRFP_OK && tst == CRFP_OK)
-            crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, "
-                     "%zu active features of %zu", r->total_iter, seconds_since(tall),
-                     r->objective, crfp_crf_active(r->crf), np);
-    }
-    free(start);
-    if (st != CRFP_OK)
-        return st;
-    if (tst == CRFP_EINTR)
-        return crfp_error(host, CRFP_EINTR, "interrupted at iteration %d%s", r->last_iter,
-                          model && done == (size_t)K ? "; the model of that iteration is saved"
-                                                     : "; folds before it are reported");
-    return CRFP_OK;
 }
 
 crfp_status crfp_train_finish(crfp_trainrun *r)
@@ -1475,12 +1015,12 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     clock_gettime(CLOCK_MONOTONIC, &tall);
     const char *spec = crfp_train_param(r, "rho1-path");
     if (spec)
-        return run_path(r, spec, trainers, &tall);
-    if (cv_folds(r->stages, r->nstages) > 0)
-        return run_cv(r, trainers, &tall);
+        return crfp_train_run_path(r, spec, trainers, &tall);
+    if (crfp_train_cv_folds(r->stages, r->nstages) > 0)
+        return crfp_train_run_cv(r, trainers, &tall);
     uint64_t *mask = NULL;
     size_t held;
-    if ((st = incr_setup(r, &held)) != CRFP_OK)
+    if ((st = crfp_train_incr_setup(r, &held)) != CRFP_OK)
         return st;
     if (held) {
         crfp_log(host, CRFP_LOG_INFO, "incremental features: %zu of %u observations held back "
@@ -1495,7 +1035,7 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     for (size_t k = 0; k < r->nstages && tst == CRFP_OK; k++) {
         if (k > 0 && (st = shrink_run(r, &mask)) != CRFP_OK)
             break;
-        tst = run_stage(r, k, mask);
+        tst = crfp_train_run_stage(r, k, mask);
         free(mask);
         mask = NULL;
         if (tst != CRFP_OK && tst != CRFP_EINTR)
@@ -1503,7 +1043,7 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
         /* An intermediate stage with a model of its own saves it too. */
         const crfp_params *sp = r->stages[k].params;
         if (k + 1 < r->nstages && crfp_params_isset(sp, "model") && tst == CRFP_OK &&
-            (st = save_model(r, crfp_params_str(sp, "model"), r->stages[k].plugin->desc->name)) !=
+            (st = crfp_train_save(r, crfp_params_str(sp, "model"), r->stages[k].plugin->desc->name)) !=
                 CRFP_OK)
             return st;
     }
@@ -1516,10 +1056,10 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     /* One summary line in a fixed form (bench/conll2000.sh reads it):
      * iterations over every stage, active features of the full model. */
     crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
-             "features of %zu", r->total_iter, seconds_since(&tall), r->objective,
+             "features of %zu", r->total_iter, crfp_train_elapsed(&tall), r->objective,
              crfp_crf_active(r->crf), np);
     const char *model = crfp_params_str(r->stages[r->nstages - 1].params, "model");
-    if ((st = save_model(r, model, trainers)) != CRFP_OK)
+    if ((st = crfp_train_save(r, model, trainers)) != CRFP_OK)
         return st;
     if (tst == CRFP_EINTR)
         return crfp_error(host, CRFP_EINTR, "interrupted at iteration %d; model saved to %s",

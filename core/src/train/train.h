@@ -34,8 +34,9 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
  * and with rho1-path each point's MODEL.rho1-V) can be written: see
  * crfp_crf_check_save_path; and that a rho1-path can run (one trainer that
  * declares CRFP_PLUGIN_TRAINER_L1, no explicit rho1, no checkpoints, valid
- * distinct values).  A run that would fail only after hours of training
- * fails now.  Errors: those of that function, CRFP_EINVAL naming the
+ * distinct values), and that a cross-validation (cv-folds) can (one
+ * trainer, no path, no checkpoints, one process).  A run that would fail
+ * only after hours of training fails now.  Errors: those of that function, CRFP_EINVAL naming the
  * reason, CRFP_ENOMEM. */
 crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n);
 /* The run-wide value of a common parameter (see crfp_train_open). */
@@ -62,8 +63,13 @@ crfp_status crfp_train_add_dev(crfp_trainrun *run, crfp_doc *doc, const char *or
  * the previous point's weights, save it to MODEL.rho1-V, report it to the
  * host's path observer (observe.h), and save the point of lowest dev error
  * (the last without a dev set) to MODEL; Ctrl-C ends the path after the
- * interrupted point is saved.  Errors: those of the trainers, of saving,
- * of the dev-set scoring, CRFP_EINTR. */
+ * interrupted point is saved.  With cv-folds K, train K models from the
+ * starting weights, each on all but one fold (sentence i in fold i mod K),
+ * score each on its held-out fold and report it to the host's fold
+ * observer; then, when MODEL is set, train on all the data and save it.
+ * Errors: those of the trainers, of saving, of the dev-set scoring,
+ * CRFP_EINVAL (more folds than sentences, a template holding features
+ * back), CRFP_EINTR. */
 crfp_status crfp_train_finish(crfp_trainrun *run);
 void crfp_train_free(crfp_trainrun *run);
 

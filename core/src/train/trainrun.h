@@ -1,0 +1,107 @@
+/* The training driver's run, shared by the files of core/src/train that
+ * drive it: train.c (documents in, the chain of trainers, the monitor,
+ * saving), path.c (regularisation paths) and cv.c (cross-validation).
+ * Internal to libcrfpipe. */
+#ifndef CRFP_TRAINRUN_H
+#define CRFP_TRAINRUN_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "train.h"
+
+struct crfp_trainrun {
+    crfp_host *host;
+    crfp_train_stage *stages;
+    size_t nstages, cur;           /* cur: the stage running */
+    const crfp_plugin *features;
+    void *ex;
+    crfp_crf *crf;
+    crfp_dataset *train, *dev;
+    crfp_obsseq *obs;
+    crfp_sentbuf *sb;
+    const char **labels;
+    size_t caplabels;
+    char *labelname;
+    char *source;       /* training input name, for messages */
+    crfp_crf *init;     /* warm-start model, if any */
+    crfp_team *team;
+    /* iteration bookkeeping (per stage) */
+    struct timespec t0, tlast;
+    size_t best_dev;
+    int best_iter, last_iter;
+    int total_iter;     /* over every stage of a chain */
+    double objective;
+    /* distributed runs (train/dist.h): how each input was shared out, the
+     * sentences seen so far (to keep every P-th when not cut), whether the
+     * dictionary is merged, and the job's totals */
+    int cut[2];
+    uint64_t nsent[2];
+    int merged;
+    uint64_t total[6];  /* train sequences, tokens; dev sequences, tokens; sentences
+                         * skipped for a missing label (train, dev) */
+    uint64_t skipped[2]; /* this rank's share of the last two */
+    int skip_unlabelled; /* unlabelled=skip */
+    void *ck_state;     /* a resumed trainer's saved state, until its first iteration */
+    /* dev-keep=best: a copy of the running stage's weights at its lowest
+     * dev error so far, and that iterate's objective; kept_iter is the
+     * iteration whose weights the model holds after the stage */
+    int keep_best;
+    double *best_theta, best_obj;
+    int kept_iter;
+    /* monitoring time of the running stage (observe.h: monitor_seconds),
+     * the process's CPU time when it started and the monitor's share */
+    double monitor_secs, cpu0, monitor_cpu;
+    /* regularisation path (rho1-path): the point running, of npoints;
+     * cross-validation (cv-folds): the fold running, of nfolds */
+    size_t point, npoints, fold, nfolds;
+    /* Incremental feature sets (the features' `prerequisites`): per
+     * observation, the rule whose prefix it starts with (-1: none), the
+     * prerequisite class it belongs to (-1: none) and its state. */
+    size_t nrules;
+    char **rule_x;      /* held prefixes, one per rule */
+    int32_t *rule_y;    /* each rule's prerequisite class */
+    char **ycls;        /* distinct prerequisite prefixes */
+    size_t nycls;
+    int32_t *orule, *ocls;
+    unsigned char *ostate; /* INCR_FREE, INCR_HELD, INCR_ADMITTED */
+};
+
+/* Seconds since *a (CLOCK_MONOTONIC), and the CPU time of the process (user
+ * and system, every thread). */
+double crfp_train_elapsed(const struct timespec *a);
+double crfp_train_cpu(void);
+
+/* Run stage k of the chain on the current model and training data, the
+ * model's weights as the starting point and the result; `mask` (NULL: all)
+ * holds observations back.  The monitor reports each iteration; dev-keep
+ * puts the best iterate back.  Returns CRFP_OK, CRFP_EINTR (the last or
+ * kept iterate in place), or the trainer's error, wrapped. */
+crfp_status crfp_train_run_stage(crfp_trainrun *r, size_t k, const uint64_t *mask);
+
+/* Save the current model to `path` with its metadata (label, trainers,
+ * penalties, the iteration it holds); rank 0 alone in a job.  Errors: those
+ * of crfp_crf_save. */
+crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trainers);
+
+/* Classify the observations of the finalized model by the extractor's
+ * prerequisites (#!after); *held gets how many are held back.  Errors:
+ * CRFP_ENOMEM. */
+crfp_status crfp_train_incr_setup(crfp_trainrun *r, size_t *held);
+
+/* path.c.  Whether a rho1-path `spec` can run with these stages (before any
+ * data is read); then the path itself (see crfp_train_finish). */
+crfp_status crfp_train_check_path(crfp_host *host, const crfp_train_stage *stages, size_t n,
+                                  const char *spec);
+crfp_status crfp_train_run_path(crfp_trainrun *r, const char *spec, const char *trainers,
+                                const struct timespec *tall);
+
+/* cv.c.  The cv-folds value of a run (0: none); whether it can run with
+ * these stages (before any data is read); then the folds and, when MODEL
+ * is given, the training on all the data (see crfp_train_finish). */
+int64_t crfp_train_cv_folds(const crfp_train_stage *stages, size_t n);
+crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages, size_t n);
+crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers,
+                              const struct timespec *tall);
+
+#endif
