@@ -36,15 +36,107 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
         if (crfp_params_isset(sp, "checkpoint") || crfp_params_isset(sp, "resume"))
             return crfp_error(host, CRFP_EINVAL, "checkpoints are not available with cv-folds");
     }
-    if (n > 1)
-        /* each fold would need the full model back after the shrinking
-         * between stages, i.e. a copy of model and data per fold */
-        return crfp_error(host, CRFP_EINVAL, "cv-folds trains one trainer, not a chain (%s, "
-                          "%s...)", stages[0].plugin->desc->name, stages[1].plugin->desc->name);
     if (crfp_dist_size() > 1)
         return crfp_error(host, CRFP_EINVAL, "cv-folds does not run in a distributed job yet: "
                           "run it in one process");
     return CRFP_OK;
+}
+
+/* A copy of the model with the starting weights, for one fold of a chain:
+ * its stages shrink the model and the data they train on, and the next
+ * fold starts from the whole of both again.  The copy keeps every
+ * observation in its place, so the datasets' ids stay valid.  Errors:
+ * CRFP_ENOMEM, CRFP_EPLUGIN (ids moved: a bug). */
+static crfp_status fold_model(crfp_trainrun *r, const crfp_crf *full, const double *start,
+                              crfp_crf **out)
+{
+    uint32_t nobs = crfp_crf_nobs(full), *map = NULL;
+    uint64_t *all = malloc(((size_t)nobs / 64 + 1) * sizeof *all), *mask = NULL;
+    if (!all)
+        return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+    memset(all, 0xff, ((size_t)nobs / 64 + 1) * sizeof *all);
+    crfp_status st = crfp_crf_shrink_keep(full, start, all, NULL, out, &map, &mask);
+    free(all);
+    free(mask);
+    for (uint32_t o = 0; st == CRFP_OK && o < nobs; o++)
+        if (map[o] != o) {
+            crfp_crf_free(*out);
+            *out = NULL;
+            st = crfp_error(r->host, CRFP_EPLUGIN, "cv-folds: copying the model moved "
+                            "observation %u to %u", o, map[o]);
+        }
+    free(map);
+    return st == CRFP_ENOMEM ? crfp_error(r->host, st, "out of memory copying the model for "
+                                          "a fold") : st;
+}
+
+/* Train fold k (its sentences in `tr`, given to the run) from `start` and
+ * count its errors on `ho` (also given).  A single trainer trains the whole
+ * model in place; a chain trains a copy (fold_model) whose stages shrink it
+ * with its data, the held-out fold following the ids (r->heldout), and the
+ * whole model and dev set are put back afterwards.  *tst as
+ * crfp_train_run_chain. */
+static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *ho,
+                              const double *start, crfp_train_fold *f, crfp_status *tst)
+{
+    crfp_crf *full = r->crf;
+    crfp_dataset *all = r->train, *dev = r->dev;
+    size_t np = crfp_crf_nparams(full);
+    crfp_status st = CRFP_OK;
+    *tst = CRFP_OK;
+    if (r->nstages == 1) {
+        memcpy(crfp_crf_weights(full), start, np * sizeof *start);
+        r->train = tr;
+        st = crfp_train_run_chain(r, NULL, 0, tst);
+        r->train = all;
+        crfp_dataset_free(tr);
+        if (st == CRFP_OK)
+            st = crfp_crf_errors(r->crf, ho, crfp_crf_weights_const(r->crf), r->team,
+                                 &f->token_errors, &f->seq_errors);
+        f->active = crfp_crf_active(r->crf);
+        f->nparams = np;
+        crfp_dataset_free(ho);
+        return st;
+    }
+    crfp_crf *copy = NULL;
+    crfp_dataset *devcopy = NULL;
+    uint32_t nobs = crfp_crf_nobs(full), *id = malloc(((size_t)nobs + 1) * sizeof *id);
+    if (!id)
+        st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+    for (uint32_t o = 0; st == CRFP_OK && o < nobs; o++)
+        id[o] = o;
+    if (st == CRFP_OK && (st = crfp_dataset_remap(dev, id, &devcopy)) != CRFP_OK)
+        st = crfp_error(r->host, st, "out of memory copying the dev set for a fold");
+    free(id);
+    if (st == CRFP_OK)
+        st = fold_model(r, full, start, &copy);
+    if (st != CRFP_OK) {
+        crfp_dataset_free(devcopy);
+        crfp_dataset_free(tr);
+        crfp_dataset_free(ho);
+        return st;
+    }
+    r->crf = copy;
+    r->train = tr;
+    r->dev = devcopy;
+    r->heldout = ho;
+    st = crfp_train_run_chain(r, NULL, 0, tst);
+    if (st == CRFP_OK)
+        st = crfp_crf_errors(r->crf, r->heldout, crfp_crf_weights_const(r->crf), r->team,
+                             &f->token_errors, &f->seq_errors);
+    /* the fold's model as its last stage left it */
+    f->active = crfp_crf_active(r->crf);
+    f->nparams = crfp_crf_nparams(r->crf);
+    /* the fold's model and data, shrunk or not, go; the whole come back */
+    crfp_crf_free(r->crf);
+    crfp_dataset_free(r->train);
+    crfp_dataset_free(r->dev);
+    crfp_dataset_free(r->heldout);
+    r->crf = full;
+    r->train = all;
+    r->dev = dev;
+    r->heldout = NULL;
+    return st;
 }
 
 /* Cross-validation (cv-folds K), as CRFsuite's `learn -x`: sentence i of
@@ -55,6 +147,7 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
  * scored on; no training sentence touches them, so they stay at 0 (the
  * penalties pull them there) and score as an unseen observation would.
  * --dev still stops each fold's training; the held-out fold never does.
+ * A chain trains a copy of the model per fold (train_fold).
  * Each fold is reported to the fold observer; MODEL, when given, is then
  * trained on all the data and saved. */
 crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const struct timespec *tall)
@@ -73,9 +166,10 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
     if ((st = crfp_train_incr_setup(r, &held)) != CRFP_OK)
         return st;
     if (held)
+        /* the admissions between stages change the run's per-observation
+         * state, which each fold would need afresh */
         return crfp_error(host, CRFP_EINVAL, "cv-folds: the template holds observations back "
-                          "('#!after'), which only a chain of trainers admits, and "
-                          "cross-validation trains one trainer");
+                          "('#!after'); cross-validate without '#!after' lines");
     double *theta = crfp_crf_weights(r->crf), *start = malloc(np * sizeof *start);
     if (!start)
         return crfp_error(host, CRFP_ENOMEM, "out of memory for the starting weights of the "
@@ -94,37 +188,35 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         double c0 = crfp_train_cpu();
+        crfp_train_fold f = {.size = sizeof f, .index = (size_t)k, .nfolds = (size_t)K};
         if (st == CRFP_OK) {
+            f.train_seqs = crfp_dataset_size(tr);
+            f.heldout_seqs = crfp_dataset_size(ho);
+            f.heldout_tokens = crfp_dataset_tokens(ho);
             crfp_log(host, CRFP_LOG_INFO, "fold %lld/%lld: training on %zu sentences, %zu held "
-                     "out", (long long)k + 1, (long long)K, crfp_dataset_size(tr),
-                     crfp_dataset_size(ho));
-            memcpy(theta, start, np * sizeof *theta);
+                     "out", (long long)k + 1, (long long)K, f.train_seqs, f.heldout_seqs);
             r->fold = (size_t)k;
             r->nfolds = (size_t)K;
-            r->train = tr;
-            tst = crfp_train_run_stage(r, 0, NULL);
-            r->train = all;
-            if (tst != CRFP_OK && tst != CRFP_EINTR)
-                st = tst;
+            int it0 = r->total_iter;
+            st = train_fold(r, tr, ho, start, &f, &tst);
+            f.iterations = r->total_iter - it0;
+            tr = ho = NULL; /* train_fold took them */
+            if (st != CRFP_OK)
+                crfp_error_wrap(host, st, "fold %lld", (long long)k + 1);
         }
-        size_t te = 0, se = 0;
-        if (st == CRFP_OK &&
-            (st = crfp_crf_errors(r->crf, ho, theta, r->team, &te, &se)) != CRFP_OK)
-            crfp_error_wrap(host, st, "fold %lld: scoring the held-out sentences",
-                            (long long)k + 1);
         if (st == CRFP_OK) {
-            crfp_train_fold f = {sizeof f, (size_t)k, (size_t)K, crfp_dataset_size(tr),
-                                 crfp_dataset_size(ho), crfp_dataset_tokens(ho), r->kept_iter,
-                                 r->objective, crfp_crf_active(r->crf), np, te, se,
-                                 crfp_train_elapsed(&t0), crfp_train_cpu() - c0, tst == CRFP_EINTR};
-            double e = (double)te / (double)f.heldout_tokens;
+            f.objective = r->objective;
+            f.seconds = crfp_train_elapsed(&t0);
+            f.cpu_seconds = crfp_train_cpu() - c0;
+            f.interrupted = tst == CRFP_EINTR;
+            double e = (double)f.token_errors / (double)f.heldout_tokens;
             sum += e;
             sum2 += e * e;
             done++;
             crfp_log(host, CRFP_LOG_INFO, "fold %lld/%lld: token error %.3f%% (%zu of %zu), "
                      "sentence error %.2f%%, %d iterations, %zu active features, %.1f s",
-                     (long long)k + 1, (long long)K, 100.0 * e, te, f.heldout_tokens,
-                     100.0 * (double)se / (double)f.heldout_seqs, f.iterations, f.active,
+                     (long long)k + 1, (long long)K, 100.0 * e, f.token_errors,
+                     f.heldout_tokens, 100.0 * (double)f.seq_errors / (double)f.heldout_seqs, f.iterations, f.active,
                      f.seconds);
             crfp_host_observe_fold(host, &f);
         }
@@ -138,19 +230,18 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
                  "+- %.3f (mean +- standard error of the folds)", done, (long long)K,
                  100.0 * mean, 100.0 * sqrt((var > 0 ? var : 0) / (double)done));
     }
-    const char *model = crfp_params_str(r->stages[0].params, "model");
+    const char *model = crfp_params_str(r->stages[r->nstages - 1].params, "model");
     if (st == CRFP_OK && tst == CRFP_OK && model) {
         crfp_log(host, CRFP_LOG_INFO, "training on all %zu sentences for %s", nseq, model);
         memcpy(theta, start, np * sizeof *theta);
         r->total_iter = 0;
         r->fold = (size_t)K;
-        tst = crfp_train_run_stage(r, 0, NULL);
-        if (tst != CRFP_OK && tst != CRFP_EINTR)
-            st = tst;
-        else if ((st = crfp_train_save(r, model, trainers)) == CRFP_OK && tst == CRFP_OK)
+        /* a chain shrinks the model in place now: nothing follows */
+        if ((st = crfp_train_run_chain(r, NULL, 1, &tst)) == CRFP_OK &&
+            (st = crfp_train_save(r, model, trainers)) == CRFP_OK && tst == CRFP_OK)
             crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, "
                      "%zu active features of %zu", r->total_iter, crfp_train_elapsed(tall),
-                     r->objective, crfp_crf_active(r->crf), np);
+                     r->objective, crfp_crf_active(r->crf), crfp_crf_nparams(r->crf));
     }
     free(start);
     if (st != CRFP_OK)

@@ -898,14 +898,16 @@ static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
     if (st != CRFP_OK)
         return crfp_error(r->host, st, "cannot shrink the model to its active features: %s",
                           crfp_status_str(st));
-    crfp_dataset *nt = NULL, *nd = NULL;
+    crfp_dataset *nt = NULL, *nd = NULL, *nh = NULL;
     if ((st = crfp_dataset_remap(r->train, map, &nt)) != CRFP_OK ||
-        (st = crfp_dataset_remap(r->dev, map, &nd)) != CRFP_OK) {
+        (st = crfp_dataset_remap(r->dev, map, &nd)) != CRFP_OK ||
+        (r->heldout && (st = crfp_dataset_remap(r->heldout, map, &nh)) != CRFP_OK)) {
         free(map);
         free(*mask);
         *mask = NULL;
         crfp_crf_free(nc);
         crfp_dataset_free(nt);
+        crfp_dataset_free(nd);
         return crfp_error(r->host, st, "out of memory shrinking the training data");
     }
     free(map);
@@ -915,6 +917,13 @@ static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
     r->crf = nc;
     r->train = nt;
     r->dev = nd;
+    if (r->heldout) {
+        /* the held-out fold of a cross-validation follows the ids; an
+         * observation the shrunk model lacks leaves its tokens, as an
+         * unseen one would */
+        crfp_dataset_free(r->heldout);
+        r->heldout = nh;
+    }
     return CRFP_OK;
 }
 
@@ -937,6 +946,31 @@ crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trai
     crfp_status st = crfp_crf_save(r->host, r->crf, path);
     if (st == CRFP_OK)
         crfp_log(r->host, CRFP_LOG_INFO, "model written to %s", path);
+    return st;
+}
+
+crfp_status crfp_train_run_chain(crfp_trainrun *r, uint64_t *mask, int save_between,
+                                 crfp_status *tst)
+{
+    crfp_status st = CRFP_OK;
+    *tst = CRFP_OK;
+    for (size_t k = 0; k < r->nstages && *tst == CRFP_OK; k++) {
+        if (k > 0 && (st = shrink_run(r, &mask)) != CRFP_OK)
+            break;
+        *tst = crfp_train_run_stage(r, k, mask);
+        free(mask);
+        mask = NULL;
+        if (*tst != CRFP_OK && *tst != CRFP_EINTR)
+            return *tst;
+        /* An intermediate stage with a model of its own saves it too. */
+        const crfp_params *sp = r->stages[k].params;
+        if (save_between && k + 1 < r->nstages && crfp_params_isset(sp, "model") &&
+            *tst == CRFP_OK &&
+            (st = crfp_train_save(r, crfp_params_str(sp, "model"),
+                                  r->stages[k].plugin->desc->name)) != CRFP_OK)
+            break;
+    }
+    free(mask);
     return st;
 }
 
@@ -1031,23 +1065,8 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
         if ((st = incr_first_mask(r, &mask)) != CRFP_OK)
             return st;
     }
-    crfp_status tst = CRFP_OK;
-    for (size_t k = 0; k < r->nstages && tst == CRFP_OK; k++) {
-        if (k > 0 && (st = shrink_run(r, &mask)) != CRFP_OK)
-            break;
-        tst = crfp_train_run_stage(r, k, mask);
-        free(mask);
-        mask = NULL;
-        if (tst != CRFP_OK && tst != CRFP_EINTR)
-            return tst;
-        /* An intermediate stage with a model of its own saves it too. */
-        const crfp_params *sp = r->stages[k].params;
-        if (k + 1 < r->nstages && crfp_params_isset(sp, "model") && tst == CRFP_OK &&
-            (st = crfp_train_save(r, crfp_params_str(sp, "model"), r->stages[k].plugin->desc->name)) !=
-                CRFP_OK)
-            return st;
-    }
-    if (st != CRFP_OK)
+    crfp_status tst;
+    if ((st = crfp_train_run_chain(r, mask, 1, &tst)) != CRFP_OK)
         return st;
     crfp_dist_report(host, r->train, r->crf);
     if (tst == CRFP_EINTR)

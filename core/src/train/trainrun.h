@@ -18,6 +18,8 @@ struct crfp_trainrun {
     void *ex;
     crfp_crf *crf;
     crfp_dataset *train, *dev;
+    crfp_dataset *heldout; /* cv.c: the held-out fold of a chain, remapped
+                            * with train and dev when a stage shrinks them */
     crfp_obsseq *obs;
     crfp_sentbuf *sb;
     const char **labels;
@@ -83,6 +85,16 @@ crfp_status crfp_train_run_stage(crfp_trainrun *r, size_t k, const uint64_t *mas
  * penalties, the iteration it holds); rank 0 alone in a job.  Errors: those
  * of crfp_crf_save. */
 crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trainers);
+
+/* Run the chain's stages in turn on the current model and data, each after
+ * the first on its predecessor's solution shrunk to its active features;
+ * `mask` (taken; NULL: none) holds observations of the first stage back.
+ * With `save_between`, an intermediate stage that sets its own model saves
+ * it.  *tst gets CRFP_OK or CRFP_EINTR (the chain stops there).  Returns
+ * CRFP_OK, or the error of a stage (also in *tst), of shrinking or of
+ * saving. */
+crfp_status crfp_train_run_chain(crfp_trainrun *r, uint64_t *mask, int save_between,
+                                 crfp_status *tst);
 
 /* Classify the observations of the finalized model by the extractor's
  * prerequisites (#!after); *held gets how many are held back.  Errors:
