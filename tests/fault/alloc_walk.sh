@@ -1,6 +1,6 @@
 #!/bin/sh
 # Allocation-failure walk: each of `crfpipe train`, `tag`, `convert`, `run` and
-# `train --cv-folds`
+# `train --cv-folds` (one trainer, and a chain)
 # is run once per N with the N+1-th allocation after main() failing, and
 # every one after it (failmalloc.so).  For every N the run must either
 # succeed with the same output as a run without faults, or fail cleanly:
@@ -66,7 +66,7 @@ problem() {
 }
 
 total_runs=0
-for cmd in train tag convert run cv; do
+for cmd in train tag convert run cv cvchain; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"
     if ! FAILMALLOC_STATS="$tmp/stats" LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$ref" 2>"$tmp/err"; then

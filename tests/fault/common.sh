@@ -37,6 +37,10 @@ run_cmd() {
     # cross-validation (2 folds), then the model of all the data in $2
     cv) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
             --max-iter 3 --cv-folds 2 --model "$2" "$data/tiny.conll" ;;
+    # the same with a chain: a copy of the model per fold, shrunk between stages
+    cvchain) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+                 --trainer sgd-l1,lbfgs --rho1 0.1 --2.rho1 0 --max-iter 2 --cv-folds 2 \
+                 --model "$2" "$data/tiny.conll" ;;
     esac
 }
 
