@@ -52,36 +52,49 @@ static crfp_status write_table(cli_cv_table *t)
         return t->path ? crfp_error_wrap(t->host, st, "-o") : st;
     FILE *f = o.stream.fp;
     fprintf(f, "fold\ttrain_sentences\theldout_sentences\theldout_tokens\titerations\tactive\t"
-               "token_error_pct\tseq_error_pct\tseconds\tcpu_seconds\n");
-    double sum[6] = {0}, sq[2] = {0};
+               "token_error_pct\tseq_error_pct\tchunk_precision\tchunk_recall\tchunk_f1\t"
+               "seconds\tcpu_seconds\n");
+    /* the means of iterations, active, the two error rates, the three chunk
+     * figures, seconds, CPU seconds; the squares of the rates and of F1 */
+    enum { NV = 9 };
+    double sum[NV] = {0}, sq[3] = {0};
     for (size_t i = 0; i < t->n; i++) {
         const crfp_train_fold *d = &t->folds[i];
         double te = rate(d->token_errors, d->heldout_tokens),
-               se = rate(d->seq_errors, d->heldout_seqs);
-        fprintf(f, "%zu\t%zu\t%zu\t%zu\t%d\t%zu\t%.3f\t%.2f\t%.2f\t%.2f%s\n", d->index + 1,
-                d->train_seqs, d->heldout_seqs, d->heldout_tokens, d->iterations, d->active, te,
-                se, d->seconds, d->cpu_seconds, d->interrupted ? "\t(interrupted)" : "");
-        double v[6] = {(double)d->iterations, (double)d->active, te, se, d->seconds,
-                       d->cpu_seconds};
-        for (int k = 0; k < 6; k++)
+               se = rate(d->seq_errors, d->heldout_seqs), p = NAN, r = NAN, f1 = NAN;
+        if (d->chunked) {
+            /* conlleval's figures: 0 where nothing was found or expected */
+            p = d->chunks_guessed ? rate(d->chunks_correct, d->chunks_guessed) : 0;
+            r = d->chunks_gold ? rate(d->chunks_correct, d->chunks_gold) : 0;
+            f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
+        }
+        fprintf(f, "%zu\t%zu\t%zu\t%zu\t%d\t%zu\t%.3f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f%s\n",
+                d->index + 1, d->train_seqs, d->heldout_seqs, d->heldout_tokens, d->iterations,
+                d->active, te, se, p, r, f1, d->seconds, d->cpu_seconds,
+                d->interrupted ? "\t(interrupted)" : "");
+        double v[NV] = {(double)d->iterations, (double)d->active, te, se, p, r, f1, d->seconds,
+                        d->cpu_seconds};
+        for (int k = 0; k < NV; k++)
             sum[k] += v[k];
         sq[0] += te * te;
         sq[1] += se * se;
+        sq[2] += f1 * f1;
     }
     if (t->n) {
-        double n = (double)t->n, m[6];
-        for (int k = 0; k < 6; k++)
+        double n = (double)t->n, m[NV];
+        for (int k = 0; k < NV; k++)
             m[k] = sum[k] / n;
-        fprintf(f, "mean\t\t\t\t%.1f\t%.0f\t%.3f\t%.2f\t%.2f\t%.2f\n", m[0], m[1], m[2], m[3],
-                m[4], m[5]);
+        fprintf(f, "mean\t\t\t\t%.1f\t%.0f\t%.3f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", m[0],
+                m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]);
         /* the standard error of the mean over the folds: how far two
          * settings' means must lie apart to tell them apart */
-        double se[2];
-        for (int k = 0; k < 2; k++) {
-            double var = t->n > 1 ? (sq[k] - n * m[2 + k] * m[2 + k]) / (n - 1) : NAN;
-            se[k] = sqrt((var > 0 ? var : 0) / n);
+        double se[3];
+        const double *mean_of[3] = {&m[2], &m[3], &m[6]};
+        for (int k = 0; k < 3; k++) {
+            double var = t->n > 1 ? (sq[k] - n * *mean_of[k] * *mean_of[k]) / (n - 1) : NAN;
+            se[k] = isnan(*mean_of[k]) ? NAN : sqrt((var > 0 ? var : 0) / n);
         }
-        fprintf(f, "stderr\t\t\t\t\t\t%.3f\t%.2f\t\t\n", se[0], se[1]);
+        fprintf(f, "stderr\t\t\t\t\t\t%.3f\t%.2f\t\t\t%.2f\t\t\n", se[0], se[1], se[2]);
     }
     /* a write error (a full disk) is found, and the file removed, here */
     return cli_output_commit(t->host, &o);

@@ -82,6 +82,40 @@ chain="--trainer sgd-l1,lbfgs --rho1 0.5 --2.rho1 0 --2.max-iter 10"
 cmp -s "$tmp/cv.dump" "$tmp/plain.dump" ||
     fail "a chain's --cv-folds --model differs from a plain run"
 
+# chunk labels (WNUT-17 entities, BIO): each fold's chunks as conlleval
+# counts them, against crfpipe eval on the same split done by hand.  Its
+# sentences end at lines of white space.
+split_fold() { # K k want FILE: the sentences in fold k (want 1) or not (0)
+    awk -v K=$1 -v k=$2 -v want=$3 '
+        /^[ \t]*$/ { if (inside) { if ((n % K == k) == want) print ""; n++; inside = 0 }; next }
+        { inside = 1; if ((n % K == k) == want) print }
+        END { if (inside && (n % K == k) == want) print "" }' "$4"
+}
+head -n 3000 "$top_srcdir/samples/ner/train.conll" >"$tmp/ner.conll"
+ner="--template $top_srcdir/samples/ner/ner.tpl --columns word,label --label label --threads 1"
+"$CRFPIPE" train $ner --cv-folds $K "$tmp/ner.conll" >"$tmp/table" 2>"$tmp/log" ||
+    { fail "train --cv-folds on entities"; cat "$tmp/log" >&2; }
+[ "$(head -1 "$tmp/table" | cut -f9-11)" = "chunk_precision	chunk_recall	chunk_f1" ] ||
+    fail "no chunk columns: $(head -1 "$tmp/table")"
+k=0
+while [ $k -lt $K ]; do
+    split_fold $K $k 0 "$tmp/ner.conll" >"$tmp/train$k.conll"
+    split_fold $K $k 1 "$tmp/ner.conll" >"$tmp/held$k.conll"
+    "$CRFPIPE" -q train $ner --model "$tmp/ner$k.model" "$tmp/train$k.conll" ||
+        fail "entities: train fold $k by hand"
+    # "processed 1302 tokens with 32 phrases; found: 1 phrases; correct: 1."
+    set -- $("$CRFPIPE" eval --model "$tmp/ner$k.model" --columns word,label "$tmp/held$k.conll" |
+             sed -n 's/.*processed \([0-9]*\) tokens with \([0-9]*\) phrases; found: \([0-9]*\) phrases; correct: \([0-9]*\).*/\2 \3 \4/p')
+    [ $# -eq 3 ] || { fail "entities: no conlleval line from crfpipe eval"; break; }
+    f=$((k + 1))
+    grep -q "^fold $f/$K: .*chunk F1 [0-9.]* ($3 right of $2 found, $1 expected)" "$tmp/log" ||
+        { fail "entities: fold $f: not $3 right of $2 found, $1 expected"; grep "^fold $f/$K: t" "$tmp/log" >&2; }
+    k=$((k + 1))
+done
+# and for labels that are not chunks, no chunk figures
+awk -F '\t' '$1 == "1" { exit !($11 == "nan") }' "$tmp/cv.tsv" ||
+    fail "POS folds have a chunk F1: $(sed -n 2p "$tmp/cv.tsv")"
+
 expect_fail "cv-folds must be 0 (none) or at least 2" "$CRFPIPE" train $base --cv-folds 1 \
     "$tmp/all.conllu"
 expect_fail "cv-folds = 100000, but the training data has" "$CRFPIPE" train $base \

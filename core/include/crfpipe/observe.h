@@ -117,6 +117,10 @@ typedef struct crfp_train_fold {
     int interrupted;        /* training stopped by a signal: the fold's
                              * model is the last iterate reached, and no
                              * fold follows */
+    int chunked;            /* the labels are chunk tags (O, B-x, I-x...):
+                             * the chunk counts below are set, as conlleval
+                             * counts them */
+    size_t chunks_correct, chunks_gold, chunks_guessed;
 } crfp_train_fold;
 
 typedef void (*crfp_fold_observer)(void *ud, const crfp_train_fold *f);

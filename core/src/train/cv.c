@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trainrun.h"
+#include "crfpipe/chunks.h"
 #include "dist.h"
 
 /* The cv-folds value of a run (0 when absent). */
@@ -70,6 +71,72 @@ static crfp_status fold_model(crfp_trainrun *r, const crfp_crf *full, const doub
                                           "a fold") : st;
 }
 
+/* conlleval's F1 of a fold's chunks, in percent (0 when none is right). */
+static double chunk_f1(const crfp_train_fold *f)
+{
+    if (!f->chunks_correct)
+        return 0;
+    double p = (double)f->chunks_correct / (double)f->chunks_guessed,
+           r = (double)f->chunks_correct / (double)f->chunks_gold;
+    return 200.0 * p * r / (p + r);
+}
+
+/* Score the fold's model (crf, theta) on its held-out sentences: token and
+ * sentence errors and, when the labels are chunk tags, the chunks found,
+ * expected and right as conlleval counts them (the figure chunkers and
+ * entity taggers are compared by).  One thread: the held-out fold is a
+ * K-th of the data, decoded once.  Errors: CRFP_ENOMEM, those of Viterbi. */
+static crfp_status score_fold(const crfp_crf *crf, const crfp_dataset *ho, const double *theta,
+                              crfp_train_fold *f)
+{
+    uint32_t ny = crfp_crf_nlabels(crf);
+    const char **names = malloc(((size_t)ny + 1) * sizeof *names);
+    crfp_infer *w = names ? crfp_infer_new(crf) : NULL;
+    uint32_t *y = NULL;
+    size_t cap = 0;
+    crfp_status st = w ? crfp_infer_fix_theta(w, theta) : CRFP_ENOMEM;
+    crfp_chunkeval ce;
+    crfp_chunkeval_init(&ce);
+    for (uint32_t l = 0; st == CRFP_OK && l < ny; l++)
+        names[l] = crfp_crf_label(crf, l);
+    f->chunked = st == CRFP_OK && crfp_labels_are_chunked(names, ny);
+    f->token_errors = f->seq_errors = 0;
+    for (size_t i = 0; st == CRFP_OK && i < crfp_dataset_size(ho); i++) {
+        const crfp_seq *seq = crfp_dataset_get(ho, i);
+        if (seq->T > cap) {
+            uint32_t *nyb = realloc(y, (size_t)seq->T * sizeof *nyb);
+            if (!nyb) {
+                st = CRFP_ENOMEM;
+                break;
+            }
+            y = nyb;
+            cap = seq->T;
+        }
+        if ((st = crfp_viterbi(w, seq, theta, y, NULL)) != CRFP_OK)
+            break;
+        size_t e = 0;
+        for (uint32_t t = 0; t < seq->T && st == CRFP_OK; t++) {
+            e += y[t] != seq->y[t];
+            if (f->chunked)
+                st = crfp_chunkeval_token(&ce, names[seq->y[t]], names[y[t]]);
+        }
+        if (f->chunked && st == CRFP_OK)
+            st = crfp_chunkeval_boundary(&ce);
+        f->token_errors += e;
+        f->seq_errors += e != 0;
+    }
+    if (f->chunked && st == CRFP_OK && (st = crfp_chunkeval_finish(&ce)) == CRFP_OK) {
+        f->chunks_correct = ce.correct_chunks;
+        f->chunks_gold = ce.found_gold;
+        f->chunks_guessed = ce.found_guess;
+    }
+    crfp_chunkeval_free(&ce);
+    crfp_infer_free(w);
+    free(y);
+    free(names);
+    return st;
+}
+
 /* Train fold k (its sentences in `tr`, given to the run) from `start` and
  * count its errors on `ho` (also given).  A single trainer trains the whole
  * model in place; a chain trains a copy (fold_model) whose stages shrink it
@@ -91,8 +158,7 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
         r->train = all;
         crfp_dataset_free(tr);
         if (st == CRFP_OK)
-            st = crfp_crf_errors(r->crf, ho, crfp_crf_weights_const(r->crf), r->team,
-                                 &f->token_errors, &f->seq_errors);
+            st = score_fold(r->crf, ho, crfp_crf_weights_const(r->crf), f);
         f->active = crfp_crf_active(r->crf);
         f->nparams = np;
         crfp_dataset_free(ho);
@@ -122,8 +188,7 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
     r->heldout = ho;
     st = crfp_train_run_chain(r, NULL, 0, tst);
     if (st == CRFP_OK)
-        st = crfp_crf_errors(r->crf, r->heldout, crfp_crf_weights_const(r->crf), r->team,
-                             &f->token_errors, &f->seq_errors);
+        st = score_fold(r->crf, r->heldout, crfp_crf_weights_const(r->crf), f);
     /* the fold's model as its last stage left it */
     f->active = crfp_crf_active(r->crf);
     f->nparams = crfp_crf_nparams(r->crf);
@@ -176,8 +241,9 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
                           "folds (%.1f MB)", (double)np * sizeof(double) / 1048576.0);
     memcpy(start, theta, np * sizeof *start);
     crfp_status tst = CRFP_OK;
-    double sum = 0, sum2 = 0;
+    double sum = 0, sum2 = 0, csum = 0, csum2 = 0;
     size_t done = 0;
+    int chunked = 0;
     for (int64_t k = 0; k < K && st == CRFP_OK && tst == CRFP_OK; k++) {
         crfp_dataset *tr = crfp_dataset_new(), *ho = crfp_dataset_new();
         if (!tr || !ho)
@@ -213,11 +279,20 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
             sum += e;
             sum2 += e * e;
             done++;
+            char chunks[128] = "";
+            if (f.chunked) {
+                double f1 = chunk_f1(&f);
+                csum += f1;
+                csum2 += f1 * f1;
+                snprintf(chunks, sizeof chunks, ", chunk F1 %.2f (%zu right of %zu found, %zu "
+                         "expected)", f1, f.chunks_correct, f.chunks_guessed, f.chunks_gold);
+            }
             crfp_log(host, CRFP_LOG_INFO, "fold %lld/%lld: token error %.3f%% (%zu of %zu), "
-                     "sentence error %.2f%%, %d iterations, %zu active features, %.1f s",
-                     (long long)k + 1, (long long)K, 100.0 * e, f.token_errors,
-                     f.heldout_tokens, 100.0 * (double)f.seq_errors / (double)f.heldout_seqs, f.iterations, f.active,
-                     f.seconds);
+                     "sentence error %.2f%%%s, %d iterations, %zu active features, %.1f s",
+                     (long long)k + 1, (long long)K, 100.0 * e, f.token_errors, f.heldout_tokens,
+                     100.0 * (double)f.seq_errors / (double)f.heldout_seqs, chunks, f.iterations,
+                     f.active, f.seconds);
+            chunked = f.chunked;
             crfp_host_observe_fold(host, &f);
         }
         crfp_dataset_free(tr);
@@ -226,9 +301,16 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
     if (st == CRFP_OK && done) {
         double mean = sum / (double)done, var = done > 1 ? (sum2 - sum * mean) / (double)(done - 1)
                                                          : 0;
+        char chunks[64] = "";
+        if (chunked) {
+            double cm = csum / (double)done,
+                   cv = done > 1 ? (csum2 - csum * cm) / (double)(done - 1) : 0;
+            snprintf(chunks, sizeof chunks, ", chunk F1 %.2f +- %.2f", cm,
+                     sqrt((cv > 0 ? cv : 0) / (double)done));
+        }
         crfp_log(host, CRFP_LOG_INFO, "cross-validation, %zu of %lld folds: token error %.3f%% "
-                 "+- %.3f (mean +- standard error of the folds)", done, (long long)K,
-                 100.0 * mean, 100.0 * sqrt((var > 0 ? var : 0) / (double)done));
+                 "+- %.3f%s (mean +- standard error of the folds)", done, (long long)K,
+                 100.0 * mean, 100.0 * sqrt((var > 0 ? var : 0) / (double)done), chunks);
     }
     const char *model = crfp_params_str(r->stages[r->nstages - 1].params, "model");
     if (st == CRFP_OK && tst == CRFP_OK && model) {
