@@ -1,7 +1,8 @@
 #!/bin/sh
 # crfpipe train --cv-folds K: each fold's model is scored on the sentences it
 # did not see.  Checked against doing it by hand: split the data the same
-# way (sentence i in fold i mod K), train on each fold's complement, score
+# way (K runs of consecutive sentences, or with --cv-split interleaved
+# sentence i in fold i mod K), train on each fold's complement, score
 # with crfpipe eval: the held-out token and sentence error counts must be
 # the same.  With --model, the model trained on all the data is the one a
 # plain run trains.  Refusals before any data is read.  A small slice of
@@ -13,13 +14,34 @@ awk 'NR > 2000 && /^$/ { print; exit } { print }' "$pos/train.conllu" >"$tmp/all
 base="--template $tpl --label upos --threads 1"
 K=3
 
+# split_fold K k want MODE FILE: the sentences of FILE in fold k (want 1) or
+# in the other folds (want 0); sentences end at lines of white space.
+# MODE blocks: fold k is the k-th run of consecutive sentences, the first
+# (total mod K) runs one sentence longer; interleaved: sentence n in fold
+# n mod K.
+split_fold() {
+    awk -v K=$1 -v k=$2 -v want=$3 -v mode=$4 '
+        function held(n) { return mode == "interleaved" ? n % K == k : n >= lo && n < hi }
+        NR == FNR { if (/^[ \t]*$/) { if (inside) total++; inside = 0 } else inside = 1; next }
+        FNR == 1 { if (inside) total++; inside = 0
+                   base = int(total / K); extra = total % K
+                   lo = k * base + (k < extra ? k : extra); hi = lo + base + (k < extra ? 1 : 0) }
+        /^[ \t]*$/ { if (inside) { if (held(n) == want) print ""; n++; inside = 0 }; next }
+        { inside = 1; if (held(n) == want) print }
+        END { if (inside && held(n) == want) print "" }' "$5" "$5"
+}
+
 # one trainer, and a chain (each fold's copy of the model shrunk between
-# its stages, the held-out fold following the ids)
-for run in "lbfgs" "sgd-l1" "sgd-l1,lbfgs --rho1 0.5 --2.rho1 0 --2.max-iter 10"; do
+# its stages, the held-out fold following the ids); both splits
+for run in "blocks lbfgs" "interleaved lbfgs" "blocks sgd-l1" \
+    "blocks sgd-l1,lbfgs --rho1 0.5 --2.rho1 0 --2.max-iter 10"; do
+    mode=${run%% *}
+    run=${run#* }
     trainer=${run%% *}
     opts=""
     [ "$trainer" != "$run" ] && opts=${run#* }
-    "$CRFPIPE" train $base --trainer "$trainer" $opts --cv-folds $K "$tmp/all.conllu" \
+    "$CRFPIPE" train $base --trainer "$trainer" $opts --cv-folds $K --cv-split $mode \
+        "$tmp/all.conllu" \
         >"$tmp/table" 2>"$tmp/log" || { fail "$trainer: train --cv-folds"; cat "$tmp/log" >&2; continue; }
     head -1 "$tmp/table" | grep -q "^fold	train_sentences	heldout_sentences	heldout_tokens	" ||
         fail "$trainer: no header: $(head -1 "$tmp/table")"
@@ -27,10 +49,8 @@ for run in "lbfgs" "sgd-l1" "sgd-l1,lbfgs --rho1 0.5 --2.rho1 0 --2.max-iter 10"
         { fail "$trainer: rows are not folds 1-3, mean, stderr"; cat "$tmp/table" >&2; }
     k=0
     while [ $k -lt $K ]; do
-        awk -v K=$K -v k=$k 'BEGIN { RS = ""; ORS = "\n\n" } (NR - 1) % K != k' \
-            "$tmp/all.conllu" >"$tmp/train$k.conllu"
-        awk -v K=$K -v k=$k 'BEGIN { RS = ""; ORS = "\n\n" } (NR - 1) % K == k' \
-            "$tmp/all.conllu" >"$tmp/held$k.conllu"
+        split_fold $K $k 0 $mode "$tmp/all.conllu" >"$tmp/train$k.conllu"
+        split_fold $K $k 1 $mode "$tmp/all.conllu" >"$tmp/held$k.conllu"
         "$CRFPIPE" -q train $base --trainer "$trainer" $opts --model "$tmp/fold$k.model" \
             "$tmp/train$k.conllu" || fail "$trainer: train fold $k by hand"
         "$CRFPIPE" eval --model "$tmp/fold$k.model" "$tmp/held$k.conllu" >"$tmp/eval$k" ||
@@ -83,14 +103,8 @@ cmp -s "$tmp/cv.dump" "$tmp/plain.dump" ||
     fail "a chain's --cv-folds --model differs from a plain run"
 
 # chunk labels (WNUT-17 entities, BIO): each fold's chunks as conlleval
-# counts them, against crfpipe eval on the same split done by hand.  Its
-# sentences end at lines of white space.
-split_fold() { # K k want FILE: the sentences in fold k (want 1) or not (0)
-    awk -v K=$1 -v k=$2 -v want=$3 '
-        /^[ \t]*$/ { if (inside) { if ((n % K == k) == want) print ""; n++; inside = 0 }; next }
-        { inside = 1; if ((n % K == k) == want) print }
-        END { if (inside && (n % K == k) == want) print "" }' "$4"
-}
+# counts them, against crfpipe eval on the same split done by hand (its
+# sentences end at lines holding a tab).
 head -n 3000 "$top_srcdir/samples/ner/train.conll" >"$tmp/ner.conll"
 ner="--template $top_srcdir/samples/ner/ner.tpl --columns word,label --label label --threads 1"
 "$CRFPIPE" train $ner --cv-folds $K "$tmp/ner.conll" >"$tmp/table" 2>"$tmp/log" ||
@@ -99,8 +113,8 @@ ner="--template $top_srcdir/samples/ner/ner.tpl --columns word,label --label lab
     fail "no chunk columns: $(head -1 "$tmp/table")"
 k=0
 while [ $k -lt $K ]; do
-    split_fold $K $k 0 "$tmp/ner.conll" >"$tmp/train$k.conll"
-    split_fold $K $k 1 "$tmp/ner.conll" >"$tmp/held$k.conll"
+    split_fold $K $k 0 blocks "$tmp/ner.conll" >"$tmp/train$k.conll"
+    split_fold $K $k 1 blocks "$tmp/ner.conll" >"$tmp/held$k.conll"
     "$CRFPIPE" -q train $ner --model "$tmp/ner$k.model" "$tmp/train$k.conll" ||
         fail "entities: train fold $k by hand"
     # "processed 1302 tokens with 32 phrases; found: 1 phrases; correct: 1."
@@ -116,6 +130,8 @@ done
 awk -F '\t' '$1 == "1" { exit !($11 == "nan") }' "$tmp/cv.tsv" ||
     fail "POS folds have a chunk F1: $(sed -n 2p "$tmp/cv.tsv")"
 
+expect_fail "cv-split must be blocks or interleaved" "$CRFPIPE" train $base --cv-folds 3 \
+    --cv-split random "$tmp/all.conllu"
 expect_fail "cv-folds must be 0 (none) or at least 2" "$CRFPIPE" train $base --cv-folds 1 \
     "$tmp/all.conllu"
 expect_fail "cv-folds = 100000, but the training data has" "$CRFPIPE" train $base \

@@ -19,11 +19,26 @@ int64_t crfp_train_cv_folds(const crfp_train_stage *stages, size_t n)
     return 0;
 }
 
+/* The cv-split value of a run: 1 for interleaved, 0 for blocks, -1 for
+ * neither. */
+static int cv_interleaved(const crfp_train_stage *stages, size_t n)
+{
+    const char *v = NULL;
+    for (size_t k = 0; k < n && !v; k++)
+        if (crfp_params_isset(stages[k].params, "cv-split"))
+            v = crfp_params_str(stages[k].params, "cv-split");
+    if (!v || strcmp(v, "blocks") == 0)
+        return 0;
+    return strcmp(v, "interleaved") == 0 ? 1 : -1;
+}
+
 /* Whether a cross-validation can run with these stages, before any data is
  * read (the upper bound on K, the number of sentences, is checked after). */
 crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages, size_t n)
 {
     int64_t k = crfp_train_cv_folds(stages, n);
+    if (cv_interleaved(stages, n) < 0)
+        return crfp_error(host, CRFP_EINVAL, "cv-split must be blocks or interleaved");
     if (k == 0)
         return CRFP_OK;
     if (k < 2)
@@ -204,8 +219,11 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
     return st;
 }
 
-/* Cross-validation (cv-folds K), as CRFsuite's `learn -x`: sentence i of
- * the training data is in fold i mod K; fold k's model is trained from the
+/* Cross-validation (cv-folds K), as CRFsuite's `learn -x`: the training
+ * data is cut into K folds -- K runs of consecutive sentences by default,
+ * as neighbouring sentences come from one document and a fold that holds
+ * its neighbours' sentences would flatter the model; or, with cv-split
+ * interleaved, sentence i in fold i mod K -- and fold k's model is trained from the
  * starting weights (zero, or --init-model's) on the other folds and scored
  * on fold k.  The folds share the dictionary built from all the data, so a
  * fold's model has weights for observations seen only in the fold it is
@@ -244,13 +262,19 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
     double sum = 0, sum2 = 0, csum = 0, csum2 = 0;
     size_t done = 0;
     int chunked = 0;
+    int interleaved = cv_interleaved(r->stages, r->nstages);
+    /* blocks: the first nseq mod K folds hold one sentence more */
+    size_t base = nseq / (size_t)K, extra = nseq % (size_t)K;
     for (int64_t k = 0; k < K && st == CRFP_OK && tst == CRFP_OK; k++) {
         crfp_dataset *tr = crfp_dataset_new(), *ho = crfp_dataset_new();
         if (!tr || !ho)
             st = crfp_error(host, CRFP_ENOMEM, "out of memory");
-        for (size_t i = 0; i < nseq && st == CRFP_OK; i++)
-            st = crfp_dataset_add_ids(host, (int64_t)(i % (size_t)K) == k ? ho : tr,
-                                      crfp_dataset_get(all, i));
+        size_t uk = (size_t)k, lo = uk * base + (uk < extra ? uk : extra),
+               hi = lo + base + (uk < extra);
+        for (size_t i = 0; i < nseq && st == CRFP_OK; i++) {
+            int held = interleaved ? i % (size_t)K == uk : i >= lo && i < hi;
+            st = crfp_dataset_add_ids(host, held ? ho : tr, crfp_dataset_get(all, i));
+        }
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         double c0 = crfp_train_cpu();

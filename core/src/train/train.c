@@ -43,10 +43,13 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"resume", CRFP_PARAM_BOOL, "false",
      "continue from the checkpoint file instead of starting afresh"},
     {"cv-folds", CRFP_PARAM_INT, "0",
-     "cross-validation: train K models, each on all but one fold of the training data "
-     "(sentence i is in fold i mod K), score each on the fold it did not see and report "
-     "the error rates per fold and their mean; MODEL, when given, is then trained on all "
-     "of it (0 = no cross-validation)"},
+     "cross-validation: train K models, each on all but one fold of the training data, "
+     "score each on the fold it did not see and report the error rates per fold and their "
+     "mean; MODEL, when given, is then trained on all of it (0 = no cross-validation)"},
+    {"cv-split", CRFP_PARAM_STRING, "blocks",
+     "how cv-folds cuts the training data: blocks (K runs of consecutive sentences, so that "
+     "the sentences of one document stay in one fold) or interleaved (sentence i in fold i "
+     "mod K)"},
     {"rho1-path", CRFP_PARAM_STRING, NULL,
      "regularisation path: comma-separated l1 weights (e.g. 2,1,0.5,0.25,0.1), trained in "
      "turn, each warm-started from the previous solution; point V's model is written to "

@@ -64,7 +64,8 @@ crfp_status crfp_train_add_dev(crfp_trainrun *run, crfp_doc *doc, const char *or
  * host's path observer (observe.h), and save the point of lowest dev error
  * (the last without a dev set) to MODEL; Ctrl-C ends the path after the
  * interrupted point is saved.  With cv-folds K, train K models from the
- * starting weights, each on all but one fold (sentence i in fold i mod K),
+ * starting weights, each on all but one fold (cv-split: K runs of
+ * consecutive sentences, or sentence i in fold i mod K),
  * score each on its held-out fold and report it to the host's fold
  * observer; then, when MODEL is set, train on all the data and save it.
  * Errors: those of the trainers, of saving, of the dev-set scoring,
