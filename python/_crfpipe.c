@@ -1184,6 +1184,8 @@ typedef struct runctx {
     PyObject *log;         /* callable(level, message) or NULL */
     PyObject *iterations;  /* list receiving a dict per iteration, or a callable
                             * called with it, or NULL */
+    PyObject *folds;       /* list receiving a dict per cross-validation fold,
+                            * or NULL */
     PyObject *exc_type, *exc_value, *exc_tb; /* an exception raised in a callback */
 } runctx;
 
@@ -1242,6 +1244,38 @@ static void run_observe(void *ud, const crfp_train_iter *it)
     }
     if (!c->exc_type && PyErr_CheckSignals() != 0)
         callback_failed(c);
+    PyGILState_Release(g);
+}
+
+static void run_fold(void *ud, const crfp_train_fold *f)
+{
+    runctx *c = ud;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (!c->exc_type && c->folds) {
+        /* the chunk figures only where the labels are chunk tags */
+        PyObject *d = Py_BuildValue(
+            "{s:n,s:n,s:n,s:n,s:i,s:d,s:n,s:n,s:n,s:n,s:d,s:d,s:O}", "fold", (Py_ssize_t)f->index,
+            "train_sentences", (Py_ssize_t)f->train_seqs, "heldout_sentences",
+            (Py_ssize_t)f->heldout_seqs, "heldout_tokens", (Py_ssize_t)f->heldout_tokens,
+            "iterations", f->iterations, "objective", f->objective, "active",
+            (Py_ssize_t)f->active, "parameters", (Py_ssize_t)f->nparams, "token_errors",
+            (Py_ssize_t)f->token_errors, "sequence_errors", (Py_ssize_t)f->seq_errors,
+            "seconds", f->seconds, "cpu_seconds", f->cpu_seconds, "interrupted",
+            f->interrupted ? Py_True : Py_False);
+        int bad = !d;
+        if (d && f->chunked) {
+            PyObject *ch = Py_BuildValue("{s:n,s:n,s:n}", "correct", (Py_ssize_t)f->chunks_correct,
+                                         "expected", (Py_ssize_t)f->chunks_gold, "found",
+                                         (Py_ssize_t)f->chunks_guessed);
+            bad = !ch || PyDict_SetItemString(d, "chunks", ch) != 0;
+            Py_XDECREF(ch);
+        }
+        if (!bad)
+            bad = PyList_Append(c->folds, d) != 0;
+        if (bad)
+            callback_failed(c);
+        Py_XDECREF(d);
+    }
     PyGILState_Release(g);
 }
 
@@ -1358,6 +1392,7 @@ static PyObject *run_built(runctx *c, crfp_pipeline *p, PyObject *input, int is_
     crfp_status st;
     crfp_host_set_log(host, run_log, c);
     crfp_host_set_train_observer(host, run_observe, c);
+    crfp_host_set_fold_observer(host, run_fold, c);
     /* the input buffer stays valid: the caller's object is referenced by the
      * argument tuple for the whole call */
     Py_BEGIN_ALLOW_THREADS
@@ -1365,6 +1400,7 @@ static PyObject *run_built(runctx *c, crfp_pipeline *p, PyObject *input, int is_
     Py_END_ALLOW_THREADS
     crfp_host_set_log(host, quiet_log, NULL);
     crfp_host_set_train_observer(host, NULL, NULL);
+    crfp_host_set_fold_observer(host, NULL, NULL);
     if (out.fp && fclose(out.fp) != 0 && st == CRFP_OK)
         st = crfp_error(host, CRFP_ENOMEM, "out of memory collecting the output");
     out.fp = NULL;
@@ -1427,16 +1463,21 @@ static PyObject *run_stages(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"stages", "input", "is_path", "basedir", "log", "iterations",
-                             "plugin_path", "threads", NULL};
-    PyObject *stages, *input, *log = Py_None, *iterations = Py_None;
+                             "plugin_path", "threads", "folds", NULL};
+    PyObject *stages, *input, *log = Py_None, *iterations = Py_None, *folds = Py_None;
     int is_path = 0, threads = 0;
     const char *basedir = NULL, *plugin_path = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|pzOOzi", kwlist, &stages, &input, &is_path,
-                                     &basedir, &log, &iterations, &plugin_path, &threads))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|pzOOziO", kwlist, &stages, &input, &is_path,
+                                     &basedir, &log, &iterations, &plugin_path, &threads, &folds))
         return NULL;
+    if (folds != Py_None && !PyList_Check(folds)) {
+        PyErr_SetString(PyExc_TypeError, "folds must be a list");
+        return NULL;
+    }
     runctx c;
     if (ctx_init(&c, log, iterations, plugin_path) != 0)
         return NULL;
+    c.folds = folds == Py_None ? NULL : folds;
     if (threads > 0)
         crfp_host_set_threads(c.host, threads);
     PyObject *res = NULL, *f = NULL;
@@ -1588,11 +1629,12 @@ static PyObject *plugins(PyObject *self, PyObject *args, PyObject *kw)
 static PyMethodDef module_methods[] = {
     {"run_stages", (PyCFunction)(void (*)(void))run_stages, METH_VARARGS | METH_KEYWORDS,
      "run_stages(stages, input, is_path=False, basedir=None, log=None, iterations=None,\n"
-     "           plugin_path=None, threads=0) -> bytes\n\n"
+     "           plugin_path=None, threads=0, folds=None) -> bytes\n\n"
      "Build a pipeline from (plugin, params) stages and run it on `input` (bytes, or a file\n"
      "name with is_path=True) without the GIL; returns what the writer wrote (b'' when the\n"
      "pipeline trains).  log(level, message) receives every log line; iterations, a list\n"
-     "or a callable, receives a dict per training iteration."},
+     "or a callable, receives a dict per training iteration; folds, a list, a dict per\n"
+     "fold of a cross-validation (cv-folds)."},
     {"run_pipeline", (PyCFunction)(void (*)(void))run_pipeline, METH_VARARGS | METH_KEYWORDS,
      "run_pipeline(path, input, is_path=False, log=None, iterations=None, plugin_path=None,\n"
      "             threads=0) -> bytes\n\nThe same for a pipeline file."},

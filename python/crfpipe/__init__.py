@@ -302,6 +302,40 @@ class Trainer:
         printed each iteration and stops training when it no longer improves)
         and write the model file.  Returns nothing; the iterations are in
         ``self.iterations``.  Raises crfpipe.Error when crfpipe fails."""
+        self._run(os.fspath(model), holdout, {})
+
+    def cross_validate(self, folds=5, split="blocks", holdout=-1, model=None):
+        """K-fold cross-validation (``crfpipe train --cv-folds``): the data
+        of every group but `holdout` is cut into `folds` folds (`split`
+        "blocks": runs of consecutive sequences, groups in increasing order
+        and each group's in the order appended;
+        "interleaved": sequence i in fold i mod K); each fold's model is
+        trained on the others and scored on it.  Returns a list with a dict
+        per fold: fold, train_sentences, heldout_sentences, heldout_tokens,
+        iterations, objective, active, parameters, token_errors,
+        sequence_errors, token_error and sequence_error (rates, 0..1),
+        seconds, cpu_seconds, interrupted, and when the labels are chunk
+        tags (O, B-x, I-x...) chunks {correct, expected, found} and chunk_f1
+        (0..100, as conlleval).  With `model`, a model of all the data is
+        then trained and written there.  `holdout` still stops each fold's
+        training."""
+        results = []
+        extra = {"cv-folds": str(int(folds)), "cv-split": split}
+        self._run(None if model is None else os.fspath(model), holdout, extra, results)
+        for f in results:
+            f["token_error"] = f["token_errors"] / f["heldout_tokens"]
+            f["sequence_error"] = f["sequence_errors"] / f["heldout_sentences"]
+            ch = f.get("chunks")
+            if ch is not None:
+                p = ch["correct"] / ch["found"] if ch["found"] else 0.0
+                r = ch["correct"] / ch["expected"] if ch["expected"] else 0.0
+                f["chunk_f1"] = 200.0 * p * r / (p + r) if p + r > 0 else 0.0
+        return results
+
+    def _run(self, model, holdout, extra, folds=None):
+        """Train through a pipeline of the appended data: `model` (None:
+        none is written), `extra` trainer parameters, `folds` the list the
+        cross-validation's folds go to."""
         seqs = [s for g, ss in sorted(self._data.items()) if g != holdout for s in ss]
         dev = self._data.get(holdout, []) if holdout != -1 else []
         if not seqs:
@@ -330,7 +364,9 @@ class Trainer:
                 features = ("templates", fparams)
             tparams = dict(self._implied)
             tparams.update(self._params)
-            tparams["model"] = os.fspath(model)
+            tparams.update(extra)
+            if model is not None:
+                tparams["model"] = model
             tparams["label"] = label
             if self._threads:
                 tparams["threads"] = str(self._threads)
@@ -361,7 +397,7 @@ class Trainer:
                 self.on_iteration(info)
 
             _run_stages(stages, train_path, is_path=True, log=log, iterations=iteration,
-                        plugin_path=self._plugin_path, threads=self._threads)
+                        plugin_path=self._plugin_path, threads=self._threads, folds=folds)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

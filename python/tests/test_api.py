@@ -245,3 +245,54 @@ def test_sklearn_estimator(ewt, tmp_path):
     clone = pickle.loads(pickle.dumps(crf))
     assert clone.predict(Xt) == pred
     assert crf.training_log_ and "objective" in crf.training_log_[0]
+
+
+def test_cross_validate(ewt, tmp_path):
+    """Trainer.cross_validate against the same folds done by hand: each
+    fold's model trained on the other folds' sequences, tagging its own.
+    The folds share the label set of all the data: where the other folds
+    lack a label (INTJ occurs only in the last block here), the fold's model
+    keeps it, trained down but part of the normalisation, so only folds
+    whose training part has every label must match exactly."""
+    data = [(xseq_of(rows), y) for rows, y in ewt["train"][:240]]
+    params = {"c2": 0.3, "max_iterations": 15, "threads": 1}
+    tr = crfpipe.Trainer(verbose=False, params=params)
+    for x, y in data:
+        tr.append(x, y)
+    labels = {l for _, y in data for l in y}
+    exact = 0
+    for split in ("blocks", "interleaved"):
+        folds = tr.cross_validate(folds=3, split=split)
+        assert [f["fold"] for f in folds] == [0, 1, 2]
+        for k, f in enumerate(folds):
+            held = (list(range(80 * k, 80 * k + 80)) if split == "blocks"
+                    else [i for i in range(len(data)) if i % 3 == k])
+            one = crfpipe.Trainer(verbose=False, params=params)
+            for i, (x, y) in enumerate(data):
+                if i not in held:
+                    one.append(x, y)
+            path = str(tmp_path / ("fold%d.model" % k))
+            one.train(path)
+            tagger = crfpipe.Tagger().open(path)
+            pred = tagger.tag_batch([data[i][0] for i in held], threads=1)
+            errors = sum(p != g for i, seq in zip(held, pred)
+                         for p, g in zip(seq, data[i][1]))
+            assert f["heldout_sentences"] == len(held) and f["train_sentences"] == 240 - len(held)
+            assert f["token_error"] == f["token_errors"] / f["heldout_tokens"]
+            if {l for i, (_, y) in enumerate(data) if i not in held for l in y} == labels:
+                assert f["token_errors"] == errors, (split, k)
+                exact += 1
+            assert "chunks" not in f, "UPOS tags are not chunk tags"
+    assert exact >= 4, "too few folds with every label in training to compare"
+    # chunk tags: conlleval's counts and F1
+    bio = crfpipe.Trainer(verbose=False, params=params)
+    for rows, y in ewt["train"][:120]:
+        bio.append(xseq_of(rows), ["B-N" if u in ("NOUN", "PROPN") else "O" for u in y])
+    for f in bio.cross_validate(folds=2):
+        ch = f["chunks"]
+        assert 0 < ch["correct"] <= min(ch["found"], ch["expected"])
+        assert 0 < f["chunk_f1"] <= 100
+    with pytest.raises(crfpipe.Error, match="cv-split must be blocks or interleaved"):
+        tr.cross_validate(folds=3, split="random")
+    with pytest.raises(crfpipe.Error, match="cv-folds must be 0"):
+        tr.cross_validate(folds=1)
