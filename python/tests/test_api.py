@@ -250,17 +250,15 @@ def test_sklearn_estimator(ewt, tmp_path):
 def test_cross_validate(ewt, tmp_path):
     """Trainer.cross_validate against the same folds done by hand: each
     fold's model trained on the other folds' sequences, tagging its own.
-    The folds share the label set of all the data: where the other folds
-    lack a label (INTJ occurs only in the last block here), the fold's model
-    keeps it, trained down but part of the normalisation, so only folds
-    whose training part has every label must match exactly."""
+    INTJ occurs only in the last block here: that fold's model must not
+    know it, as a model of the other folds alone does not."""
     data = [(xseq_of(rows), y) for rows, y in ewt["train"][:240]]
     params = {"c2": 0.3, "max_iterations": 15, "threads": 1}
     tr = crfpipe.Trainer(verbose=False, params=params)
     for x, y in data:
         tr.append(x, y)
     labels = {l for _, y in data for l in y}
-    exact = 0
+    lacking = 0
     for split in ("blocks", "interleaved"):
         folds = tr.cross_validate(folds=3, split=split)
         assert [f["fold"] for f in folds] == [0, 1, 2]
@@ -279,11 +277,10 @@ def test_cross_validate(ewt, tmp_path):
                          for p, g in zip(seq, data[i][1]))
             assert f["heldout_sentences"] == len(held) and f["train_sentences"] == 240 - len(held)
             assert f["token_error"] == f["token_errors"] / f["heldout_tokens"]
-            if {l for i, (_, y) in enumerate(data) if i not in held for l in y} == labels:
-                assert f["token_errors"] == errors, (split, k)
-                exact += 1
+            assert f["token_errors"] == errors, (split, k)
+            lacking += {l for i, (_, y) in enumerate(data) if i not in held for l in y} != labels
             assert "chunks" not in f, "UPOS tags are not chunk tags"
-    assert exact >= 4, "too few folds with every label in training to compare"
+    assert lacking, "no fold whose training part lacks a label: the test data changed"
     # chunk tags: conlleval's counts and F1
     bio = crfpipe.Trainer(verbose=False, params=params)
     for rows, y in ewt["train"][:120]:

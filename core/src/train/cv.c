@@ -58,32 +58,138 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
     return CRFP_OK;
 }
 
-/* A copy of the model with the starting weights, for one fold of a chain:
- * its stages shrink the model and the data they train on, and the next
- * fold starts from the whole of both again.  The copy keeps every
- * observation in its place, so the datasets' ids stay valid.  Errors:
- * CRFP_ENOMEM, CRFP_EPLUGIN (ids moved: a bug). */
-static crfp_status fold_model(crfp_trainrun *r, const crfp_crf *full, const double *start,
-                              crfp_crf **out)
+/* A fold's own model: the labels and observations its training sentences
+ * hold, interned in the order those sentences first show them (labels token
+ * by token; a token's unigram observations, then its bigram ones), as a run
+ * on those sentences alone would intern them.  So a label or observation
+ * that only the held-out fold (or the dev set) has is unknown to the fold's
+ * model, as it would be to a model trained on the other folds; an earlier
+ * version kept the whole data's labels, and a label of the held-out fold
+ * alone then took part in every normalisation.  *omap and *lmap (caller
+ * frees) give each observation and label of `full` its id in *out, or
+ * UINT32_MAX; *tofull each label of *out its id in `full`.  The weights
+ * start as `start` (the whole model's starting weights, zero or a warm
+ * start), block by block.  Errors: CRFP_ENOMEM, those of the model. */
+static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_dataset *tr,
+                              const double *start, crfp_crf **out, uint32_t **omap,
+                              uint32_t **lmap, uint32_t **tofull)
 {
-    uint32_t nobs = crfp_crf_nobs(full), *map = NULL;
-    uint64_t *all = malloc(((size_t)nobs / 64 + 1) * sizeof *all), *mask = NULL;
-    if (!all)
-        return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-    memset(all, 0xff, ((size_t)nobs / 64 + 1) * sizeof *all);
-    crfp_status st = crfp_crf_shrink_keep(full, start, all, NULL, out, &map, &mask);
-    free(all);
-    free(mask);
-    for (uint32_t o = 0; st == CRFP_OK && o < nobs; o++)
-        if (map[o] != o) {
-            crfp_crf_free(*out);
-            *out = NULL;
-            st = crfp_error(r->host, CRFP_EPLUGIN, "cv-folds: copying the model moved "
-                            "observation %u to %u", o, map[o]);
+    uint32_t nobs = crfp_crf_nobs(full), Y = crfp_crf_nlabels(full);
+    crfp_crf *fc = crfp_crf_new();
+    uint32_t *om = malloc(((size_t)nobs + 1) * sizeof *om), *lm = malloc(((size_t)Y + 1) * sizeof *lm),
+             *tf = malloc(((size_t)Y + 1) * sizeof *tf);
+    size_t flen;
+    const char *fconf = crfp_crf_features_config(full, &flen);
+    crfp_status st = fc && om && lm && tf ? CRFP_OK : CRFP_ENOMEM;
+    if (st == CRFP_OK && crfp_crf_features_plugin(full))
+        st = crfp_crf_set_features(fc, crfp_crf_features_plugin(full), fconf, flen);
+    for (uint32_t o = 0; o < nobs && om; o++)
+        om[o] = UINT32_MAX;
+    for (uint32_t l = 0; l < Y && lm; l++)
+        lm[l] = UINT32_MAX;
+    for (size_t i = 0; st == CRFP_OK && i < crfp_dataset_size(tr); i++) {
+        const crfp_seq *q = crfp_dataset_get(tr, i);
+        for (uint32_t t = 0; st == CRFP_OK && t < q->T; t++) {
+            if (lm[q->y[t]] == UINT32_MAX) {
+                st = crfp_crf_add_label(fc, crfp_crf_label(full, q->y[t]), &lm[q->y[t]]);
+                if (st == CRFP_OK)
+                    tf[lm[q->y[t]]] = q->y[t];
+            }
+            for (int kind = 0; kind < 2 && st == CRFP_OK; kind++) {
+                const uint32_t *ids = kind ? q->bobs : q->uobs, *off = kind ? q->boff : q->uoff;
+                for (uint32_t j = off[t]; j < off[t + 1] && st == CRFP_OK; j++) {
+                    size_t len;
+                    const char *name = crfp_crf_obs(full, ids[j], &len);
+                    st = crfp_crf_add_obs(fc, name, len, kind ? CRFP_OBS_BIGRAM : CRFP_OBS_UNIGRAM,
+                                          &om[ids[j]]);
+                }
+            }
         }
-    free(map);
-    return st == CRFP_ENOMEM ? crfp_error(r->host, st, "out of memory copying the model for "
-                                          "a fold") : st;
+    }
+    if (st == CRFP_OK)
+        st = crfp_crf_finalize(fc);
+    if (st == CRFP_OK) {
+        /* the starting weights, row by row: the start row is the last one
+         * of a bigram block in both layouts */
+        uint32_t Yf = crfp_crf_nlabels(fc);
+        double *w = crfp_crf_weights(fc);
+        for (uint32_t o = 0; o < nobs; o++) {
+            if (om[o] == UINT32_MAX)
+                continue;
+            uint64_t u = crfp_crf_ublock(full, o), uf = crfp_crf_ublock(fc, om[o]),
+                     b = crfp_crf_bblock(full, o), bf = crfp_crf_bblock(fc, om[o]);
+            for (uint32_t y = 0; y < Yf; y++) {
+                if (u != CRFP_NO_BLOCK && uf != CRFP_NO_BLOCK)
+                    w[uf + y] = start[u + tf[y]];
+                for (uint32_t p = 0; b != CRFP_NO_BLOCK && bf != CRFP_NO_BLOCK && p <= Yf; p++)
+                    w[bf + (size_t)p * Yf + y] =
+                        start[b + (size_t)(p == Yf ? Y : tf[p]) * Y + tf[y]];
+            }
+        }
+    }
+    if (st != CRFP_OK) {
+        crfp_crf_free(fc);
+        free(om);
+        free(lm);
+        free(tf);
+        return st == CRFP_ENOMEM ? crfp_error(host, st, "out of memory building a fold's model")
+                                 : st;
+    }
+    *out = fc;
+    *omap = om;
+    *lmap = lm;
+    *tofull = tf;
+    return CRFP_OK;
+}
+
+/* `ds` in the ids of a fold's model: observations through omap (unknown
+ * ones leave their tokens) and, with lmap, labels too; a sentence with a
+ * label the fold's model lacks is left out and counted in *dropped (a dev
+ * sentence, as the dev set of a run on the fold alone would skip it).
+ * Without lmap the labels stay the whole model's (the held-out fold:
+ * scored against its own gold labels).  Errors: CRFP_ENOMEM. */
+static crfp_status fold_data(const crfp_dataset *ds, const uint32_t *omap, const uint32_t *lmap,
+                             crfp_dataset **out, size_t *dropped)
+{
+    crfp_dataset *ob;
+    crfp_status st = crfp_dataset_remap(ds, omap, &ob);
+    if (st != CRFP_OK || !lmap) {
+        *out = st == CRFP_OK ? ob : NULL;
+        return st;
+    }
+    crfp_dataset *nd = crfp_dataset_new();
+    uint32_t *y = NULL;
+    size_t cap = 0;
+    st = nd ? CRFP_OK : CRFP_ENOMEM;
+    for (size_t i = 0; st == CRFP_OK && i < crfp_dataset_size(ob); i++) {
+        crfp_seq q = *crfp_dataset_get(ob, i);
+        if (q.T > cap) {
+            uint32_t *ny = realloc(y, (size_t)q.T * sizeof *ny);
+            if (!ny) {
+                st = CRFP_ENOMEM;
+                break;
+            }
+            y = ny;
+            cap = q.T;
+        }
+        uint32_t t = 0;
+        for (; t < q.T && lmap[q.y[t]] != UINT32_MAX; t++)
+            y[t] = lmap[q.y[t]];
+        if (t < q.T) {
+            ++*dropped;
+            continue;
+        }
+        q.y = y;
+        st = crfp_dataset_add_ids(NULL, nd, &q);
+    }
+    free(y);
+    crfp_dataset_free(ob);
+    if (st != CRFP_OK) {
+        crfp_dataset_free(nd);
+        nd = NULL;
+    }
+    *out = nd;
+    return st;
 }
 
 /* conlleval's F1 of a fold's chunks, in percent (0 when none is right). */
@@ -96,15 +202,18 @@ static double chunk_f1(const crfp_train_fold *f)
     return 200.0 * p * r / (p + r);
 }
 
-/* Score the fold's model (crf, theta) on its held-out sentences: token and
+/* Score the fold's model (crf, theta) on its held-out sentences, whose
+ * observations are in the fold model's ids and whose gold labels are the
+ * whole model's (`full`; tofull maps the fold's labels to them): token and
  * sentence errors and, when the labels are chunk tags, the chunks found,
  * expected and right as conlleval counts them (the figure chunkers and
- * entity taggers are compared by).  One thread: the held-out fold is a
- * K-th of the data, decoded once.  Errors: CRFP_ENOMEM, those of Viterbi. */
-static crfp_status score_fold(const crfp_crf *crf, const crfp_dataset *ho, const double *theta,
-                              crfp_train_fold *f)
+ * entity taggers are compared by).  A gold label the fold's model lacks is
+ * an error wherever it occurs.  One thread: the held-out fold is a K-th of
+ * the data, decoded once.  Errors: CRFP_ENOMEM, those of Viterbi. */
+static crfp_status score_fold(const crfp_crf *full, const crfp_crf *crf, const uint32_t *tofull,
+                              const crfp_dataset *ho, const double *theta, crfp_train_fold *f)
 {
-    uint32_t ny = crfp_crf_nlabels(crf);
+    uint32_t ny = crfp_crf_nlabels(full);
     const char **names = malloc(((size_t)ny + 1) * sizeof *names);
     crfp_infer *w = names ? crfp_infer_new(crf) : NULL;
     uint32_t *y = NULL;
@@ -113,27 +222,30 @@ static crfp_status score_fold(const crfp_crf *crf, const crfp_dataset *ho, const
     crfp_chunkeval ce;
     crfp_chunkeval_init(&ce);
     for (uint32_t l = 0; st == CRFP_OK && l < ny; l++)
-        names[l] = crfp_crf_label(crf, l);
+        names[l] = crfp_crf_label(full, l);
     f->chunked = st == CRFP_OK && crfp_labels_are_chunked(names, ny);
     f->token_errors = f->seq_errors = 0;
     for (size_t i = 0; st == CRFP_OK && i < crfp_dataset_size(ho); i++) {
-        const crfp_seq *seq = crfp_dataset_get(ho, i);
-        if (seq->T > cap) {
-            uint32_t *nyb = realloc(y, (size_t)seq->T * sizeof *nyb);
+        const crfp_seq *gold = crfp_dataset_get(ho, i);
+        crfp_seq seq = *gold;
+        seq.y = NULL; /* the whole model's ids: not the fold model's to check */
+        if (seq.T > cap) {
+            uint32_t *nyb = realloc(y, (size_t)seq.T * sizeof *nyb);
             if (!nyb) {
                 st = CRFP_ENOMEM;
                 break;
             }
             y = nyb;
-            cap = seq->T;
+            cap = seq.T;
         }
-        if ((st = crfp_viterbi(w, seq, theta, y, NULL)) != CRFP_OK)
+        if ((st = crfp_viterbi(w, &seq, theta, y, NULL)) != CRFP_OK)
             break;
         size_t e = 0;
-        for (uint32_t t = 0; t < seq->T && st == CRFP_OK; t++) {
-            e += y[t] != seq->y[t];
+        for (uint32_t t = 0; t < seq.T && st == CRFP_OK; t++) {
+            uint32_t guess = tofull[y[t]];
+            e += guess != gold->y[t];
             if (f->chunked)
-                st = crfp_chunkeval_token(&ce, names[seq->y[t]], names[y[t]]);
+                st = crfp_chunkeval_token(&ce, names[gold->y[t]], names[guess]);
         }
         if (f->chunked && st == CRFP_OK)
             st = crfp_chunkeval_boundary(&ce);
@@ -152,58 +264,54 @@ static crfp_status score_fold(const crfp_crf *crf, const crfp_dataset *ho, const
     return st;
 }
 
-/* Train fold k (its sentences in `tr`, given to the run) from `start` and
- * count its errors on `ho` (also given).  A single trainer trains the whole
- * model in place; a chain trains a copy (fold_model) whose stages shrink it
- * with its data, the held-out fold following the ids (r->heldout), and the
- * whole model and dev set are put back afterwards.  *tst as
- * crfp_train_run_chain. */
+/* Train fold k (its sentences in `tr`, its held-out ones in `ho`, both in
+ * the whole model's ids; taken) from `start` and score it.  The fold's own
+ * model (fold_model) and its data replace the run's for the time of the
+ * fold, the dev set relabelled (its sentences with labels the fold lacks
+ * left out) and the run's totals set to the fold's; a chain's stages shrink
+ * them, the held-out fold following the ids (r->heldout).  The whole model,
+ * data and totals come back afterwards.  *tst as crfp_train_run_chain. */
 static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *ho,
                               const double *start, crfp_train_fold *f, crfp_status *tst)
 {
-    crfp_crf *full = r->crf;
-    crfp_dataset *all = r->train, *dev = r->dev;
-    size_t np = crfp_crf_nparams(full);
-    crfp_status st = CRFP_OK;
+    crfp_crf *full = r->crf, *fc = NULL;
+    crfp_dataset *all = r->train, *dev = r->dev, *ftr = NULL, *fdev = NULL, *fho = NULL;
+    uint64_t totals[4];
+    memcpy(totals, r->total, sizeof totals);
+    uint32_t *omap = NULL, *lmap = NULL, *tofull = NULL;
+    size_t dropped = 0;
     *tst = CRFP_OK;
-    if (r->nstages == 1) {
-        memcpy(crfp_crf_weights(full), start, np * sizeof *start);
-        r->train = tr;
-        st = crfp_train_run_chain(r, NULL, 0, tst);
-        r->train = all;
-        crfp_dataset_free(tr);
-        if (st == CRFP_OK)
-            st = score_fold(r->crf, ho, crfp_crf_weights_const(r->crf), f);
-        f->active = crfp_crf_active(r->crf);
-        f->nparams = np;
-        crfp_dataset_free(ho);
-        return st;
-    }
-    crfp_crf *copy = NULL;
-    crfp_dataset *devcopy = NULL;
-    uint32_t nobs = crfp_crf_nobs(full), *id = malloc(((size_t)nobs + 1) * sizeof *id);
-    if (!id)
-        st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
-    for (uint32_t o = 0; st == CRFP_OK && o < nobs; o++)
-        id[o] = o;
-    if (st == CRFP_OK && (st = crfp_dataset_remap(dev, id, &devcopy)) != CRFP_OK)
-        st = crfp_error(r->host, st, "out of memory copying the dev set for a fold");
-    free(id);
-    if (st == CRFP_OK)
-        st = fold_model(r, full, start, &copy);
+    crfp_status st = fold_model(r->host, full, tr, start, &fc, &omap, &lmap, &tofull);
+    if (st == CRFP_OK && ((st = fold_data(tr, omap, lmap, &ftr, &dropped)) != CRFP_OK ||
+                          (st = fold_data(dev, omap, lmap, &fdev, &dropped)) != CRFP_OK ||
+                          (st = fold_data(ho, omap, NULL, &fho, &dropped)) != CRFP_OK))
+        st = crfp_error(r->host, st, "out of memory copying a fold's data");
+    crfp_dataset_free(tr);
+    crfp_dataset_free(ho);
+    free(omap);
+    free(lmap);
     if (st != CRFP_OK) {
-        crfp_dataset_free(devcopy);
-        crfp_dataset_free(tr);
-        crfp_dataset_free(ho);
+        crfp_crf_free(fc);
+        crfp_dataset_free(ftr);
+        crfp_dataset_free(fdev);
+        crfp_dataset_free(fho);
+        free(tofull);
         return st;
     }
-    r->crf = copy;
-    r->train = tr;
-    r->dev = devcopy;
-    r->heldout = ho;
+    if (dropped)
+        crfp_log(r->host, CRFP_LOG_INFO, "%zu dev sentence%s left out of this fold: a label "
+                 "the fold's training sentences lack", dropped, dropped == 1 ? "" : "s");
+    r->crf = fc;
+    r->train = ftr;
+    r->dev = fdev;
+    r->heldout = fho;
+    r->total[0] = crfp_dataset_size(ftr);
+    r->total[1] = crfp_dataset_tokens(ftr);
+    r->total[2] = crfp_dataset_size(fdev);
+    r->total[3] = crfp_dataset_tokens(fdev);
     st = crfp_train_run_chain(r, NULL, 0, tst);
     if (st == CRFP_OK)
-        st = score_fold(r->crf, r->heldout, crfp_crf_weights_const(r->crf), f);
+        st = score_fold(full, r->crf, tofull, r->heldout, crfp_crf_weights_const(r->crf), f);
     /* the fold's model as its last stage left it */
     f->active = crfp_crf_active(r->crf);
     f->nparams = crfp_crf_nparams(r->crf);
@@ -212,10 +320,12 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
     crfp_dataset_free(r->train);
     crfp_dataset_free(r->dev);
     crfp_dataset_free(r->heldout);
+    free(tofull);
     r->crf = full;
     r->train = all;
     r->dev = dev;
     r->heldout = NULL;
+    memcpy(r->total, totals, sizeof totals);
     return st;
 }
 
@@ -223,16 +333,13 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
  * data is cut into K folds -- K runs of consecutive sentences by default,
  * as neighbouring sentences come from one document and a fold that holds
  * its neighbours' sentences would flatter the model; or, with cv-split
- * interleaved, sentence i in fold i mod K -- and fold k's model is trained from the
- * starting weights (zero, or --init-model's) on the other folds and scored
- * on fold k.  The folds share the dictionary built from all the data, so a
- * fold's model has weights for observations seen only in the fold it is
- * scored on; no training sentence touches them, so they stay at 0 (the
- * penalties pull them there) and score as an unseen observation would.
- * --dev still stops each fold's training; the held-out fold never does.
- * A chain trains a copy of the model per fold (train_fold).
- * Each fold is reported to the fold observer; MODEL, when given, is then
- * trained on all the data and saved. */
+ * interleaved, sentence i in fold i mod K -- and fold k's model, with the
+ * labels and observations of the other folds only (fold_model), is trained
+ * from the starting weights (zero, or --init-model's) on them and scored on
+ * fold k: what training on the other folds alone would give.  --dev still
+ * stops each fold's training; the held-out fold never does.  Each fold is
+ * reported to the fold observer; MODEL, when given, is then trained on all
+ * the data and saved. */
 crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const struct timespec *tall)
 {
     crfp_host *host = r->host;
