@@ -142,6 +142,19 @@ static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_
     return CRFP_OK;
 }
 
+/* Room for n labels in *y (*cap of them now).  Errors: CRFP_ENOMEM. */
+static crfp_status room(uint32_t **y, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return CRFP_OK;
+    uint32_t *ny = realloc(*y, n * sizeof *ny);
+    if (!ny)
+        return CRFP_ENOMEM;
+    *y = ny;
+    *cap = n;
+    return CRFP_OK;
+}
+
 /* `ds` in the ids of a fold's model: observations through omap (unknown
  * ones leave their tokens) and, with lmap, labels too; a sentence with a
  * label the fold's model lacks is left out and counted in *dropped (a dev
@@ -163,15 +176,8 @@ static crfp_status fold_data(const crfp_dataset *ds, const uint32_t *omap, const
     st = nd ? CRFP_OK : CRFP_ENOMEM;
     for (size_t i = 0; st == CRFP_OK && i < crfp_dataset_size(ob); i++) {
         crfp_seq q = *crfp_dataset_get(ob, i);
-        if (q.T > cap) {
-            uint32_t *ny = realloc(y, (size_t)q.T * sizeof *ny);
-            if (!ny) {
-                st = CRFP_ENOMEM;
-                break;
-            }
-            y = ny;
-            cap = q.T;
-        }
+        if ((st = room(&y, &cap, q.T)) != CRFP_OK)
+            break;
         uint32_t t = 0;
         for (; t < q.T && lmap[q.y[t]] != UINT32_MAX; t++)
             y[t] = lmap[q.y[t]];
@@ -229,15 +235,8 @@ static crfp_status score_fold(const crfp_crf *full, const crfp_crf *crf, const u
         const crfp_seq *gold = crfp_dataset_get(ho, i);
         crfp_seq seq = *gold;
         seq.y = NULL; /* the whole model's ids: not the fold model's to check */
-        if (seq.T > cap) {
-            uint32_t *nyb = realloc(y, (size_t)seq.T * sizeof *nyb);
-            if (!nyb) {
-                st = CRFP_ENOMEM;
-                break;
-            }
-            y = nyb;
-            cap = seq.T;
-        }
+        if ((st = room(&y, &cap, seq.T)) != CRFP_OK)
+            break;
         if ((st = crfp_viterbi(w, &seq, theta, y, NULL)) != CRFP_OK)
             break;
         size_t e = 0;
