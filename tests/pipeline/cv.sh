@@ -130,6 +130,8 @@ done
 awk -F '\t' '$1 == "1" { exit !($11 == "nan") }' "$tmp/cv.tsv" ||
     fail "POS folds have a chunk F1: $(sed -n 2p "$tmp/cv.tsv")"
 
+expect_fail "cv-folds does not warm-start" "$CRFPIPE" train $base --cv-folds 3 \
+    --init-model "$tmp/cv.model" "$tmp/all.conllu"
 expect_fail "cv-split must be blocks or interleaved" "$CRFPIPE" train $base --cv-folds 3 \
     --cv-split random "$tmp/all.conllu"
 expect_fail "cv-folds must be 0 (none) or at least 2" "$CRFPIPE" train $base --cv-folds 1 \

@@ -51,6 +51,11 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
                               "cross-validate one rho1 at a time");
         if (crfp_params_isset(sp, "checkpoint") || crfp_params_isset(sp, "resume"))
             return crfp_error(host, CRFP_EINVAL, "checkpoints are not available with cv-folds");
+        if (crfp_params_isset(sp, "init-model"))
+            /* a warm start interns the old model's labels and observations
+             * first, which a fold's own model (fold_model) does not */
+            return crfp_error(host, CRFP_EINVAL, "cv-folds does not warm-start (init-model): "
+                              "each fold's model is built from its own sentences");
     }
     if (crfp_dist_size() > 1)
         return crfp_error(host, CRFP_EINVAL, "cv-folds does not run in a distributed job yet: "
@@ -68,8 +73,7 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
  * alone then took part in every normalisation.  *omap and *lmap (caller
  * frees) give each observation and label of `full` its id in *out, or
  * UINT32_MAX; *tofull each label of *out its id in `full`.  The weights
- * start as `start` (the whole model's starting weights, zero or a warm
- * start), block by block.  Errors: CRFP_ENOMEM, those of the model. */
+ * start as `start` (the whole model's starting weights), block by block.  Errors: CRFP_ENOMEM, those of the model. */
 static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_dataset *tr,
                               const double *start, crfp_crf **out, uint32_t **omap,
                               uint32_t **lmap, uint32_t **tofull)
@@ -334,7 +338,7 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
  * its neighbours' sentences would flatter the model; or, with cv-split
  * interleaved, sentence i in fold i mod K -- and fold k's model, with the
  * labels and observations of the other folds only (fold_model), is trained
- * from the starting weights (zero, or --init-model's) on them and scored on
+ * from zero on them and scored on
  * fold k: what training on the other folds alone would give.  --dev still
  * stops each fold's training; the held-out fold never does.  Each fold is
  * reported to the fold observer; MODEL, when given, is then trained on all

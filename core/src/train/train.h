@@ -35,7 +35,7 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
  * crfp_crf_check_save_path; and that a rho1-path can run (one trainer that
  * declares CRFP_PLUGIN_TRAINER_L1, no explicit rho1, no checkpoints, valid
  * distinct values), and that a cross-validation (cv-folds) can (no path,
- * no checkpoints, one process).  A run that would fail
+ * no warm start, no checkpoints, one process).  A run that would fail
  * only after hours of training fails now.  Errors: those of that function, CRFP_EINVAL naming the
  * reason, CRFP_ENOMEM. */
 crfp_status crfp_train_check_models(crfp_host *host, const crfp_train_stage *stages, size_t n);
