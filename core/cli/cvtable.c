@@ -15,6 +15,8 @@ struct cli_cv_table {
     crfp_train_fold *folds;
     size_t n, cap;
     int nomem;
+    cli_output out; /* opened before training, written at the end */
+    int opened;
 };
 
 static void observe_fold(void *ud, const crfp_train_fold *f)
@@ -35,6 +37,17 @@ cli_cv_table *cli_cv_table_start(crfp_host *host, const char *path)
         return NULL;
     }
     t->host = host;
+    /* opened now, so that an -o that cannot be written fails before the
+     * folds train rather than after them (the file appears at the end) */
+    crfp_status st = cli_output_open(host, &t->out, t->path);
+    if (st != CRFP_OK) {
+        if (t->path)
+            crfp_error_wrap(host, st, "-o");
+        free(t->path);
+        free(t);
+        return NULL;
+    }
+    t->opened = 1;
     crfp_host_set_fold_observer(host, observe_fold, t);
     return t;
 }
@@ -46,11 +59,7 @@ static double rate(size_t errors, size_t of)
 
 static crfp_status write_table(cli_cv_table *t)
 {
-    cli_output o;
-    crfp_status st = cli_output_open(t->host, &o, t->path);
-    if (st != CRFP_OK)
-        return t->path ? crfp_error_wrap(t->host, st, "-o") : st;
-    FILE *f = o.stream.fp;
+    FILE *f = t->out.stream.fp;
     fprintf(f, "fold\ttrain_sentences\theldout_sentences\theldout_tokens\titerations\tactive\t"
                "token_error_pct\tseq_error_pct\tchunk_precision\tchunk_recall\tchunk_f1\t"
                "seconds\tcpu_seconds\n");
@@ -97,7 +106,8 @@ static crfp_status write_table(cli_cv_table *t)
         fprintf(f, "stderr\t\t\t\t\t\t%.3f\t%.2f\t\t\t%.2f\t\t\n", se[0], se[1], se[2]);
     }
     /* a write error (a full disk) is found, and the file removed, here */
-    return cli_output_commit(t->host, &o);
+    t->opened = 0;
+    return cli_output_commit(t->host, &t->out);
 }
 
 crfp_status cli_cv_table_finish(cli_cv_table *t, int failed)
@@ -108,6 +118,8 @@ crfp_status cli_cv_table_finish(cli_cv_table *t, int failed)
         st = crfp_error(t->host, CRFP_ENOMEM, "out of memory recording the folds");
     else if (!failed || t->n > 0)
         st = write_table(t);
+    if (t->opened)
+        cli_output_abort(&t->out);
     free(t->folds);
     free(t->path);
     free(t);

@@ -260,6 +260,8 @@ struct cli_path_report {
     char **models;       /* each point's model file, copied (the observer's dies) */
     size_t n, cap, mcap; /* points, and room for them in pts and in models */
     int oom;
+    cli_output out;      /* the table, opened before training (rank 0) */
+    int opened;
 };
 
 static void observe_point(void *ud, const crfp_train_point *pt)
@@ -301,6 +303,20 @@ cli_path_report *cli_path_report_start(crfp_host *host, const char *table, const
         return NULL;
     }
     r->host = host;
+    /* opened now, so that an -o that cannot be written fails before the
+     * path trains rather than after (the file appears at the end) */
+    if (crfp_dist_rank() == 0) {
+        crfp_status st = cli_output_open(host, &r->out, r->table);
+        if (st != CRFP_OK) {
+            if (r->table)
+                crfp_error_wrap(host, st, "-o");
+            free(r->table);
+            free(r->plot);
+            free(r);
+            return NULL;
+        }
+        r->opened = 1;
+    }
     crfp_host_set_path_observer(host, observe_point, r);
     return r;
 }
@@ -309,11 +325,7 @@ cli_path_report *cli_path_report_start(crfp_host *host, const char *table, const
  * percent, as the progress lines print them. */
 static crfp_status path_table(cli_path_report *r)
 {
-    cli_output o;
-    crfp_status st = cli_output_open(r->host, &o, r->table);
-    if (st != CRFP_OK)
-        return r->table ? crfp_error_wrap(r->host, st, "-o") : st;
-    FILE *f = o.stream.fp;
+    FILE *f = r->out.stream.fp;
     fprintf(f, "rho1\titerations\tactive\tdev_error_pct\tdev_seq_error_pct\tseconds\t"
                "cpu_seconds\tobjective\tmodel\n");
     for (size_t i = 0; i < r->n; i++) {
@@ -323,7 +335,8 @@ static crfp_status path_table(cli_path_report *r)
                 p->cpu_seconds, p->objective, p->model, p->interrupted ? " (interrupted)" : "");
     }
     /* a write error (a full disk) is found, and the file removed, here */
-    return cli_output_commit(r->host, &o);
+    r->opened = 0;
+    return cli_output_commit(r->host, &r->out);
 }
 
 enum { PW = 1100, PH = 520 };
@@ -398,11 +411,13 @@ crfp_status cli_path_report_finish(cli_path_report *r, int failed)
     crfp_status st = CRFP_OK;
     /* A path that stopped after some points still reports those.  In an
      * MPI job every rank saw the same points: rank 0 alone writes them. */
-    if ((!failed || r->n > 0) && crfp_dist_rank() == 0) {
+    if ((!failed || r->n > 0) && r->opened) {
         st = path_table(r);
         if (st == CRFP_OK && r->plot)
             st = path_plot(r);
     }
+    if (r->opened)
+        cli_output_abort(&r->out);
     for (size_t i = 0; i < r->n; i++)
         free(r->models[i]);
     free(r->models);

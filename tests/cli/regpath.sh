@@ -119,6 +119,11 @@ ls "$tmp" | grep -q '^x' && fail "a refused run wrote $(ls "$tmp" | grep '^x' | 
 # an unwritable chart is an error that names it
 expect_fail "$tmp/no/dir/p.svg" "$CRFPIPE" -q train $base --rho1-path 1 --max-iter 2 \
     --model "$tmp/y" --path-report "$tmp/no/dir/p.svg" "$tmp/train.conllu"
+# the path's -o is opened before the path trains: one that cannot be
+# written fails at once
+expect_fail "is a directory" "$CRFPIPE" train $base --rho1-path 1,0.5 --max-iter 2 \
+    --model "$tmp/y" -o "$tmp" "$tmp/train.conllu"
+grep -q "path point" "$tmp/err" && fail "the path trained before -o was refused"
 "$CRFPIPE" plugins lbfgs | grep -q '^l1: *yes$' || fail "plugins lbfgs does not say l1: yes"
 "$CRFPIPE" plugins perceptron | grep -q '^l1: *no$' || fail "plugins perceptron does not say l1: no"
 

@@ -130,6 +130,9 @@ done
 awk -F '\t' '$1 == "1" { exit !($11 == "nan") }' "$tmp/cv.tsv" ||
     fail "POS folds have a chunk F1: $(sed -n 2p "$tmp/cv.tsv")"
 
+# an -o that cannot be written fails before the folds train, not after
+expect_fail "is a directory" "$CRFPIPE" train $base --cv-folds 3 -o "$tmp" "$tmp/all.conllu"
+grep -q "^fold 1/" "$tmp/err" && fail "the folds trained before -o was refused"
 expect_fail "cv-folds does not warm-start" "$CRFPIPE" train $base --cv-folds 3 \
     --init-model "$tmp/cv.model" "$tmp/all.conllu"
 expect_fail "cv-split must be blocks or interleaved" "$CRFPIPE" train $base --cv-folds 3 \
