@@ -52,6 +52,11 @@ void cli_output_force_special(int on);
 crfp_status cli_output_open(crfp_host *host, cli_output *o, const char *path);
 crfp_status cli_output_commit(crfp_host *host, cli_output *o);
 void cli_output_abort(cli_output *o);
+/* Whether an output could be written at `path` (NULL or "-": stdout, yes):
+ * opens it as cli_output_open does and aborts at once, so that a file
+ * written only after hours of training (a report, a chart) fails before
+ * them.  Errors: those of cli_output_open. */
+crfp_status cli_output_probe(crfp_host *host, const char *path);
 
 /* Input: path NULL or "-" is stdin. */
 crfp_status cli_input_open(crfp_host *host, crfp_stream *s, const char *path);

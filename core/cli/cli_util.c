@@ -157,6 +157,15 @@ crfp_status cli_output_commit(crfp_host *host, cli_output *o)
     return st;
 }
 
+crfp_status cli_output_probe(crfp_host *host, const char *path)
+{
+    cli_output o;
+    crfp_status st = cli_output_open(host, &o, path);
+    if (st == CRFP_OK)
+        cli_output_abort(&o);
+    return st;
+}
+
 void cli_output_abort(cli_output *o)
 {
     if (o->path && o->stream.fp)

@@ -47,6 +47,15 @@ cli_train_report *cli_train_report_start(crfp_host *host, const char *path)
         return NULL;
     }
     r->host = host;
+    /* the report is written after training: a place it cannot go fails
+     * now (rank 0 writes it) */
+    crfp_status st = crfp_dist_rank() == 0 ? cli_output_probe(host, path) : CRFP_OK;
+    if (st != CRFP_OK) {
+        crfp_error_wrap(host, st, "--report");
+        free(r->path);
+        free(r);
+        return NULL;
+    }
     crfp_host_set_train_observer(host, observe, r);
     return r;
 }
@@ -306,7 +315,15 @@ cli_path_report *cli_path_report_start(crfp_host *host, const char *table, const
     /* opened now, so that an -o that cannot be written fails before the
      * path trains rather than after (the file appears at the end) */
     if (crfp_dist_rank() == 0) {
-        crfp_status st = cli_output_open(host, &r->out, r->table);
+        crfp_status st = plot ? cli_output_probe(host, plot) : CRFP_OK;
+        if (st != CRFP_OK) {
+            crfp_error_wrap(host, st, "--path-report");
+            free(r->table);
+            free(r->plot);
+            free(r);
+            return NULL;
+        }
+        st = cli_output_open(host, &r->out, r->table);
         if (st != CRFP_OK) {
             if (r->table)
                 crfp_error_wrap(host, st, "-o");

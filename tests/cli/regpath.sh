@@ -119,6 +119,7 @@ ls "$tmp" | grep -q '^x' && fail "a refused run wrote $(ls "$tmp" | grep '^x' | 
 # an unwritable chart is an error that names it
 expect_fail "$tmp/no/dir/p.svg" "$CRFPIPE" -q train $base --rho1-path 1 --max-iter 2 \
     --model "$tmp/y" --path-report "$tmp/no/dir/p.svg" "$tmp/train.conllu"
+[ -e "$tmp/y.rho1-1" ] && fail "the path trained although its chart could not be written"
 # the path's -o is opened before the path trains: one that cannot be
 # written fails at once
 expect_fail "is a directory" "$CRFPIPE" train $base --rho1-path 1,0.5 --max-iter 2 \

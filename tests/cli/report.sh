@@ -35,9 +35,11 @@ is_png "$tmp/train.PNG" || fail "train.PNG is not a PNG"
 "$CRFPIPE" -q train --template /nonexistent.tpl --label upos --model "$tmp/c.model" \
     --report "$tmp/none.svg" "$pos/train.conllu" 2>/dev/null && fail "training with a missing template succeeded"
 [ -e "$tmp/none.svg" ] && fail "a failed run wrote a report"
-# an unwritable report is an error that names it
+# an unwritable report is an error that names it, before training (the
+# model of hours of training was saved, and the report then failed)
 expect_fail "$tmp/no/such/dir/r.svg" "$CRFPIPE" -q train --template "$tpl" --label upos --threads 1 \
     --max-iter 2 --model "$tmp/d.model" --report "$tmp/no/such/dir/r.svg" "$pos/train.conllu"
+[ -e "$tmp/d.model" ] && fail "training ran although its report could not be written"
 
 # eval: heat map and bars; the text report is unchanged by --report
 "$CRFPIPE" eval --model "$tmp/a.model" "$pos/test.conllu" >"$tmp/plain.txt" || fail "eval"
