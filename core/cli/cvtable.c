@@ -39,7 +39,8 @@ cli_cv_table *cli_cv_table_start(crfp_host *host, const char *path)
     t->host = host;
     /* opened now, so that an -o that cannot be written fails before the
      * folds train rather than after them (the file appears at the end) */
-    crfp_status st = cli_output_open(host, &t->out, t->path);
+    /* rank 0 alone would write (cross-validation refuses MPI jobs anyway) */
+    crfp_status st = crfp_dist_rank() == 0 ? cli_output_open(host, &t->out, t->path) : CRFP_OK;
     if (st != CRFP_OK) {
         if (t->path)
             crfp_error_wrap(host, st, "-o");
@@ -47,7 +48,7 @@ cli_cv_table *cli_cv_table_start(crfp_host *host, const char *path)
         free(t);
         return NULL;
     }
-    t->opened = 1;
+    t->opened = crfp_dist_rank() == 0;
     crfp_host_set_fold_observer(host, observe_fold, t);
     return t;
 }
@@ -116,7 +117,7 @@ crfp_status cli_cv_table_finish(cli_cv_table *t, int failed)
     crfp_status st = CRFP_OK;
     if (t->nomem)
         st = crfp_error(t->host, CRFP_ENOMEM, "out of memory recording the folds");
-    else if (!failed || t->n > 0)
+    else if (t->opened && (!failed || t->n > 0))
         st = write_table(t);
     if (t->opened)
         cli_output_abort(&t->out);
