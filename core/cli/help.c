@@ -102,8 +102,9 @@ static const optdoc train_opts[] = {
      "with --rho1-path: plot the active features and the dev error against rho1 (SVG, or PNG "
      "when FILE ends in .png)"},
     {"--output", "-o", "FILE", NULL,
-     "with --rho1-path: write the path's table (rho1, iterations, active features, dev error, "
-     "seconds, model file) to FILE instead of stdout"},
+     "with --rho1-path or --cv-folds: write the path's table (rho1, iterations, active "
+     "features, dev error, seconds, model file) or the folds' (errors per fold, their mean and "
+     "standard error) to FILE instead of stdout"},
 };
 
 static const optdoc plot_opts[] = {
@@ -211,7 +212,9 @@ static const cmddoc commands[] = {
      "Train a linear-chain CRF on the labelled corpus TRAIN (a file, or - for stdin) and write "
      "the model.  Options other than those listed under Options go to the trainer stage, "
      "which checks them against its declaration.  One progress line per iteration goes to "
-     "stderr unless --quiet; Ctrl-C stops cleanly and saves the last iteration's model.",
+     "stderr unless --quiet; Ctrl-C stops cleanly and saves the last iteration's model.  "
+     "With --cv-folds K it cross-validates instead (a table of the folds on stdout), and "
+     "--model is then optional.",
      train_opts, N(train_opts), train_extra},
     {"tag", "--model FILE [OPTIONS] [IN]", "label a corpus with a model",
      "Label every sentence of IN (a file, or - / nothing for stdin) with the model and write "
