@@ -16,16 +16,15 @@ K=3
 
 # split_fold K k want MODE FILE: the sentences of FILE in fold k (want 1) or
 # in the other folds (want 0); sentences end at lines of white space.
-# MODE blocks: fold k is the k-th run of consecutive sentences, the first
-# (total mod K) runs one sentence longer; interleaved: sentence n in fold
-# n mod K.
+# MODE blocks: fold k is the k-th run of consecutive sentences, from
+# sentence floor(k total / K) to floor((k + 1) total / K) - 1; interleaved:
+# sentence n in fold n mod K.
 split_fold() {
     awk -v K=$1 -v k=$2 -v want=$3 -v mode=$4 '
         function held(n) { return mode == "interleaved" ? n % K == k : n >= lo && n < hi }
         NR == FNR { if (/^[ \t]*$/) { if (inside) total++; inside = 0 } else inside = 1; next }
         FNR == 1 { if (inside) total++; inside = 0
-                   base = int(total / K); extra = total % K
-                   lo = k * base + (k < extra ? k : extra); hi = lo + base + (k < extra ? 1 : 0) }
+                   lo = int(k * total / K); hi = int((k + 1) * total / K) }
         /^[ \t]*$/ { if (inside) { if (held(n) == want) print ""; n++; inside = 0 }; next }
         { inside = 1; if (held(n) == want) print }
         END { if (inside && held(n) == want) print "" }' "$5" "$5"

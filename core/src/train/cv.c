@@ -32,6 +32,14 @@ static int cv_interleaved(const crfp_train_stage *stages, size_t n)
     return strcmp(v, "interleaved") == 0 ? 1 : -1;
 }
 
+/* The first sentence of block f of n sentences cut into K (f <= K):
+ * floor(f n / K), as bench/tune.sh cut its folds by hand, computed without
+ * forming f n: f (n mod K) < K^2 stays far below the range of size_t. */
+static size_t block_start(size_t f, size_t n, size_t K)
+{
+    return f * (n / K) + f * (n % K) / K;
+}
+
 /* Whether a cross-validation can run with these stages, before any data is
  * read (the upper bound on K, the number of sentences, is checked after). */
 crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages, size_t n)
@@ -373,14 +381,12 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
     size_t done = 0;
     int chunked = 0;
     int interleaved = cv_interleaved(r->stages, r->nstages);
-    /* blocks: the first nseq mod K folds hold one sentence more */
-    size_t base = nseq / (size_t)K, extra = nseq % (size_t)K;
     for (int64_t k = 0; k < K && st == CRFP_OK && tst == CRFP_OK; k++) {
         crfp_dataset *tr = crfp_dataset_new(), *ho = crfp_dataset_new();
         if (!tr || !ho)
             st = crfp_error(host, CRFP_ENOMEM, "out of memory");
-        size_t uk = (size_t)k, lo = uk * base + (uk < extra ? uk : extra),
-               hi = lo + base + (uk < extra);
+        size_t uk = (size_t)k, lo = block_start(uk, nseq, (size_t)K),
+               hi = block_start(uk + 1, nseq, (size_t)K);
         for (size_t i = 0; i < nseq && st == CRFP_OK; i++) {
             int held = interleaved ? i % (size_t)K == uk : i >= lo && i < hi;
             st = crfp_dataset_add_ids(host, held ? ho : tr, crfp_dataset_get(all, i));
