@@ -103,7 +103,8 @@ crfp_status runtable_read(crfp_host *host, const char *spec, const char *xcol,
     if (!f)
         return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(errno));
     char *line = NULL;
-    size_t cap = 0, nr = 0, lineno = 1, odd_rows = 0, limit = crfp_host_limit(host, CRFP_LIMIT_LINE);
+    size_t cap = 0, nr = 0, lineno = 1, odd_rows = 0;
+    size_t limit = crfp_host_limit(host, CRFP_LIMIT_LINE);
     crfp_status st = CRFP_OK;
     long got = read_line(f, limit, &line, &cap);
     if (got == -1 && !ferror(f))

@@ -81,15 +81,16 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
  * alone then took part in every normalisation.  *omap and *lmap (caller
  * frees) give each observation and label of `full` its id in *out, or
  * UINT32_MAX; *tofull each label of *out its id in `full`.  The weights
- * start as `start` (the whole model's starting weights), block by block.  Errors: CRFP_ENOMEM, those of the model. */
+ * start as `start` (the whole model's starting weights), block by block.
+ * Errors: CRFP_ENOMEM, those of the model. */
 static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_dataset *tr,
                               const double *start, crfp_crf **out, uint32_t **omap,
                               uint32_t **lmap, uint32_t **tofull)
 {
     uint32_t nobs = crfp_crf_nobs(full), Y = crfp_crf_nlabels(full);
     crfp_crf *fc = crfp_crf_new();
-    uint32_t *om = malloc(((size_t)nobs + 1) * sizeof *om), *lm = malloc(((size_t)Y + 1) * sizeof *lm),
-             *tf = malloc(((size_t)Y + 1) * sizeof *tf);
+    uint32_t *om = malloc(((size_t)nobs + 1) * sizeof *om),
+             *lm = malloc(((size_t)Y + 1) * sizeof *lm), *tf = malloc(((size_t)Y + 1) * sizeof *tf);
     size_t flen;
     const char *fconf = crfp_crf_features_config(full, &flen);
     crfp_status st = fc && om && lm && tf ? CRFP_OK : CRFP_ENOMEM;
