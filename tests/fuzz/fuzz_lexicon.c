@@ -182,13 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (small) {
         /* a reader that got to the end without an error read every line:
          * none may have been over the limit */
-        size_t run = 0, longest = 0;
-        for (size_t i = 0; i < tlen; i++) {
-            run = text[i] == '\n' ? 0 : run + 1;
-            if (run > longest)
-                longest = run;
-        }
-        if (longest > 41 && st == CRFP_OK && n < MAXDOCS)
+        if (fz_longest_line(text, tlen) > 41 && st == CRFP_OK && n < MAXDOCS)
             fz_fail("line limit", "a line over the limit was read without an error");
     }
     fz_trace("config %u%s: %zu document(s): %s", c, small ? " line=40" : "", n,

@@ -63,17 +63,6 @@ static int is_pad(const char *s)
 
 /* The longest line of the file in bytes (its CR included, as the loader
  * counts it), computed before the load: it must not trust the file. */
-static size_t longest_line(const uint8_t *d, size_t n)
-{
-    size_t len = 0, longest = 0;
-    for (size_t i = 0; i < n; i++) {
-        len = d[i] == '\n' ? 0 : len + 1;
-        if (len > longest)
-            longest = len;
-    }
-    return longest;
-}
-
 /* Cut a file the loader accepted into lines and symbols.  It has no NUL
  * byte (the loader refuses them) and every line after the header, order
  * and discount lines is "g<TAB>S1 ... SN<TAB>COUNT" with N = order; a line
@@ -285,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ngram *m = (ngram *)1;   /* the loader must set it NULL on error */
     crfp_status st = ngram_load(h, path, &m);
     fz_trace("line=%zu: %s", limit, st == CRFP_OK ? "loaded" : crfp_errmsg(h));
-    size_t longest = longest_line(data, size);
+    size_t longest = fz_longest_line(data, size);
     if (st != CRFP_OK) {
         /* ENOMEM cannot happen at these sizes; EIO only for the file
          * itself, which fz_file just wrote */

@@ -100,16 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!xcol && r.x[i] != (double)(i + 1))
             fz_fail("runtable_read", "x is not the row number");
     }
-    if (small) {
-        size_t run = 0, longest = 0;
-        for (size_t i = 0; i < tlen; i++) {
-            run = text[i] == '\n' ? 0 : run + 1;
-            if (run > longest)
-                longest = run;
-        }
-        if (longest > 40)
-            fz_fail("line limit", "a line over the limit was read without an error");
-    }
+    if (small && fz_longest_line(text, tlen) > 40)
+        fz_fail("line limit", "a line over the limit was read without an error");
     draw(&r, percent, ylog, logx, cut ? 10 : INFINITY, cut ? 10 : INFINITY);
     fz_trace("config %u: %zu point(s)", c, r.n);
     runtable_free(&r);

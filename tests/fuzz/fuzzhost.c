@@ -154,3 +154,14 @@ void fz_line_limit(size_t bytes)
     if (crfp_host_set_limits(h, spec) != CRFP_OK)
         fz_fail("set-up: limit refused", crfp_errmsg(h));
 }
+
+size_t fz_longest_line(const uint8_t *d, size_t n)
+{
+    size_t len = 0, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        len = d[i] == '\n' ? 0 : len + 1;
+        if (len > longest)
+            longest = len;
+    }
+    return longest;
+}

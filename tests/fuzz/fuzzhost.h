@@ -53,6 +53,10 @@ void fz_roundtrip(const uint8_t *data, size_t size, const char *reader, const ch
 #define FZ_DEFAULT_LINE ((size_t)-1)
 void fz_line_limit(size_t bytes);
 
+/* The length in bytes of the longest line of d[0..n) (without its '\n'):
+ * what a `line` limit oracle compares with the limit. */
+size_t fz_longest_line(const uint8_t *d, size_t n);
+
 /* With FUZZ_VERBOSE set, print what became of an input (to check that the
  * seeds reach deep into the code, not only the first error). */
 void fz_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
