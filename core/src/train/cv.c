@@ -183,6 +183,26 @@ static crfp_status fold_data(const crfp_dataset *ds, const uint32_t *omap, const
         *out = st == CRFP_OK ? ob : NULL;
         return st;
     }
+    /* Relabelled in place, the remapped copy being ours; a second copy only
+     * when sentences must go (a dev set with labels the fold lacks), since
+     * the training part is most of the data. */
+    size_t unknown = 0;
+    for (size_t i = 0; i < crfp_dataset_size(ob); i++) {
+        const crfp_seq *q = crfp_dataset_get(ob, i);
+        uint32_t t = 0;
+        while (t < q->T && lmap[q->y[t]] != UINT32_MAX)
+            t++;
+        unknown += t < q->T;
+    }
+    if (!unknown) {
+        for (size_t i = 0; i < crfp_dataset_size(ob); i++) {
+            const crfp_seq *q = crfp_dataset_get(ob, i);
+            for (uint32_t t = 0; t < q->T; t++)
+                q->y[t] = lmap[q->y[t]];
+        }
+        *out = ob;
+        return CRFP_OK;
+    }
     crfp_dataset *nd = crfp_dataset_new();
     uint32_t *y = NULL;
     size_t cap = 0;
