@@ -93,5 +93,14 @@ plugins "$tmp/junk" tp_junk && fail "garbage module loaded"
 has "$tmp/err" "tp_junk.so: not a loadable module: .*\(file too short\|invalid ELF header\)" \
     "garbage module"
 grep -q "file not found" "$tmp/err" && fail "garbage module reported as 'file not found'"
+# The same garbage first on the path under a reader's name hides the good
+# reader: the unknown format says which module could not be loaded.
+cp "$tmp/junk/tp_junk.so" "$tmp/junk/conll_reader.so"
+printf 'a\tX\n\n' >"$tmp/one.conll"
+"$CRFPIPE" --plugin-path "$tmp/junk" convert --from conll --to xml "$tmp/one.conll" \
+    >"$tmp/out" 2>"$tmp/err" && fail "a broken conll_reader.so was not noticed"
+has "$tmp/err" "unknown input format 'conll'.*could not be loaded.*conll_reader.so: not a loadable module" \
+    "a format hidden by a broken module"
+rm -f "$tmp/junk/conll_reader.so"
 
 [ $fails -eq 0 ]

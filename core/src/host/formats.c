@@ -2,16 +2,34 @@
 #include "config.h"
 #include "crfpipe/host.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+/* The modules a scan could not load: how many, and the first one's
+ * message, for an "unknown format" that one of them may have declared (a
+ * broken conll_reader.so first on the path hides the good one). */
+typedef struct skipped {
+    size_t n;
+    char first[320];
+} skipped;
+
+static void note_skipped(void *ud, const char *file, const char *msg)
+{
+    skipped *k = ud;
+    if (k->n++ == 0)
+        snprintf(k->first, sizeof k->first, "%s%s%s", strncmp(msg, file, strlen(file)) ? file : "",
+                 strncmp(msg, file, strlen(file)) ? ": " : "", msg);
+}
+
 /* Every plugin on the search path; modules that fail to load are skipped
- * here (`crfpipe plugins` reports them). */
-static crfp_status all_plugins(crfp_host *host, const crfp_plugin *const **list, size_t *n)
+ * and counted in *k (may be NULL; `crfpipe plugins` lists them). */
+static crfp_status all_plugins(crfp_host *host, const crfp_plugin *const **list, size_t *n,
+                               skipped *k)
 {
     const crfp_plugin **l;
-    crfp_status st = crfp_host_scan(host, &l, n, NULL, NULL);
+    crfp_status st = crfp_host_scan(host, &l, n, k ? note_skipped : NULL, k);
     *list = l;
     return st;
 }
@@ -27,7 +45,8 @@ crfp_status crfp_host_find_format(crfp_host *host, crfp_kind kind, const char *f
     const crfp_plugin *const *list;
     size_t n;
     *out = NULL;
-    crfp_status st = all_plugins(host, &list, &n);
+    skipped bad = {0};
+    crfp_status st = all_plugins(host, &list, &n, &bad);
     if (st != CRFP_OK)
         return st;
     for (size_t i = 0; i < n; i++) {
@@ -50,9 +69,11 @@ crfp_status crfp_host_find_format(crfp_host *host, crfp_kind kind, const char *f
             k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", k ? ", " : "", *f);
         }
     }
-    return crfp_error(host, CRFP_ENOTFOUND, "unknown %s format '%s' (known: %s)",
+    return crfp_error(host, CRFP_ENOTFOUND, "unknown %s format '%s' (known: %s)%s%s%s",
                       kind == CRFP_KIND_READER ? "input" : "output", format,
-                      k ? known : "none; no reader or writer plugins found");
+                      k ? known : "none; no reader or writer plugins found",
+                      bad.n ? "; a module that could not be loaded may declare it: " : "",
+                      bad.first, bad.n > 1 ? " (and more: crfpipe plugins lists them)" : "");
 }
 
 crfp_status crfp_host_format_for_path(crfp_host *host, crfp_kind kind, const char *path,
@@ -63,7 +84,7 @@ crfp_status crfp_host_format_for_path(crfp_host *host, crfp_kind kind, const cha
     *out = NULL;
     if (!path)
         return CRFP_ENOTFOUND;
-    crfp_status st = all_plugins(host, &list, &n);
+    crfp_status st = all_plugins(host, &list, &n, NULL);
     if (st != CRFP_OK)
         return st;
     size_t plen = strlen(path);
@@ -89,7 +110,7 @@ crfp_status crfp_host_sniff_reader(crfp_host *host, const char *head, size_t len
     size_t n;
     int best = 0;
     *out = NULL;
-    crfp_status st = all_plugins(host, &list, &n);
+    crfp_status st = all_plugins(host, &list, &n, NULL);
     if (st != CRFP_OK)
         return st;
     for (size_t i = 0; i < n; i++) {
