@@ -506,6 +506,36 @@ static void outer_job(void *arg, int id, int n)
     crfp_team_run(j->t, inner_job, &j->inner[id]);
 }
 
+/* A sentence buffer splits a document's "columns" metadata once and reuses
+ * the split: it must notice a new value even when a freed document and its
+ * metadata are followed by others at the same addresses (malloc reuses
+ * blocks of one size at once), which a cache keyed by pointers would not. */
+static void test_sentbuf_columns(crfp_host *h)
+{
+    crfp_sentbuf *b = crfp_sentbuf_new();
+    CHECK(b != NULL);
+    static const char *const cols[] = {"form,upos", "upos,form", "upos,form", "form,upos", ""};
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        crfp_doc *d = crfp_doc_new("cols");
+        CHECK_ST(crfp_doc_set_text(h, d, "x", 1), CRFP_OK);
+        if (*cols[i])
+            CHECK_ST(crfp_doc_meta_set_str(d, "columns", cols[i]), CRFP_OK);
+        crfp_annset *s = crfp_doc_annset(d, "", 1);
+        crfp_ann *t;
+        CHECK_ST(crfp_annset_add(h, d, s, "Token", 0, 1, &t), CRFP_OK);
+        CHECK_ST(crfp_ann_set_str(d, t, "form", "x"), CRFP_OK);
+        CHECK_ST(crfp_ann_set_str(d, t, "upos", "X"), CRFP_OK);
+        const crfp_tokseq *seq;
+        CHECK_ST(crfp_sentbuf_fill(h, b, d, NULL, NULL, &seq, NULL), CRFP_OK);
+        CHECK(seq->ntok == 1 && seq->ncols == 2);
+        int upos_first = cols[i][0] == 'u';
+        CHECK_STR(seq->colnames[0], upos_first ? "upos" : "form");
+        CHECK_STR(seq->cells[0], upos_first ? "X" : "x");
+        crfp_doc_free(d);
+    }
+    crfp_sentbuf_free(b);
+}
+
 static void test_team_nesting(void)
 {
     crfp_team *t = NULL;
@@ -530,6 +560,7 @@ int main(void)
     test_meta_processors_equal(h);
     test_borrowed(h);
     test_ids_and_order(h);
+    test_sentbuf_columns(h);
     test_team_nesting();
     crfp_host_free(h);
     if (doc_failures)

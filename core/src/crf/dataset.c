@@ -116,6 +116,17 @@ static crfp_status begin_seq(crfp_dataset *ds, uint32_t T, int labelled)
     return CRFP_OK;
 }
 
+/* Re-point the first n sequences when a buffer moved since `old` was
+ * taken: also after a failed reservation, which may have moved some
+ * buffers before another one could not grow. */
+static void repoint_moved(crfp_dataset *ds, size_t n, const uint32_t *old[5])
+{
+    int moved = old[0] != ds->y.v || old[1] != ds->uoff.v || old[2] != ds->uobs.v ||
+                old[3] != ds->boff.v || old[4] != ds->bobs.v;
+    for (size_t i = 0; moved && i < n; i++)
+        repoint(ds, i, ds->seqs[i].y != NULL);
+}
+
 /* Close the sequence opened by begin_seq and re-point every sequence when a
  * buffer moved during its construction. */
 static void end_seq(crfp_dataset *ds, uint32_t T, int labelled, const uint32_t *old[5])
@@ -125,12 +136,7 @@ static void end_seq(crfp_dataset *ds, uint32_t T, int labelled, const uint32_t *
     ds->boff.n += (size_t)T + 1;
     ds->tokens += T;
     ds->n++;
-    int moved = old[0] != ds->y.v || old[1] != ds->uoff.v || old[2] != ds->uobs.v ||
-                old[3] != ds->boff.v || old[4] != ds->bobs.v;
-    if (moved) {
-        for (size_t i = 0; i + 1 < ds->n; i++)
-            repoint(ds, i, ds->seqs[i].y != NULL);
-    }
+    repoint_moved(ds, ds->n - 1, old);
     repoint(ds, ds->n - 1, labelled);
 }
 
@@ -157,8 +163,10 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
     int labelled = labels != NULL;
     const uint32_t *old[5];
     SNAPSHOT(ds, old);
-    if (begin_seq(ds, T, labelled) != CRFP_OK)
+    if (begin_seq(ds, T, labelled) != CRFP_OK) {
+        repoint_moved(ds, ds->n, old);
         return crfp_error(host, CRFP_ENOMEM, "crf: out of memory adding a sentence");
+    }
     uint32_t *uoff = ds->uoff.v + ds->uoff.n, *boff = ds->boff.v + ds->boff.n;
     uint32_t *y = labelled ? ds->y.v + ds->y.n : NULL;
     size_t u0 = ds->uobs.n, b0 = ds->bobs.n;
@@ -244,8 +252,10 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
     const uint32_t *old[5];
     SNAPSHOT(ds, old);
     if (begin_seq(ds, T, labelled) != CRFP_OK || u32_reserve(&ds->uobs, nu) ||
-        u32_reserve(&ds->bobs, nb))
+        u32_reserve(&ds->bobs, nb)) {
+        repoint_moved(ds, ds->n, old);
         return crfp_error(host, CRFP_ENOMEM, "crf: out of memory adding a sentence");
+    }
     for (uint32_t t = 0; t <= T; t++) {
         ds->uoff.v[ds->uoff.n + t] = seq->uoff[t] - seq->uoff[0];
         ds->boff.v[ds->boff.n + t] = seq->boff[t] - seq->boff[0];

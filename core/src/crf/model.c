@@ -124,6 +124,10 @@ crfp_status crfp_crf_finalize(crfp_crf *crf)
     uint32_t n = crf->obs.n;
     uint64_t Y = crf->labels.n;
     size_t m = n ? n : 1;
+    /* a call retried after CRFP_ENOMEM starts afresh */
+    free(crf->ublk);
+    free(crf->bblk);
+    free(crf->bidx);
     crf->ublk = crfp_big_alloc(m * sizeof *crf->ublk);
     crf->bblk = crfp_big_alloc(m * sizeof *crf->bblk);
     crf->bidx = crfp_big_alloc(m * sizeof *crf->bidx);

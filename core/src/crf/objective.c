@@ -140,8 +140,11 @@ crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dat
             return crfp_error(host, CRFP_EINVAL, "crf: objective: sequence %zu has no labels",
                               i + 1);
         crfp_status st = crfp_seq_check(host, crf, seq);
-        if (st != CRFP_OK)
-            return crfp_error_prefix(host, "sequence %zu", i + 1);
+        if (st != CRFP_OK) {
+            /* st, not the prefix's return: with no host that is CRFP_OK */
+            crfp_error_prefix(host, "sequence %zu", i + 1);
+            return st;
+        }
     }
     int n = crfp_team_size(team);
     crfp_crfobj *o = calloc(1, sizeof *o);

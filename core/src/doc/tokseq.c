@@ -7,10 +7,12 @@
 #include "crfpipe/tokseq.h"
 
 struct crfp_sentbuf {
-    /* Column names: those of the document's "columns" metadata, split once
-     * per document, then extra feature names met in the sentence. */
-    const crfp_doc *doc;       /* document the metadata split belongs to */
-    const char *meta;          /* the metadata string that was split */
+    /* Column names: those of the document's "columns" metadata, split when
+     * it differs from the last one split, then extra feature names met in
+     * the sentence.  The cache is keyed by the metadata's text, not by the
+     * document's address: a document freed and the next one allocated at
+     * the same place, with other columns, must not reuse the split. */
+    char *metakey;             /* the metadata last split ("" for none); NULL: none yet */
     char *metacopy;
     size_t nmeta;
     const char **cols;
@@ -31,6 +33,7 @@ void crfp_sentbuf_free(crfp_sentbuf *b)
 {
     if (!b)
         return;
+    free(b->metakey);
     free(b->metacopy);
     free(b->cols);
     free(b->cells);
@@ -56,28 +59,35 @@ static int grow(void **p, size_t *cap, size_t need, size_t elt)
 static crfp_status split_meta(crfp_sentbuf *b, const crfp_doc *doc)
 {
     const char *meta = crfp_doc_meta_str(doc, "columns");
-    if (b->doc == doc && b->meta == meta)
+    if (!meta)
+        meta = "";
+    if (b->metakey && strcmp(b->metakey, meta) == 0)
         return CRFP_OK;
-    b->doc = doc;
-    b->meta = meta;
+    /* until the split is complete there is no key, so a failure is
+     * retried by the next call rather than leaving half a split cached */
+    free(b->metakey);
+    b->metakey = NULL;
     b->nmeta = 0;
     free(b->metacopy);
     b->metacopy = NULL;
-    if (!meta || !*meta)
-        return CRFP_OK;
-    b->metacopy = strdup(meta);
-    if (!b->metacopy)
-        return CRFP_ENOMEM;
-    for (char *s = b->metacopy;;) {
-        char *comma = strchr(s, ',');
-        if (comma)
-            *comma = '\0';
-        if (!grow((void **)&b->cols, &b->capcols, b->nmeta + 1, sizeof *b->cols))
+    if (*meta) {
+        if (!(b->metacopy = strdup(meta)))
             return CRFP_ENOMEM;
-        b->cols[b->nmeta++] = s;
-        if (!comma)
-            break;
-        s = comma + 1;
+        for (char *s = b->metacopy;;) {
+            char *comma = strchr(s, ',');
+            if (comma)
+                *comma = '\0';
+            if (!grow((void **)&b->cols, &b->capcols, b->nmeta + 1, sizeof *b->cols))
+                return CRFP_ENOMEM;
+            b->cols[b->nmeta++] = s;
+            if (!comma)
+                break;
+            s = comma + 1;
+        }
+    }
+    if (!(b->metakey = strdup(meta))) {
+        b->nmeta = 0;
+        return CRFP_ENOMEM;
     }
     return CRFP_OK;
 }

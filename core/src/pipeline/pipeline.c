@@ -142,8 +142,10 @@ crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *
     crfp_host *host = p->host;
     const crfp_plugin *pl;
     crfp_status st = crfp_host_load(host, plugin, &pl);
-    if (st != CRFP_OK)
-        return crfp_error_prefix(host, "%s: stage '%s'", where, plugin);
+    if (st != CRFP_OK) {
+        crfp_error_prefix(host, "%s: stage '%s'", where, plugin);
+        return st;
+    }
     crfp_kind kind = pl->desc->kind;
     int ph = phase_of(kind);
     if (ph < 0)
