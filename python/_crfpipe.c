@@ -1087,6 +1087,66 @@ static PyObject *Model_dump(Model *m, PyObject *noargs)
     return res;
 }
 
+/* Model.weights(kind): the non-zero weights of one kind as a dict, built
+ * in one walk (crfp_crf_foreach_weight) without the dump's text.  The
+ * model is read-only once loaded, so no lock is needed; the GIL is held
+ * throughout, since every weight becomes Python objects. */
+typedef struct weights_walk {
+    Model *m;
+    int bigram;
+    PyObject *dict, *start;
+    uint32_t obs_id;   /* the observation whose str is in obs */
+    PyObject *obs;
+} weights_walk;
+
+static int weights_one(void *ud, const crfp_crf_weight *w)
+{
+    weights_walk *k = ud;
+    if (w->bigram != k->bigram)
+        return 0;
+    if (!k->obs || k->obs_id != w->obs) {
+        size_t len;
+        const char *s = crfp_crf_obs(k->m->crf, w->obs, &len);
+        Py_XDECREF(k->obs);
+        k->obs = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "surrogateescape");
+        k->obs_id = w->obs;
+        if (!k->obs)
+            return 1;
+    }
+    PyObject *label = PyTuple_GET_ITEM(k->m->labels, (Py_ssize_t)w->label);
+    PyObject *key = w->bigram
+                        ? PyTuple_Pack(3, k->obs,
+                                       w->prev == crfp_crf_nlabels(k->m->crf)
+                                           ? k->start
+                                           : PyTuple_GET_ITEM(k->m->labels, (Py_ssize_t)w->prev),
+                                       label)
+                        : PyTuple_Pack(2, k->obs, label);
+    PyObject *v = key ? PyFloat_FromDouble(w->value) : NULL;
+    int bad = !v || PyDict_SetItem(k->dict, key, v) != 0;
+    Py_XDECREF(key);
+    Py_XDECREF(v);
+    return bad;
+}
+
+static PyObject *Model_weights(Model *m, PyObject *args)
+{
+    const char *kind;
+    if (!PyArg_ParseTuple(args, "s", &kind) || !ready(m))
+        return NULL;
+    if (strcmp(kind, "U") != 0 && strcmp(kind, "B") != 0) {
+        PyErr_Format(PyExc_ValueError, "kind must be 'U' or 'B', not '%s'", kind);
+        return NULL;
+    }
+    weights_walk k = {m, kind[0] == 'B', PyDict_New(), PyUnicode_FromString("<start>"), 0, NULL};
+    if (k.dict && k.start && crfp_crf_foreach_weight(m->crf, weights_one, &k) != 0)
+        Py_CLEAR(k.dict);
+    Py_XDECREF(k.obs);
+    Py_XDECREF(k.start);
+    if (!k.start)
+        Py_CLEAR(k.dict);
+    return k.dict;
+}
+
 static PyObject *Model_get_labels(Model *m, void *c)
 {
     (void)c;
@@ -1151,6 +1211,10 @@ static PyMethodDef Model_methods[] = {
      "probability(xseq, yseq) -> P(yseq | xseq)."},
     {"dump", (PyCFunction)Model_dump, METH_NOARGS,
      "dump() -> str: labels, features configuration, metadata and non-zero weights."},
+    {"weights", (PyCFunction)Model_weights, METH_VARARGS,
+     "weights(kind) -> dict of the non-zero weights of one kind: 'U' {(observation, label): "
+     "weight}, 'B' {(observation, previous, label): weight}, previous '<start>' at the first "
+     "token."},
     {NULL, NULL, 0, NULL},
 };
 

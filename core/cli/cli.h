@@ -19,6 +19,9 @@ int cmd_tag(crfp_host *host, int argc, char **argv);
 int cmd_eval(crfp_host *host, int argc, char **argv);
 int cmd_model(crfp_host *host, int argc, char **argv);
 int cmd_plot(crfp_host *host, int argc, char **argv);
+/* The actions of `crfpipe model` (argv[0] "model", argv[1] the action). */
+int cli_model_info(crfp_host *host, int argc, char **argv);
+int cli_model_top(crfp_host *host, int argc, char **argv);
 
 /* "crfpipe", or "crfpipe[rank R]" in an MPI job of several ranks (static
  * storage). */
@@ -57,6 +60,19 @@ void cli_output_abort(cli_output *o);
  * written only after hours of training (a report, a chart) fails before
  * them.  Errors: those of cli_output_open. */
 crfp_status cli_output_probe(crfp_host *host, const char *path);
+
+/* For the actions of `crfpipe model`: open the output `out` (NULL or "-":
+ * stdout; see cli_output_open), then load the model at `path` into *crf
+ * (caller frees it, and commits or aborts *o).  On failure nothing is left
+ * open.  Errors: those of cli_output_open and crfp_crf_load. */
+crfp_status cli_model_open(crfp_host *host, const char *out, const char *path, cli_output *o,
+                           crfp_crf **crf);
+/* The arguments every action of `crfpipe model` takes besides its own
+ * options: -o/--output FILE and the MODEL.  Returns -1 when argv[*i] was
+ * one (taken, *i advanced past a value), else an exit code after a usage
+ * message (an unknown option, a second MODEL, a missing value). */
+int cli_model_arg(crfp_host *host, int argc, char **argv, int *i, const char **out,
+                  const char **path);
 
 /* Input: path NULL or "-" is stdin. */
 crfp_status cli_input_open(crfp_host *host, crfp_stream *s, const char *path);

@@ -1,16 +1,52 @@
-/* crfpipe model dump MODEL — labels, features configuration and weights. */
+/* crfpipe model dump|info|top MODEL — a model's contents as text.
+ *
+ * dump: every non-zero weight (crfp_crf_dump); info: the same header and
+ * the model's sizes (model_info.c); top: the largest weights, filtered
+ * (model_top.c). */
 #include "config.h"
 #include "cli.h"
 #include "help.h"
 
 #include <string.h>
 
-int cmd_model(crfp_host *host, int argc, char **argv)
+crfp_status cli_model_open(crfp_host *host, const char *out, const char *path, cli_output *o,
+                           crfp_crf **crf)
 {
-    if (cli_wants_help(argc, argv))
-        return cli_help(host, argc, argv);
-    if (argc != 3 || strcmp(argv[1], "dump") != 0)
-        return cli_usage(argv[0], "usage: crfpipe model dump MODEL");
+    /* the output first: a bad -o fails before a big model loads */
+    crfp_status st = cli_output_open(host, o, out);
+    if (st != CRFP_OK)
+        return st;
+    if ((st = crfp_crf_load(host, path, crf)) != CRFP_OK)
+        cli_output_abort(o);
+    return st;
+}
+
+int cli_model_arg(crfp_host *host, int argc, char **argv, int *i, const char **out,
+                  const char **path)
+{
+    const char *v;
+    int k;
+    if (strcmp(argv[*i], "-o") == 0 && *i + 1 < argc) {
+        *out = argv[++*i];
+    } else if ((k = cli_opt(argv[0], argc, argv, i, "output", &v)) != 0) {
+        if (k < 0)
+            return CLI_USAGE;
+        *out = v;
+    } else if (argv[*i][0] == '-' && argv[*i][1]) {
+        return cli_unknown_option(host, argc, argv, argv[*i]);
+    } else if (*path) {
+        return cli_usage(argv[0], "unexpected argument '%s'", argv[*i]);
+    } else {
+        *path = argv[*i];
+    }
+    return -1;
+}
+
+static int model_dump(crfp_host *host, int argc, char **argv)
+{
+    if (argc != 3 || argv[2][0] == '-')
+        return argc == 3 ? cli_unknown_option(host, argc, argv, argv[2])
+                         : cli_usage(argv[0], "usage: crfpipe model dump MODEL");
     crfp_crf *crf;
     if (crfp_crf_load(host, argv[2], &crf) != CRFP_OK)
         return cli_fail(host);
@@ -19,4 +55,19 @@ int cmd_model(crfp_host *host, int argc, char **argv)
     if (st == CRFP_OK && fflush(stdout) != 0)
         st = crfp_error(host, CRFP_EIO, "<stdout>: write error");
     return st == CRFP_OK ? CLI_OK : cli_fail(host);
+}
+
+int cmd_model(crfp_host *host, int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "dump") == 0)
+        return model_dump(host, argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "info") == 0)
+        return cli_model_info(host, argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "top") == 0)
+        return cli_model_top(host, argc, argv);
+    if (argc < 2)
+        return cli_usage(argv[0], "usage: crfpipe model dump|info|top [OPTIONS] MODEL");
+    return cli_usage(argv[0], "unknown action '%s': dump, info or top", argv[1]);
 }

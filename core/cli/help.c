@@ -190,6 +190,18 @@ static const optdoc plugins_opts[] = {
      "only plugins of this kind: reader, writer, tokenizer, features, trainer, tagger"},
 };
 
+static const optdoc model_opts[] = {
+    {"--output", "-o", "FILE", NULL,
+     "info, top: write FILE, which appears only when complete (default: stdout)"},
+    {"-n", NULL, "N", "20", "top: how many weights (0 = all of them, sorted)"},
+    {"--order", NULL, "high|low|abs", "high",
+     "top: the largest weights first, the most negative first, or the largest in magnitude"},
+    {"--kind", NULL, "U|B|any", "any", "top: only unigram (U) or only bigram (B) weights"},
+    {"--label", NULL, "LABEL", NULL, "top: only weights into LABEL (the current label of B ones)"},
+    {"--observation", NULL, "PREFIX", NULL,
+     "top: only observations starting with PREFIX (e.g. a template pattern's name, U02:)"},
+};
+
 static const optdoc help_opts[] = {
     {"--commands", NULL, NULL, NULL, "print the command names, one per line"},
     {"--options", NULL, "COMMAND", NULL, "print the options of COMMAND, one per line"},
@@ -250,10 +262,13 @@ static const cmddoc commands[] = {
      "trainer against its training time.  Each RUN.tsv is a table written by crfpipe train "
      "--report RUN.tsv; NAME= names it in the legend (default: the file name without .tsv).",
      plot_opts, N(plot_opts), NULL},
-    {"model", "dump MODEL", "print a model's labels, features and weights",
-     "Print the labels, the feature configuration, the metadata and every non-zero weight of "
-     "MODEL.",
-     NULL, 0, NULL},
+    {"model", "dump|info|top [OPTIONS] MODEL", "print a model's labels, features and weights",
+     "dump prints the labels, the feature configuration, the metadata and every non-zero "
+     "weight of MODEL, one line each; info the same without the weights, then the model's "
+     "sizes (observations, parameters, non-zero weights in all and per label, the weights' "
+     "range and norms); top the weight lines of the dump with the largest weights, filtered "
+     "and sorted.",
+     model_opts, N(model_opts), NULL},
     {"help", "[COMMAND]", "print the general help, or a command's options",
      "Without COMMAND, the commands and the global options; with it, what crfpipe COMMAND "
      "--help prints.",

@@ -41,8 +41,8 @@ from ._crfpipe import plugins as _plugins
 from ._crfpipe import run_pipeline as _run_pipeline
 from ._crfpipe import run_stages as _run_stages
 
-__all__ = ["Error", "Model", "Trainer", "Tagger", "CRF", "run", "dump_model", "plugins",
-           "stage_params", "CrfpipeWarning"]
+__all__ = ["Error", "Model", "ModelInfo", "Trainer", "Tagger", "CRF", "run", "dump_model",
+           "plugins", "stage_params", "CrfpipeWarning"]
 
 # crfpipe_log_level values (status.h)
 _LOG_ERROR, _LOG_WARN, _LOG_INFO, _LOG_PROGRESS = 0, 1, 2, 3
@@ -402,6 +402,56 @@ class Trainer:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class ModelInfo(dict):
+    """What Tagger.info() returns: a dict (meta, features, features_config,
+    parameters, active, path) whose attributes are those of python-crfsuite's
+    ParsedDump, computed from the model when first asked for:
+
+    - labels: {label: id}
+    - state_features: {(observation, label): weight}, the unigram weights
+      (an observation is an attribute name, or a template pattern and its
+      value such as "U02:the")
+    - transitions: {(previous, label): weight}, the weights of the label
+      bigram (the observation "B" of templates' bare B and of attribute
+      models); previous is "<start>" at the first token
+    - bigram_features: {(observation, previous, label): weight}, every
+      bigram weight, those of B patterns on observations included
+    - header: the model's metadata (trainer, rho1, rho2, ...)
+
+    Only non-zero weights are listed, as in crfpipe model dump.
+    """
+
+    def __init__(self, model):
+        super().__init__(model.info)
+        self._model = model
+        self._cache = {}
+
+    def _weights(self, kind):
+        if kind not in self._cache:
+            self._cache[kind] = self._model.weights(kind)
+        return self._cache[kind]
+
+    @property
+    def labels(self):
+        return {name: i for i, name in enumerate(self._model.labels)}
+
+    @property
+    def state_features(self):
+        return dict(self._weights("U"))
+
+    @property
+    def bigram_features(self):
+        return dict(self._weights("B"))
+
+    @property
+    def transitions(self):
+        return {(p, y): w for (o, p, y), w in self._weights("B").items() if o == "B"}
+
+    @property
+    def header(self):
+        return dict(self["meta"])
+
+
 class Tagger:
     """Labels sequences with a model (python-crfsuite's Tagger).
 
@@ -451,8 +501,10 @@ class Tagger:
         return list(self.model.labels)
 
     def info(self):
-        """Metadata, features plugin and configuration, parameter counts."""
-        return self.model.info
+        """A ModelInfo: a dict of metadata, features plugin and
+        configuration and parameter counts that also has python-crfsuite's
+        labels, state_features and transitions."""
+        return ModelInfo(self.model)
 
     def dump(self, filename=None):
         """The model as text; written to `filename` when given."""
@@ -631,6 +683,16 @@ class CRF:
     @property
     def classes_(self):
         return self.tagger_.labels()
+
+    @property
+    def state_features_(self):
+        """{(attribute, label): weight} of the non-zero unigram weights."""
+        return self.tagger_.info().state_features
+
+    @property
+    def transition_features_(self):
+        """{(previous, label): weight} of the label bigram ("<start>" first)."""
+        return self.tagger_.info().transitions
 
     def predict(self, X):
         return self.tagger_.tag_batch(list(X), self.threads)

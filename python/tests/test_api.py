@@ -200,6 +200,57 @@ def test_dump_and_info(attr_model, tmp_path):
     assert t2.labels() == tagger.labels()
 
 
+def _unescape(field):
+    """A dump field back to its string (crfpipe-model(1): \\\\ \\t \\n \\r \\xHH)."""
+    out, i = [], 0
+    while i < len(field):
+        c = field[i]
+        if c == "\\":
+            n = field[i + 1]
+            if n == "x":
+                out.append(chr(int(field[i + 2:i + 4], 16)))
+                i += 4
+                continue
+            out.append({"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}[n])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def test_info_weights(attr_model):
+    # python-crfsuite's ParsedDump attributes, against the dump's own lines
+    path = attr_model[0]
+    state, bigram = {}, {}
+    for line in crfpipe.dump_model(path).split("\n"):
+        f = line.split("\t")
+        if f[0] == "U" and len(f) == 4:
+            state[(_unescape(f[1]), _unescape(f[2]))] = float(f[3])
+        elif f[0] == "B" and len(f) == 5:
+            bigram[tuple(_unescape(x) for x in f[1:4])] = float(f[4])
+    info = crfpipe.Tagger().open(path).info()
+    assert info["active"] == len(state) + len(bigram) and len(state) > 1000
+    assert info.state_features == state
+    assert info.bigram_features == bigram
+    trans = info.transitions
+    assert trans == {(p, y): w for (o, p, y), w in bigram.items() if o == "B"}
+    labels = crfpipe.Tagger().open(path).labels()
+    assert info.labels == {y: i for i, y in enumerate(labels)}
+    assert any(p == "<start>" for p, _ in trans) and len(trans) > len(labels)
+    assert info.header["trainer"] == "lbfgs"
+    with pytest.raises(ValueError, match="kind must be"):
+        crfpipe.Model(path).weights("X")
+    # escaped strings come back whole: backslashes, which the dump doubles
+    crf = crfpipe.CRF(c2=0.1, max_iterations=20, threads=1)
+    crf.fit([[{"w=a\\b": 1.0}, {"w=c": 1.0}], [{"w=c": 1.0}]], [["X\\Y", "Z"], ["Z"]])
+    sf = crf.state_features_
+    assert ("w=a\\b", "X\\Y") in sf and ("w=c", "Z") in sf
+    assert set(crf.transition_features_) <= {(p, y) for p in ("<start>", "X\\Y", "Z")
+                                             for y in ("X\\Y", "Z")}
+    assert crf.transition_features_
+
+
 CONLL = "He PRP B-NP\nreckons VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\n"
 PIPE = """<pipeline xmlns="urn:crfpipe:pipeline:1">
   <stage plugin="conll_reader"><param name="columns" value="word,pos,chunk"/></stage>

@@ -19,17 +19,19 @@ for c in $cmds; do
     cmp -s "$tmp/a" "$tmp/c" || fail "$c --help and $c -h differ"
     grep -q "^usage: crfpipe $c " "$tmp/a" || fail "$c --help: no usage line"
     grep -q "^  $c " "$tmp/general" || fail "crfpipe help does not list $c"
-    # every option the command's source parses is listed
-    src="$top_srcdir/core/cli/cmd_$c.c"
-    [ -f "$src" ] || continue
-    for o in $(grep -o 'cli_opt([^;]*"[a-z][a-z-]*"' "$src" | sed 's/.*"\([a-z-]*\)"$/\1/' | sort -u); do
-        grep -q -- "--$o[ ,=]" "$tmp/a" || grep -q -- "--$o\$" "$tmp/a" ||
-            fail "$c: option --$o is parsed by $src but not in its --help"
-    done
-    for o in $(grep -o 'strcmp(argv\[i\], "-[-a-z]*")' "$src" | sed 's/.*"\(-[-a-z]*\)")$/\1/' | sort -u); do
-        case $o in --help | -h | --) continue ;; esac
-        grep -q -- "$o[ ,]" "$tmp/a" || grep -q -- "$o\$" "$tmp/a" ||
-            fail "$c: option $o is parsed by $src but not in its --help"
+    # every option the command's sources parse is listed (cmd_C.c, and
+    # C_ACTION.c for the actions of a command such as model)
+    for src in "$top_srcdir/core/cli/cmd_$c.c" "$top_srcdir/core/cli/${c}_"*.c; do
+        [ -f "$src" ] || continue
+        for o in $(grep -o 'cli_opt([^;]*"[a-z][a-z-]*"' "$src" | sed 's/.*"\([a-z-]*\)"$/\1/' | sort -u); do
+            grep -q -- "--$o[ ,=]" "$tmp/a" || grep -q -- "--$o\$" "$tmp/a" ||
+                fail "$c: option --$o is parsed by $src but not in its --help"
+        done
+        for o in $(grep -o 'strcmp(argv\[i\], "-[-a-z]*")' "$src" | sed 's/.*"\(-[-a-z]*\)")$/\1/' | sort -u); do
+            case $o in --help | -h | --) continue ;; esac
+            grep -q -- "$o[ ,]" "$tmp/a" || grep -q -- "$o\$" "$tmp/a" ||
+                fail "$c: option $o is parsed by $src but not in its --help"
+        done
     done
     # --options (for the completion) gives the same names as the help
     awk -f "$awkdir/helpopts.awk" "$tmp/a" | { grep -v '^Global options' || true; } | cut -f2 | sort -u >"$tmp/x"

@@ -60,17 +60,20 @@ typedef struct crfp_reserve_section {
 
 /* Install the allocator hooks (once per process; later calls do nothing).
  * ICU takes them only before its first use, so a program that uses ICU
- * before creating a host should call this first. */
+ * before creating a host should call this first.  Cannot fail: a library
+ * that refuses the hooks is left unprotected, and its calls run as usual. */
 void crfp_reserve_install(void);
 
 /* Enter a section.  CRFP_ENOMEM (nothing entered, no message recorded)
  * when the reserve cannot be mapped: the fragile call must then not be
- * made. */
+ * made.  *s is the caller's; a section entered with CRFP_OK must be left
+ * with crfp_reserve_leave(s) on the same thread. */
 crfp_status crfp_reserve_enter(crfp_reserve_section *s);
 
 /* Leave the section entered last on this thread.  Returns 1 when an
  * allocation inside it had to be served from the reserve (memory ran out:
- * discard the result, report CRFP_ENOMEM), else 0. */
+ * discard the result, report CRFP_ENOMEM), else 0.  s must be that section.
+ * Cannot fail. */
 int crfp_reserve_leave(crfp_reserve_section *s);
 
 #ifdef __cplusplus

@@ -30,7 +30,11 @@ typedef struct crfp_xml_reader crfp_xml_reader;
 /* Start reading a corpus from `in` (not closed by the reader).  With
  * `validate`, each document is also checked against the schema as it
  * streams.  Errors name in->name and the line.  *out is NULL on failure;
- * otherwise free it with crfp_xml_reader_close. */
+ * otherwise free it with crfp_xml_reader_close.  `in` and host must outlive
+ * the reader.  Errors: CRFP_ENOMEM; with `validate`, those of loading
+ * document.rng (CRFP_ENOTFOUND missing, CRFP_EIO unreadable, CRFP_EPARSE
+ * not compiling) and CRFP_EPARSE when validation cannot start; CRFP_EIO
+ * when libxml2 cannot set up the reader. */
 crfp_status crfp_xml_reader_open(crfp_host *host, crfp_stream *in, int validate,
                                  crfp_xml_reader **out);
 /* Next document (caller owns it) or *doc = NULL at the end.  Malformed XML
@@ -41,8 +45,13 @@ crfp_status crfp_xml_reader_open(crfp_host *host, crfp_stream *in, int validate,
  * it, so no entity is ever expanded), non-UTF-8 input and text nodes or
  * attribute values over the host's xml-node limit (CRFP_EPARSE).  After an error the reader only reports
  * errors.  Because libxml2 parses ahead, a syntax error may be reported
- * before the documents that precede it are returned. */
+ * before the documents that precede it are returned.  Also: CRFP_EIO (read
+ * error), CRFP_ENOMEM, and CRFP_EINVAL ("reading after an error") for a
+ * call after a failed one.  *doc is NULL on every error; a document
+ * returned does not depend on the reader (free it with crfp_doc_free). */
 crfp_status crfp_xml_reader_next(crfp_xml_reader *r, crfp_doc **doc);
+/* Free the reader (NULL accepted).  The stream is not closed; documents
+ * already returned stay the caller's. */
 void crfp_xml_reader_close(crfp_xml_reader *r);
 
 typedef struct crfp_xml_writer crfp_xml_writer;
@@ -51,11 +60,20 @@ typedef struct crfp_xml_writer crfp_xml_writer;
  * &#13;).  A document holding what XML 1.0 cannot carry (control
  * characters, U+FFFE/U+FFFF) or a reference to a missing annotation is
  * refused with CRFP_EINVAL before any of it is written.  Write errors are
- * CRFP_EIO naming out->name.  Free the writer with crfp_xml_writer_close. */
+ * CRFP_EIO naming out->name.  Free the writer with crfp_xml_writer_close.
+ * open: *w is the caller's, NULL on failure; CRFP_ENOMEM only (nothing is
+ * written before the first document or finish).  `out` and host must
+ * outlive the writer. */
 crfp_status crfp_xml_writer_open(crfp_host *host, crfp_stream *out, crfp_xml_writer **w);
+/* Write one document (only read: it stays the caller's).  Errors: CRFP_EINVAL
+ * (refused as above, or written after crfp_xml_writer_finish), CRFP_ENOMEM
+ * (nothing of the document is written), CRFP_EIO. */
 crfp_status crfp_xml_writer_write(crfp_xml_writer *w, const crfp_doc *doc);
-/* Close the corpus element and flush. */
+/* Close the corpus element and flush.  Errors: CRFP_ENOMEM, CRFP_EIO
+ * (including a failing fflush).  Later calls do nothing and return CRFP_OK. */
 crfp_status crfp_xml_writer_finish(crfp_xml_writer *w);
+/* Free the writer (NULL accepted) without finishing: a corpus not finished
+ * first is left incomplete.  The stream is not closed. */
 void crfp_xml_writer_close(crfp_xml_writer *w);
 
 /* Validate a whole file against schemas/<schema> ("document.rng" or
@@ -63,7 +81,7 @@ void crfp_xml_writer_close(crfp_xml_writer *w);
  * element decides: <pipeline> selects pipeline.rng, anything else
  * document.rng.  Errors: CRFP_EIO (cannot open), CRFP_EPARSE (not
  * well-formed, a DOCTYPE, a node over the host's xml-node limit),
- * CRFP_ESCHEMA (invalid), CRFP_ENOTFOUND (schema missing); the message lists
+ * CRFP_ESCHEMA (invalid), CRFP_ENOTFOUND (schema missing), CRFP_ENOMEM; the message lists
  * every schema error found (up to 20) as "file:line: what", one per line.
  * A corpus that matches the schema is then read as crfp_xml_reader_next
  * reads it, so what validates is what the reader accepts (its errors:

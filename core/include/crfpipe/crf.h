@@ -31,51 +31,84 @@ typedef struct crfp_crf crfp_crf;
 
 /* --- building a model ---------------------------------------------------- */
 
+/* An empty model (no labels, no observations, not finalized), owned by the
+ * caller. */
 crfp_crf *crfp_crf_new(void);          /* NULL on allocation failure */
 void crfp_crf_free(crfp_crf *crf);     /* NULL accepted */
 
-/* Intern a label; *id receives its index.  Only before finalize. */
+/* Intern a label; *id receives its index.  Only before finalize.  The name
+ * is copied; a label the model has already gives its index (also after
+ * finalize).  Errors, no message recorded (no host): CRFP_EINVAL (NULL
+ * argument; a new label after finalize or beyond 65,535), CRFP_ENOMEM. */
 crfp_status crfp_crf_add_label(crfp_crf *crf, const char *name, uint32_t *id);
-/* Index of a label, or -1. */
+/* Index of a label (name not NULL), or -1. */
 int64_t crfp_crf_label_id(const crfp_crf *crf, const char *name);
+/* Number of labels; the name of label id, NULL when id >= nlabels.  The name
+ * is owned by the model and NUL-terminated; adding a label may move it, so
+ * it is valid until the next crfp_crf_add_label (for good after finalize)
+ * or crfp_crf_free. */
 uint32_t crfp_crf_nlabels(const crfp_crf *crf);
 const char *crfp_crf_label(const crfp_crf *crf, uint32_t id);
 
 /* Intern an observation string with flags CRFP_OBS_UNIGRAM/BIGRAM (ORed
- * into those it already has).  Only before finalize. */
+ * into those it already has).  Only before finalize.  The len bytes at s
+ * are copied (they may hold NUL bytes).  After finalize only an observation
+ * the model has, with no new flag, is accepted (its id returned).  Errors,
+ * no message recorded: CRFP_EINVAL (NULL argument; 4 GiB or longer; too
+ * many observations; anything new after finalize), CRFP_ENOMEM. */
 crfp_status crfp_crf_add_obs(crfp_crf *crf, const char *s, size_t len, unsigned flags,
                              uint32_t *id);
 /* Id of an observation, or -1 when unknown.  Thread-safe after finalize. */
 int64_t crfp_crf_obs_id(const crfp_crf *crf, const char *s, size_t len);
+/* Number of observations; the bytes of observation id, with their count in
+ * *len (may be NULL).  The string is owned by the model and followed by a
+ * NUL, but may itself hold NUL bytes: use *len, not strlen.  NULL, *len
+ * untouched, when id >= nobs.  Valid until the next crfp_crf_add_obs (for
+ * good after finalize) or crfp_crf_free. */
 uint32_t crfp_crf_nobs(const crfp_crf *crf);
 const char *crfp_crf_obs(const crfp_crf *crf, uint32_t id, size_t *len);
 
 /* Lay out the parameter vector (one block per observation and flag) and
- * allocate it, zeroed.  Labels and observations are frozen afterwards. */
+ * allocate it, zeroed.  Labels and observations are frozen afterwards.
+ * Errors, no message recorded: CRFP_EINVAL (crf NULL or already
+ * finalized), CRFP_ENOMEM (the model stays unfinalized). */
 crfp_status crfp_crf_finalize(crfp_crf *crf);
 
+/* Number of weights; 0 before finalize. */
 size_t crfp_crf_nparams(const crfp_crf *crf);
-/* The weights, owned by the model (nparams doubles). */
+/* The weights, owned by the model (nparams doubles).  NULL before finalize;
+ * valid until crfp_crf_free. */
 double *crfp_crf_weights(crfp_crf *crf);
 const double *crfp_crf_weights_const(const crfp_crf *crf);
-/* First weight of an observation's unigram / bigram block, or CRFP_NO_BLOCK. */
+/* First weight of an observation's unigram / bigram block, or CRFP_NO_BLOCK
+ * (also before finalize and for obs >= nobs). */
 uint64_t crfp_crf_ublock(const crfp_crf *crf, uint32_t obs);
 uint64_t crfp_crf_bblock(const crfp_crf *crf, uint32_t obs);
 
 /* The features plugin that produced the observations, and its saved
  * configuration (e.g. the template text), kept in the model so that
- * tagging extracts exactly what training saw.  Strings are copied. */
+ * tagging extracts exactly what training saw.  Strings are copied.
+ * set: `config` is len bytes (NULL allowed when len is 0); a second call
+ * replaces the first.  Errors, no message recorded: CRFP_EINVAL (crf or
+ * plugin NULL, config NULL with len > 0), CRFP_ENOMEM (nothing changed).
+ * The getters return NULL (and *len, which may be NULL, 0) until set; the
+ * strings are owned by the model, the config NUL-terminated after its len
+ * bytes, valid until the next crfp_crf_set_features or crfp_crf_free. */
 crfp_status crfp_crf_set_features(crfp_crf *crf, const char *plugin, const char *config,
                                   size_t len);
 const char *crfp_crf_features_plugin(const crfp_crf *crf);
 const char *crfp_crf_features_config(const crfp_crf *crf, size_t *len);
 
 /* Free-form key/value metadata saved with the model (label feature name,
- * trainer, rho1...). */
+ * trainer, rho1...).  set: both strings copied; a key set again gets the new
+ * value.  Errors, no message recorded: CRFP_EINVAL (NULL argument),
+ * CRFP_ENOMEM (nothing changed).  get: the value of `key` (not NULL), or
+ * NULL when absent; owned by the model, valid until `key` is set again or
+ * crfp_crf_free. */
 crfp_status crfp_crf_set_meta(crfp_crf *crf, const char *key, const char *value);
 const char *crfp_crf_meta(const crfp_crf *crf, const char *key);
 
-/* Number of non-zero weights. */
+/* Number of non-zero weights (0 before finalize). */
 size_t crfp_crf_active(const crfp_crf *crf);
 
 /* --- model files ----------------------------------------------------------
@@ -85,24 +118,64 @@ size_t crfp_crf_active(const crfp_crf *crf);
  * dead runs are removed first), fsyncs it, renames it into place and fsyncs
  * the directory.  The file keeps an existing model's mode, or gets 0666
  * minus the umask.  Errors: those of crfp_crf_check_save_path, CRFP_ENOMEM,
- * CRFP_EIO (write, sync or rename failed; the old file is untouched). */
+ * CRFP_EIO (write, sync or rename failed; the old file is untouched).
+ * CRFP_EINVAL, too, for a NULL argument or a model not finalized. */
 crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path);
 
 /* Whether a model could be saved at `path`, checked before a long training
  * run rather than after it: the path must be a regular file or a new name
  * (CRFP_EIO for a directory; CRFP_EINVAL for a FIFO, device or socket,
  * which would be destroyed or block), in an existing directory the process
- * may write (CRFP_EIO naming the directory and the reason). */
+ * may write (CRFP_EIO naming the directory and the reason).  Also CRFP_EINVAL
+ * for a NULL or empty path, CRFP_ENOMEM. */
 crfp_status crfp_crf_check_save_path(crfp_host *host, const char *path);
 
 /* Errors: CRFP_ENOTFOUND (no such file), CRFP_EIO (unreadable, a directory,
  * a FIFO: refused at once rather than waited on), CRFP_ENOMEM, CRFP_EFORMAT
  * (not a model, wrong version, truncated, checksum mismatch), each naming
- * the file.  *out owned by the caller. */
+ * the file.  *out owned by the caller.  The model comes finalized; free it
+ * with crfp_crf_free.  *out is NULL on failure.  Also CRFP_EINVAL (path or
+ * out NULL, *out then untouched), and CRFP_EFORMAT for a model over the
+ * host's model-labels or model-params limit or a file that changed while
+ * it was read. */
 crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out);
-/* Human-readable dump: labels, features config, then one line per non-zero
- * weight ("U obs label weight" / "B obs prev label weight"). */
+/* --- the model as text -----------------------------------------------------
+ * Human-readable dump, tab-separated: the header (crfp_crf_dump_header),
+ * then one line per non-zero weight (crfp_crf_write_weight).  Strings (labels,
+ * observations, metadata) are written with backslash, tab, line feed and
+ * carriage return as \\ \t \n \r and other control bytes as \xHH, so
+ * that no field holds a separator; the features configuration is written
+ * as it is after a line giving its length in bytes.  Nothing is closed.
+ * Errors: CRFP_EINVAL (crf NULL or not finalized, out NULL), CRFP_EIO (a
+ * write failed; part of the text may have been written). */
 crfp_status crfp_crf_dump(crfp_host *host, const crfp_crf *crf, FILE *out);
+/* The dump without its weight lines: "labels N", "label ID NAME" per label,
+ * "features PLUGIN", "config BYTES" and the configuration, "meta KEY VALUE"
+ * per metadata entry.  Errors: as crfp_crf_dump. */
+crfp_status crfp_crf_dump_header(crfp_host *host, const crfp_crf *crf, FILE *out);
+
+/* One non-zero weight: μ(label, obs) when !bigram (prev is then nlabels),
+ * λ(prev, label, obs) when bigram (prev == nlabels: the start label). */
+typedef struct crfp_crf_weight {
+    int bigram;
+    uint32_t obs, prev, label;
+    double value;
+} crfp_crf_weight;
+
+/* Call fn for every non-zero weight of a finalized model, in the dump's
+ * order: by observation id, each one's unigram weights by label, then its
+ * bigram weights by previous label (start last) and label.  `w` is valid
+ * during the call only.  A non-zero return of fn stops the walk and is
+ * returned; 0 when every weight was visited (or crf is NULL or not
+ * finalized: nothing is visited).  Only reads the model. */
+int crfp_crf_foreach_weight(const crfp_crf *crf,
+                            int (*fn)(void *ud, const crfp_crf_weight *w), void *ud);
+
+/* Write `w` as a line of the dump: "U\tOBS\tLABEL\tWEIGHT" or
+ * "B\tOBS\tPREV\tLABEL\tWEIGHT" (PREV "<start>" for the start label),
+ * strings escaped as in the dump, the weight with 17 significant digits.
+ * Cannot fail by itself: check ferror(out). */
+void crfp_crf_write_weight(const crfp_crf *crf, const crfp_crf_weight *w, FILE *out);
 
 /* --- sequences ------------------------------------------------------------
  * A sentence as ids: T positions; for position t its unigram observation
@@ -115,7 +188,11 @@ typedef struct crfp_seq {
     uint32_t *boff, *bobs;
 } crfp_seq;
 
-/* A set of sequences in one arena. */
+/* A set of sequences in one arena.  new: empty, owned by the caller; NULL
+ * on allocation failure.  free: NULL accepted.  size / tokens: the
+ * sequences and tokens it holds.  get: sequence i, NULL when i >= size; the
+ * crfp_seq and its arrays are owned by the dataset and valid until the next
+ * crfp_dataset_add* on it, or its free. */
 typedef struct crfp_dataset crfp_dataset;
 crfp_dataset *crfp_dataset_new(void);
 void crfp_dataset_free(crfp_dataset *ds);
@@ -127,18 +204,33 @@ const crfp_seq *crfp_dataset_get(const crfp_dataset *ds, size_t i);
  * are interned into crf (not yet finalized); otherwise (dev/test, or after
  * finalize) unknown observations are dropped and an unknown label is mapped
  * to... nothing: CRFP_ENOTFOUND is returned unless labels is NULL.
- * `labels` (may be NULL) has obs->ntok strings. */
+ * `labels` (may be NULL) has obs->ntok strings.  obs and labels are only
+ * read: the sentence is copied.  Errors, recorded in host: CRFP_EINVAL (ds,
+ * crf or obs NULL; `grow` with a finalized model; a NULL label; a sentence
+ * of 2^32 tokens or observations; a label or observation crf refuses),
+ * CRFP_ENOTFOUND (above), CRFP_ENOMEM.  After any error ds holds its
+ * earlier sentences, unchanged, and stays usable.  With `grow`, what was
+ * interned into crf before the error stays there. */
 crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
                              const crfp_obsseq *obs, const char *const *labels, int grow);
 
 /* Append a sentence already expressed as ids (copied; seq->y may be NULL).
  * Ids are not checked here: crfp_crfobj_new / crfp_crf_errors check them.
  * For tests, benchmarks and callers that intern observations themselves.
- * Errors: CRFP_EINVAL (malformed offsets), CRFP_ENOMEM. */
+ * Errors: CRFP_EINVAL (malformed offsets), CRFP_ENOMEM.  CRFP_EINVAL
+ * also for ds or seq NULL; messages are recorded in host (may be NULL).
+ * After an error ds holds its earlier sentences, unchanged. */
 crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_seq *seq);
 
 /* Fill a caller-owned crfp_seq for tagging one sentence (no label).  The
- * seq's arrays are (re)allocated in `buf`, reused across calls. */
+ * seq's arrays are (re)allocated in `buf`, reused across calls.  new: owned
+ * by the caller, NULL on allocation failure.  free: NULL accepted.  fill:
+ * *seq points into b (its y NULL), valid until the next fill on b or its
+ * free; observations the finalized model lacks, or lacks a block for, are
+ * dropped.  crf and obs are only read.  Errors, no message recorded (no
+ * host): CRFP_EINVAL (NULL argument, model not finalized, 2^32 tokens or
+ * observations, an observation of 4 GiB), CRFP_ENOMEM; *seq is then
+ * untouched. */
 typedef struct crfp_seqbuf crfp_seqbuf;
 crfp_seqbuf *crfp_seqbuf_new(void);
 void crfp_seqbuf_free(crfp_seqbuf *b);
@@ -147,14 +239,23 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
 
 /* --- inference --------------------------------------------------------------
  * A crfp_infer is a per-thread workspace (grown to the longest sequence
- * seen, on the heap).  The crf is only read. */
+ * seen, on the heap).  The crf is only read.  The functions below record
+ * no message (there is no host).  Those taking a sequence fail with
+ * CRFP_EINVAL for a NULL workspace or theta, or for a sequence that does
+ * not fit the model (NULL, decreasing offsets, label or observation ids out
+ * of range or without weights), and with CRFP_ENOMEM when the workspace
+ * cannot grow (w stays usable). */
 typedef struct crfp_infer crfp_infer;
+/* A workspace for crf (finalized; borrowed, must outlive it), owned by the
+ * caller.  NULL when crf is NULL or not finalized, or out of memory.
+ * crfp_infer_free accepts NULL. */
 crfp_infer *crfp_infer_new(const crfp_crf *crf);
 void crfp_infer_free(crfp_infer *w);
 
 /* Force the forward-backward path: 0 = automatic (sparse where M=exp(λ)-1
  * is sparse enough, dense otherwise), 1 = always sparse, 2 = always dense.
- * For tests and benchmarks. */
+ * For tests and benchmarks.  Any other value means 0.  Ends a fixed θ
+ * (crfp_infer_fix_theta). */
 void crfp_infer_set_mode(crfp_infer *w, int mode);
 
 /* Let Viterbi and the gradient's outer-product kernel use the CPU's 256-bit
@@ -172,7 +273,7 @@ void crfp_infer_set_simd(crfp_infer *w, int on);
 void crfp_infer_set_prune(crfp_infer *w, int on);
 /* How many (position, previous label) pairs Viterbi has skipped so far on w
  * by that pruning, and how many it weighed in all at the positions where
- * pruning applied; for tests and benchmarks. */
+ * pruning applied; for tests and benchmarks.  Neither pointer may be NULL. */
 void crfp_infer_prune_counts(const crfp_infer *w, uint64_t *skipped, uint64_t *weighed);
 
 /* Declare that the following inference calls on w use `theta` and that it
@@ -189,26 +290,32 @@ void crfp_infer_prune_counts(const crfp_infer *w, uint64_t *skipped, uint64_t *w
 crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta);
 
 /* Best labelling (sparse Viterbi).  out_y has seq->T entries; *score (may be
- * NULL) its unnormalised log score. */
+ * NULL) its unnormalised log score.  CRFP_EINVAL also for out_y NULL when
+ * T > 0, or a model without labels. */
 crfp_status crfp_viterbi(crfp_infer *w, const crfp_seq *seq, const double *theta,
                          uint32_t *out_y, double *score);
 
 /* The k best labellings, best first: out_y is k*T, scores k entries; *found
- * receives how many exist (< k for short sequences with few labels). */
+ * receives how many exist (< k for short sequences with few labels).
+ * T = 0 gives one (empty) labelling of score 0; a model without labels, or
+ * k = 0, none.  *found is 0 on error.  CRFP_EINVAL also for found NULL, or
+ * out_y or scores NULL with k > 0. */
 crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, size_t k,
                        uint32_t *out_y, double *scores, size_t *found);
 
 /* Forward-backward: log Z, and (when not NULL) token marginals
- * marg[t*Y + y] = P(y_t = y | x). */
+ * marg[t*Y + y] = P(y_t = y | x).  CRFP_EINVAL also for logz NULL. */
 crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const double *theta,
                                   double *logz, double *marg);
 
 /* Pairwise marginals P(y_{t-1}=y', y_t=y | x) as pair[(t*(Y+1) + y')*Y + y]
- * (y' = Y at t = 0, the start label) — for tests. */
+ * (y' = Y at t = 0, the start label) — for tests.  CRFP_EINVAL also for
+ * pair NULL. */
 crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double *theta,
                                 double *pair);
 
-/* Unnormalised log score of a labelling. */
+/* Unnormalised log score of a labelling.  Nothing is checked: crf must be
+ * finalized, seq fit it and y hold seq->T label ids.  Cannot fail. */
 double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
                        const uint32_t *y);
 
@@ -220,13 +327,19 @@ double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *t
  * sequences touch).  *out owned by
  * the caller; crf, ds and team are borrowed and must outlive it.
  * Errors: CRFP_EINVAL (model not finalized, unlabelled or malformed
- * sequence, named), CRFP_ENOMEM. */
+ * sequence, named), CRFP_ENOMEM.
+ * new: also CRFP_EINVAL for crf, ds or out NULL or rho2 not >= 0; *out is
+ * NULL on failure; messages are recorded in host.  free: NULL accepted.
+ * eval: *f = f(θ) and g (nparams doubles, overwritten) = ∇f; errors,
+ * recorded in the objective's host: CRFP_EINVAL (NULL argument),
+ * CRFP_ENOMEM (g then holds garbage, *f is not set). */
 typedef struct crfp_crfobj crfp_crfobj;
 crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dataset *ds,
                             crfp_team *team, double rho2, crfp_crfobj **out);
 void crfp_crfobj_free(crfp_crfobj *o);
 crfp_status crfp_crfobj_eval(crfp_crfobj *o, const double *theta, double *f, double *g);
-/* Change the ℓ2 weight used by the next evaluations. */
+/* Change the ℓ2 weight used by the next evaluations (not checked: unlike
+ * crfp_crfobj_new, a negative value is taken as given). */
 void crfp_crfobj_set_rho2(crfp_crfobj *o, double rho2);
 /* Force sparse/dense forward-backward inside eval (see crfp_infer_set_mode). */
 void crfp_crfobj_set_mode(crfp_crfobj *o, int mode);
@@ -235,7 +348,9 @@ void crfp_crfobj_set_simd(crfp_crfobj *o, int on);
 
 /* Token and sequence errors of Viterbi on a labelled dataset, on `team`
  * (NULL: the calling thread).  Errors: CRFP_EINVAL (unlabelled or malformed
- * sequence), CRFP_ENOMEM; no message is recorded (no host). */
+ * sequence), CRFP_ENOMEM; no message is recorded (no host).  CRFP_EINVAL
+ * also for a NULL argument or a model not finalized.  The counts are set to
+ * 0 first, and are partial after CRFP_ENOMEM. */
 crfp_status crfp_crf_errors(const crfp_crf *crf, const crfp_dataset *ds, const double *theta,
                             crfp_team *team, size_t *tok_err, size_t *seq_err);
 
@@ -251,13 +366,17 @@ crfp_status crfp_crf_errors(const crfp_crf *crf, const crfp_dataset *ds, const d
  * chained trainer fine-tunes only the features its predecessor kept.
  * crf, ds, team and mask are borrowed and must outlive the set; *out is
  * owned by the caller (crfp_trainset_free).  monitor/monitor_ud are left
- * NULL for the caller to fill.  Errors: those of crfp_crfobj_new. */
+ * NULL for the caller to fill.  Errors: those of crfp_crfobj_new.  Also
+ * CRFP_EINVAL for rho1 not >= 0, and CRFP_ENOMEM; *out (not NULL itself)
+ * is NULL on failure; messages are recorded in host. */
 crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_dataset *ds,
                               crfp_team *team, const uint64_t *mask, double rho1, double rho2,
                               crfp_trainset **out);
+/* Free a set built by crfp_trainset_new (NULL accepted); not for training
+ * sets built otherwise. */
 void crfp_trainset_free(crfp_trainset *ts);
 /* Force the forward-backward path of the batch objective (see
- * crfp_infer_set_mode). */
+ * crfp_infer_set_mode).  Only on a set built by crfp_trainset_new. */
 void crfp_trainset_set_mode(crfp_trainset *ts, int mode);
 
 /* A copy of `crf` that keeps only the observations owning a weight that is
@@ -266,7 +385,8 @@ void crfp_trainset_set_mode(crfp_trainset *ts, int mode);
  * observation's new id, or UINT32_MAX when dropped; *mask (nparams bits of
  * the new model) marks the weights that were non-zero.  All outputs owned
  * by the caller (free, crfp_crf_free).  Errors: CRFP_ENOMEM, CRFP_EINVAL
- * (crf not finalized). */
+ * (crf not finalized).  On failure all three outputs are NULL; no message
+ * is recorded (no host). */
 crfp_status crfp_crf_shrink(const crfp_crf *crf, const double *theta, crfp_crf **out_crf,
                             uint32_t **map, uint64_t **mask);
 /* crfp_crf_shrink that also keeps the observations whose bit is set in
@@ -278,7 +398,8 @@ crfp_status crfp_crf_shrink_keep(const crfp_crf *crf, const double *theta, const
                                  const uint64_t *open, crfp_crf **out_crf, uint32_t **map,
                                  uint64_t **mask);
 /* `ds` with every observation id o replaced by map[o], dropping those mapped
- * to UINT32_MAX.  *out owned by the caller.  Errors: CRFP_ENOMEM. */
+ * to UINT32_MAX.  *out owned by the caller, NULL on failure.  Errors:
+ * CRFP_ENOMEM, no message recorded. */
 crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp_dataset **out);
 
 #ifdef __cplusplus

@@ -25,7 +25,8 @@
 extern "C" {
 #endif
 
-/* Non-zero when libcrfpipe was built with MPI. */
+/* Non-zero when libcrfpipe was built with MPI.  The functions below cannot
+ * fail unless they say so. */
 int crfp_dist_compiled(void);
 
 /* Join the job when the process was started by an MPI launcher (mpirun,
@@ -35,7 +36,8 @@ int crfp_dist_compiled(void);
  * launched).  Errors: CRFP_EINVAL when launched as several ranks by a
  * build without MPI (each copy would train the whole model and race on the
  * output), CRFP_EIO when MPI cannot be initialised; the message is in
- * host. */
+ * host.  Once joined, a further call does nothing and returns CRFP_OK, but
+ * sets *ranks to 1 whatever the job size (crfp_dist_size has it). */
 crfp_status crfp_dist_init(crfp_host *host, int *argc, char ***argv, int *ranks);
 
 /* Whether crfp_dist_init joined a job (even of one rank). */
@@ -58,18 +60,20 @@ typedef enum crfp_dist_failure {
     CRFP_DIST_FAIL_HERE,
     CRFP_DIST_FAIL_ELSEWHERE
 } crfp_dist_failure;
-/* The kind of the last failure, and (for the library) setting it. */
+/* The kind of the last failure (CRFP_DIST_FAIL_ALONE until set), and (for
+ * the library) setting it. */
 crfp_dist_failure crfp_dist_failure_kind(void);
 void crfp_dist_set_failure_kind(crfp_dist_failure kind);
 
 /* Leave the job: MPI_Finalize when `ok`, else MPI_Abort(MPI_COMM_WORLD,
  * exit_code), which makes the launcher stop every rank (it does not
- * return).  Nothing when not in a job. */
+ * return).  Nothing when not in a job.  Afterwards crfp_dist_active() is 0. */
 void crfp_dist_end(int ok, int exit_code);
 
 /* Seconds this rank spent in collective communication since
  * crfp_dist_init: `wait` the part spent waiting for the slowest rank (the
- * small collectives that precede every large one), `xfer` the rest. */
+ * small collectives that precede every large one), `xfer` the rest.  Either
+ * pointer may be NULL; both stay 0 when no job was joined. */
 void crfp_dist_comm_seconds(double *wait, double *xfer);
 /* CPU seconds the calling (main) thread used while waiting in those
  * collectives: MPI polls, so waiting costs CPU that a machine with a core

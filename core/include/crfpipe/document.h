@@ -9,6 +9,9 @@
  * Ownership: a crfp_doc owns everything reachable from it (sets, annotations,
  * feature names and values).  Pointers returned by getters stay valid until
  * the document is freed; annotation pointers are stable across additions.
+ * A getter that says otherwise below (the id, the text, arrays that grow)
+ * says how long its result lasts.  None of these functions records a
+ * message unless it takes a host.
  */
 #ifndef CRFPIPE_DOCUMENT_H
 #define CRFPIPE_DOCUMENT_H
@@ -27,7 +30,9 @@ typedef enum crfp_offset_unit {
     CRFP_OFFSET_BYTE        /* UTF-8 bytes */
 } crfp_offset_unit;
 
-/* "utf16", "codepoint", "byte"; parse returns -1 for an unknown name. */
+/* "utf16", "codepoint", "byte"; parse returns -1 for an unknown name.
+ * The names are static; any other unit gives "unknown"; parse returns -1
+ * for NULL too. */
 const char *crfp_offset_unit_name(crfp_offset_unit u);
 int crfp_offset_unit_parse(const char *name);
 
@@ -80,21 +85,31 @@ typedef struct crfp_doc crfp_doc;
 
 /* --- documents ---------------------------------------------------------- */
 
-/* New empty document (id may be NULL).  NULL on allocation failure. */
+/* New empty document (id may be NULL).  NULL on allocation failure.
+ * The caller owns it (crfp_doc_free); `id` is copied.  Its text is "". */
 crfp_doc *crfp_doc_new(const char *id);
 void crfp_doc_free(crfp_doc *doc);   /* NULL accepted */
 
+/* The id, owned by the document and valid until the next crfp_doc_set_id.
+ * set_id copies `id` (NULL removes it); CRFP_ENOMEM only (the old id
+ * stays). */
 const char *crfp_doc_id(const crfp_doc *doc);            /* may be NULL */
 crfp_status crfp_doc_set_id(crfp_doc *doc, const char *id);
 
 /* Set the text (copied).  Fails with CRFP_EUTF8 on invalid UTF-8, the
  * message giving the byte offset.  Must be called before annotations are
- * added (changing the text would invalidate offsets): CRFP_EINVAL otherwise. */
+ * added (changing the text would invalidate offsets): CRFP_EINVAL otherwise.
+ * Also CRFP_ENOMEM; messages are recorded in host (may be NULL).  On error
+ * the old text stays. */
 crfp_status crfp_doc_set_text(crfp_host *host, crfp_doc *doc, const char *text, size_t len);
+/* The text, NUL-terminated after its *len_bytes (may be NULL) bytes; "" for
+ * a new document.  Owned by the document, valid until the next
+ * crfp_doc_set_text* or crfp_doc_free. */
 const char *crfp_doc_text(const crfp_doc *doc, size_t *len_bytes);
 
 crfp_offset_unit crfp_doc_offset_unit(const crfp_doc *doc);
-/* Only allowed while the document has no annotations (CRFP_EINVAL). */
+/* Only allowed while the document has no annotations (CRFP_EINVAL).
+ * CRFP_EINVAL also for an unknown unit. */
 crfp_status crfp_doc_set_offset_unit(crfp_doc *doc, crfp_offset_unit u);
 
 /* Length of the text in the document's offset unit. */
@@ -104,11 +119,18 @@ size_t crfp_doc_length(const crfp_doc *doc);
  * CRFP_EUTF8 when `off` falls inside a character (e.g. between the two
  * halves of a surrogate pair), CRFP_EINVAL when beyond the end. */
 crfp_status crfp_doc_to_byte(const crfp_doc *doc, size_t off, size_t *byte);
-/* Inverse: byte offset (must be on a character boundary) to document unit. */
+/* Inverse: byte offset (must be on a character boundary) to document unit.
+ * Both: CRFP_EUTF8 inside a character, CRFP_EINVAL beyond the end; the
+ * result is written only on success. */
 crfp_status crfp_doc_from_byte(const crfp_doc *doc, size_t byte, size_t *off);
 
 /* Document-level features (metadata such as a source format's column names,
- * kept so writers can reproduce their input exactly). */
+ * kept so writers can reproduce their input exactly).  Setting follows
+ * crfp_ann_set: the name is interned and the value deep-copied, replacing
+ * a feature of that name; same errors.  get: NULL when absent (name not
+ * NULL).  meta: the *n features in insertion order (NULL when none).  That
+ * value and array are the document's, valid until the next meta set (which
+ * may replace or move them); strings in them last as long as the document. */
 crfp_status crfp_doc_meta_set(crfp_doc *doc, const char *name, const crfp_value *v);
 crfp_status crfp_doc_meta_set_str(crfp_doc *doc, const char *name, const char *s);
 const crfp_value *crfp_doc_meta_get(const crfp_doc *doc, const char *name);
@@ -118,15 +140,23 @@ const crfp_feature *crfp_doc_meta(const crfp_doc *doc, size_t *n);
 /* --- annotation sets ---------------------------------------------------- */
 
 /* The set called `name` ("" is the default set).  With `create`, make it if
- * missing; otherwise NULL when missing (and NULL on allocation failure). */
+ * missing; otherwise NULL when missing (and NULL on allocation failure).
+ * A NULL name is "".  The set belongs to the document. */
 crfp_annset *crfp_doc_annset(crfp_doc *doc, const char *name, int create);
+/* Number of sets, and set i in creation order (NULL when i >= count). */
 size_t crfp_doc_annset_count(const crfp_doc *doc);
 crfp_annset *crfp_doc_annset_at(const crfp_doc *doc, size_t i);
 
+/* The set's name, owned by the document. */
 const char *crfp_annset_name(const crfp_annset *set);
 
 /* Record that `plugin` (version, parameters) produced annotations in `set`.
- * Strings are copied. */
+ * Strings are copied.  `set` must belong to doc.  Errors (the set is then
+ * unchanged): CRFP_EINVAL (plugin or version NULL; names or values, or one
+ * of their n entries, NULL), CRFP_ENOMEM.  processors: the *n records in
+ * the order added (NULL when none); the array belongs to the set, valid
+ * until its next crfp_annset_add_processor, its strings as long as the
+ * document. */
 crfp_status crfp_annset_add_processor(crfp_doc *doc, crfp_annset *set, const char *plugin,
                                       const char *version, const char *const *names,
                                       const char *const *values, size_t n);
@@ -135,7 +165,9 @@ const crfp_processor *crfp_annset_processors(const crfp_annset *set, size_t *n);
 /* Add an annotation with a fresh id.  Checks 0 <= start <= end <= length
  * and that both offsets are on character boundaries; errors are recorded in
  * `host` (CRFP_EINVAL / CRFP_EUTF8).  *out (may be NULL) receives the new
- * annotation. */
+ * annotation.  The fresh id is one more than the largest in the document.
+ * Also CRFP_EINVAL for a NULL type and CRFP_ENOMEM.  The annotation is the
+ * document's; `set` must belong to doc. */
 crfp_status crfp_annset_add(crfp_host *host, crfp_doc *doc, crfp_annset *set, const char *type,
                             size_t start, size_t end, crfp_ann **out);
 /* Same with an explicit id (from a file); CRFP_EINVAL if the id is taken. */
@@ -143,22 +175,30 @@ crfp_status crfp_annset_add_with_id(crfp_host *host, crfp_doc *doc, crfp_annset 
                                     uint64_t id, const char *type, size_t start, size_t end,
                                     crfp_ann **out);
 
-/* Annotations of the set in insertion order. */
+/* Annotations of the set in insertion order; get gives NULL when
+ * i >= size. */
 size_t crfp_annset_size(const crfp_annset *set);
 crfp_ann *crfp_annset_get(const crfp_annset *set, size_t i);
 
 /* The annotations of `type` (NULL = any) inside [start, end), sorted by
  * (start, -end, id).  *out is a malloc'd array the caller frees (free());
- * it is NULL when *n == 0. */
+ * it is NULL when *n == 0.  The annotations stay the document's.  A type
+ * the document has never used selects nothing.  CRFP_ENOMEM only. */
 crfp_status crfp_annset_select(const crfp_annset *set, const char *type, size_t start,
                                size_t end, crfp_ann ***out, size_t *n);
 
-/* Look up an annotation by id in any set of the document; NULL if absent. */
+/* Look up an annotation by id in any set of the document; NULL if absent
+ * (also, for ids added out of order, when the id table cannot be built for
+ * lack of memory). */
 crfp_ann *crfp_doc_find_ann(const crfp_doc *doc, uint64_t id);
 
 /* --- features ----------------------------------------------------------- */
 
-/* Set (replace) a feature.  Values are deep-copied. */
+/* Set (replace) a feature.  Values are deep-copied.  `ann` must belong to doc;
+ * the name is interned.  Errors: CRFP_EINVAL (name or v NULL, a STRING
+ * value NULL, a BOOL not 0 or 1, a LIST of n > 0 without items),
+ * CRFP_EUTF8 (a string that is not UTF-8), CRFP_ENOMEM.  set_bool stores
+ * b != 0; set_ref does not check that the id exists. */
 crfp_status crfp_ann_set(crfp_doc *doc, crfp_ann *ann, const char *name, const crfp_value *v);
 crfp_status crfp_ann_set_str(crfp_doc *doc, crfp_ann *ann, const char *name, const char *s);
 crfp_status crfp_ann_set_int(crfp_doc *doc, crfp_ann *ann, const char *name, int64_t i);
@@ -166,9 +206,12 @@ crfp_status crfp_ann_set_float(crfp_doc *doc, crfp_ann *ann, const char *name, d
 crfp_status crfp_ann_set_bool(crfp_doc *doc, crfp_ann *ann, const char *name, int b);
 crfp_status crfp_ann_set_ref(crfp_doc *doc, crfp_ann *ann, const char *name, uint64_t id);
 
-/* NULL when absent. */
+/* NULL when absent.  name must not be NULL.  The value is the document's,
+ * valid until the annotation's features next change. */
 const crfp_value *crfp_ann_get(const crfp_ann *ann, const char *name);
-/* The string value of `name`, NULL when absent or not a STRING. */
+/* The string value of `name`, NULL when absent or not a STRING.  It is the
+ * document's copy (or what crfp_ann_set_str_ref was given) and lasts as
+ * long as the document. */
 const char *crfp_ann_str(const crfp_ann *ann, const char *name);
 
 /* --- building documents cheaply (readers) --------------------------------
@@ -223,7 +266,7 @@ crfp_status crfp_ann_set_strs_ref(crfp_doc *doc, crfp_ann *ann, const char *cons
 
 /* Room for `n` features in total on `ann`, so that setting that many
  * allocates no further (a reader knows how many columns its tokens have).
- * CRFP_ENOMEM. */
+ * CRFP_ENOMEM only. */
 crfp_status crfp_ann_reserve(crfp_doc *doc, crfp_ann *ann, size_t n);
 
 /* Bytes of memory the document holds (its arena, arrays, text and adopted
@@ -234,14 +277,14 @@ size_t crfp_doc_memory(const crfp_doc *doc);
 
 /* Deep equality of two values (lists element-wise).  Floats compare bit for
  * bit, so NaN equals itself and -0 differs from 0: this is the equality of
- * a lossless round trip, not of arithmetic. */
+ * a lossless round trip, not of arithmetic.  Neither may be NULL. */
 int crfp_value_equal(const crfp_value *a, const crfp_value *b);
 
 /* Deep comparison of two documents: id, text, offset unit, meta, sets in
  * order with their processors, annotations in insertion order with their
  * ids, spans and features in order.  Returns 1 when equal; otherwise 0 and,
  * when `why` is not NULL, a one-line description of the first difference
- * in why[0..whylen). */
+ * in why[0..whylen) (truncated to fit; untouched when equal). */
 int crfp_doc_equal(const crfp_doc *a, const crfp_doc *b, char *why, size_t whylen);
 
 #ifdef __cplusplus

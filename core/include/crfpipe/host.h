@@ -34,33 +34,45 @@ extern "C" {
  * cannot initialise.  The caller owns it; free with crfp_host_free(). */
 crfp_host *crfp_host_new(void);
 
-/* Unload every module and free the host.  NULL is accepted. */
+/* Unload every module and free the host.  NULL is accepted.  The host's
+ * team is stopped first and every module's fini hook runs: crfp_plugin
+ * pointers, descriptors and strings from the modules die with it. */
 void crfp_host_free(crfp_host *host);
 
-/* Replace the log sink (default: stderr, level <= INFO, PROGRESS shown). */
+/* Replace the log sink (default: stderr, level <= INFO, PROGRESS shown).
+ * fn NULL puts the default sink back; a NULL host is ignored. */
 void crfp_host_set_log(crfp_host *host, crfp_log_fn fn, void *userdata);
 
 /* The current sink and its userdata (the default sink when none was set),
- * so that a caller can wrap it for a while and put it back. */
+ * so that a caller can wrap it for a while and put it back.  Neither
+ * pointer may be NULL; a NULL host gives NULL and NULL. */
 void crfp_host_get_log(const crfp_host *host, crfp_log_fn *fn, void **userdata);
 
 /* Messages above `max_level` are dropped (e.g. CRFP_LOG_INFO hides PROGRESS
- * lines, which is what --quiet does). */
+ * lines, which is what --quiet does).  A NULL host is ignored. */
 void crfp_host_set_verbosity(crfp_host *host, crfp_log_level max_level);
-/* The level set by crfp_host_set_verbosity (default CRFP_LOG_PROGRESS). */
+/* The level set by crfp_host_set_verbosity (default CRFP_LOG_PROGRESS, also
+ * for a NULL host). */
 crfp_log_level crfp_host_verbosity(const crfp_host *host);
 
 /* Append a directory to the search path, ahead of the environment and
- * installed locations.  The string is copied. */
+ * installed locations.  The string is copied.  Errors: CRFP_EINVAL (NULL
+ * host, with no message; NULL or empty dir), CRFP_ENOMEM (the search path
+ * may then be left empty). */
 crfp_status crfp_host_add_plugin_dir(crfp_host *host, const char *dir);
 
-/* Number of threads that engine work may use (0 = all online cores). */
+/* Number of threads that engine work may use (0 = all online cores).
+ * set: a value <= 0 means 0; a NULL host is ignored; the host's team, when
+ * its size changes, is freed (not while it runs a job) and restarted by the
+ * next crfp_host_team.  get: the number in force, the online cores for 0
+ * or a NULL host. */
 void crfp_host_set_threads(crfp_host *host, int nthreads);
 int crfp_host_threads(const crfp_host *host);
 
 /* Ask long-running work to stop (called from a signal handler: SIGINT,
  * SIGTERM, SIGHUP in the crfpipe program; it only stores to a
- * sig_atomic_t).  Training then saves the model of its last iteration. */
+ * sig_atomic_t).  Training then saves the model of its last iteration.
+ * A NULL host is ignored. */
 void crfp_host_interrupt(crfp_host *host);
 
 /* A loaded plugin.  Owned by the host; valid until crfp_host_free(). */
@@ -69,7 +81,8 @@ typedef struct crfp_plugin {
     char *file;   /* path of the module that was opened */
 } crfp_plugin;
 
-/* Find and load the plugin `name` (a C identifier, the module file name).
+/* Find and load the plugin `name` (a C identifier, the module file name;
+ * '-' is read as '_', so "sgd-l1" loads sgd_l1).  *out is NULL on failure.
  * Errors: CRFP_ENOTFOUND (no usable module of that name on the search path;
  * the message says when an untrusted one was skipped), CRFP_EABI (module
  * without descriptor, ABI version mismatch, descriptor name differing from
@@ -79,11 +92,12 @@ typedef struct crfp_plugin {
  * CRFP_ENOMEM (out of memory opening or initialising it: never reported as
  * one of the others), CRFP_EINVAL (name is not a C identifier).  The
  * message names the file.  Loading a name again returns the same
- * crfp_plugin; failures are not cached. */
+ * crfp_plugin; failures are not cached.  CRFP_EINVAL also for a NULL
+ * argument. */
 crfp_status crfp_host_load(crfp_host *host, const char *name, const crfp_plugin **out);
 
 /* Like crfp_host_load, but also fails with CRFP_EINVAL unless the plugin is of
- * kind `kind`. */
+ * kind `kind` (it stays loaded; *out is NULL). */
 crfp_status crfp_host_load_kind(crfp_host *host, const char *name, crfp_kind kind,
                                 const crfp_plugin **out);
 
@@ -93,12 +107,18 @@ crfp_status crfp_host_load_kind(crfp_host *host, const char *name, crfp_kind kin
  * Running out of memory is not a broken module: the scan then fails with
  * CRFP_ENOMEM (and the format look-ups below with it, rather than
  * answering "unknown format").  On success *list is an array of *n
- * pointers owned by the host. */
+ * pointers owned by the host.  The array is valid until the next scan
+ * (each format look-up below makes one) or crfp_host_free, the plugins
+ * until crfp_host_free.  `on_error`'s strings are only valid during its
+ * call.  A successful scan clears the host's error.  CRFP_EINVAL for a NULL
+ * host, list or n; on any other failure *list is NULL and *n 0. */
 typedef void (*crfp_scan_error_fn)(void *ud, const char *file, const char *msg);
 crfp_status crfp_host_scan(crfp_host *host, const crfp_plugin ***list, size_t *n,
                            crfp_scan_error_fn on_error, void *ud);
 
-/* The effective search path, for diagnostics: *dirs owned by the host. */
+/* The effective search path, for diagnostics: *dirs owned by the host,
+ * valid until the next crfp_host_add_plugin_dir or crfp_host_free.  A NULL
+ * host gives NULL and 0; dirs and n must not be NULL. */
 void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size_t *n);
 
 /* --- formats ---------------------------------------------------------------
@@ -109,21 +129,23 @@ void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size
 
 /* The plugin of `kind` (reader or writer) that declares format `format`.
  * Errors: CRFP_ENOTFOUND (message lists the formats that exist), those of
- * crfp_host_scan (CRFP_ENOMEM). */
+ * crfp_host_scan (CRFP_ENOMEM).  The look-ups set *out to NULL first and
+ * leave the plugin owned by the host. */
 crfp_status crfp_host_find_format(crfp_host *host, crfp_kind kind, const char *format,
                                   const crfp_plugin **out);
 /* The plugin of `kind` whose declared extensions match the end of `path`
  * (case-insensitive, longest match wins).  CRFP_ENOTFOUND, with no message,
- * when none matches; the errors of crfp_host_scan. */
+ * when none matches (or path is NULL); the errors of crfp_host_scan. */
 crfp_status crfp_host_format_for_path(crfp_host *host, crfp_kind kind, const char *path,
                                       const crfp_plugin **out);
 /* The reader whose probe (ABI 2.1) is most confident about input starting
  * with `head` (len bytes); *confidence (may be NULL) receives its score
- * (1..100).  CRFP_ENOTFOUND, with no message, when no reader recognises it;
- * the errors of crfp_host_scan. */
+ * (1..100).  CRFP_ENOTFOUND, with no message, when no reader recognises it
+ * (*confidence 0); the errors of crfp_host_scan. */
 crfp_status crfp_host_sniff_reader(crfp_host *host, const char *head, size_t len,
                                    const crfp_plugin **out, int *confidence);
-/* The canonical format name a reader or writer declares ("" if none). */
+/* The canonical format name a reader or writer declares ("" if none, or for
+ * p NULL); the module's string, valid until crfp_host_free. */
 const char *crfp_plugin_format(const crfp_plugin *p);
 
 /* --- Resource limits -------------------------------------------------------
@@ -156,8 +178,8 @@ typedef enum crfp_limit {
     CRFP_LIMIT_COUNT
 } crfp_limit;
 
-/* The current value of a limit (0 = unlimited).  An out-of-range `which` or
- * a NULL host gives the default. */
+/* The current value of a limit (0 = unlimited).  A NULL host gives the
+ * default; an out-of-range `which` gives 0 (unlimited). */
 size_t crfp_host_limit(const crfp_host *host, crfp_limit which);
 
 /* The name of a limit as used by crfp_host_set_limits ("xml-node", ...), or
@@ -168,7 +190,8 @@ const char *crfp_limit_name(crfp_limit which);
  * spaces); VALUE is a decimal number with an optional suffix k, M or G
  * (powers of 1024), or "unlimited" / 0.  NULL or "" changes nothing.  On
  * error (CRFP_EINVAL: unknown name, bad number) no limit is changed and the
- * message names the offending item and lists the known names. */
+ * message names the offending item and lists the known names.  A NULL host
+ * is CRFP_EINVAL, with no message. */
 crfp_status crfp_host_set_limits(crfp_host *host, const char *spec);
 
 #ifdef __cplusplus

@@ -61,7 +61,8 @@ typedef void (*crfp_train_observer)(void *ud, const crfp_train_iter *it);
 
 /* Call fn(ud, it) at the end of every training iteration, after the
  * progress line (whatever the verbosity).  fn NULL removes it.  One
- * observer per host; ud is the caller's. */
+ * observer per host; ud is the caller's.  The setters below all ignore a
+ * NULL host, keep fn and ud (not copied) until replaced, and cannot fail. */
 void crfp_host_set_train_observer(crfp_host *host, crfp_train_observer fn, void *ud);
 
 /* One point of a regularisation path (the common trainer parameter
@@ -95,7 +96,8 @@ typedef void (*crfp_path_observer)(void *ud, const crfp_train_point *pt);
  * the caller's.  Same rules as the training observer. */
 void crfp_host_set_path_observer(crfp_host *host, crfp_path_observer fn, void *ud);
 
-/* For training drivers: report a point (pt->size must be set). */
+/* For training drivers: report a point (pt->size must be set).  Does
+ * nothing without an observer, or for a NULL host or pt. */
 void crfp_host_observe_point(crfp_host *host, const crfp_train_point *pt);
 
 /* One fold of a cross-validation (the common trainer parameter cv-folds):
@@ -130,7 +132,8 @@ typedef void (*crfp_fold_observer)(void *ud, const crfp_train_fold *f);
  * training observer. */
 void crfp_host_set_fold_observer(crfp_host *host, crfp_fold_observer fn, void *ud);
 
-/* For training drivers: report a fold (f->size must be set). */
+/* For training drivers: report a fold (f->size must be set).  Does nothing
+ * without an observer, or for a NULL host or f. */
 void crfp_host_observe_fold(crfp_host *host, const crfp_train_fold *f);
 
 /* Called once per document that has been through every stage of a
@@ -142,14 +145,17 @@ typedef void (*crfp_doc_observer)(void *ud, const crfp_doc *doc);
 void crfp_host_set_doc_observer(crfp_host *host, crfp_doc_observer fn, void *ud);
 
 /* For pipeline runners (the library's own and an application's): report
- * that `doc` is done.  Does nothing when no observer is registered. */
+ * that `doc` is done.  Does nothing when no observer is registered (or for a
+ * NULL host or doc). */
 void crfp_host_observe_doc(crfp_host *host, const crfp_doc *doc);
 
-/* For training drivers: report an iteration (it->size must be set). */
+/* For training drivers: report an iteration (it->size must be set).  Does
+ * nothing without an observer, or for a NULL host or it. */
 void crfp_host_observe_iter(crfp_host *host, const crfp_train_iter *it);
 
 /* Number of Token annotations of the annotation set `set` ("" = default;
- * NULL is the default too) of doc: what progress displays count. */
+ * NULL is the default too) of doc: what progress displays count.  0 when
+ * the set does not exist; cannot fail. */
 size_t crfp_doc_count_tokens(const crfp_doc *doc, const char *set);
 
 #ifdef __cplusplus

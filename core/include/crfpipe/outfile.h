@@ -29,14 +29,16 @@ void crfp_outfile_clean_stale(const char *path);
 /* The mode a file written at `path` should get: an existing regular file's
  * (its owner chose it; `*exists` set to 1), else 0666 minus the process's
  * umask (`*exists` 0).  Reading the umask does not change it, so this is
- * safe while other threads create files. */
+ * safe while other threads create files.  `exists` must not be NULL;
+ * cannot fail. */
 mode_t crfp_outfile_mode(const char *path, int *exists);
 
 /* Start writing `path`: clean its stale temporaries, then create
  * "PATH.tmp.PID.XXXXXX" with crfp_outfile_mode's mode (and, when running
  * as root over someone's file, that file's owner).  *tmp (malloc'd, the
  * caller frees) and *fd receive the temporary.  Errors: CRFP_ENOMEM,
- * CRFP_EIO (message names path and the system's reason). */
+ * CRFP_EIO (message names path and the system's reason).  On failure *tmp
+ * is NULL, *fd -1 and no temporary is left. */
 crfp_status crfp_outfile_begin(crfp_host *host, const char *path, char **tmp, int *fd);
 
 /* Make a written temporary the file: fsync(fd) (EINVAL, for descriptors
@@ -44,7 +46,7 @@ crfp_status crfp_outfile_begin(crfp_host *host, const char *path, char **tmp, in
  * fsync the directory.  fd may be -1 when the caller has synced and closed
  * the temporary itself (a stdio stream); otherwise it is closed in every
  * case.  On any failure the temporary is removed.  Errors: CRFP_EIO naming
- * path and the cause. */
+ * path and the cause.  The string tmp stays the caller's to free. */
 crfp_status crfp_outfile_commit(crfp_host *host, int fd, const char *tmp, const char *path);
 
 /* fsync the directory holding `path`, so that a rename into it survives a

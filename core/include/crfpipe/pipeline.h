@@ -21,7 +21,8 @@ extern "C" {
 
 typedef struct crfp_pipeline crfp_pipeline;
 
-/* Empty pipeline bound to `host` (which must outlive it). NULL on ENOMEM. */
+/* Empty pipeline bound to `host` (which must outlive it). NULL on ENOMEM.
+ * The caller owns it; crfp_pipeline_free accepts NULL. */
 crfp_pipeline *crfp_pipeline_new(crfp_host *host);
 void crfp_pipeline_free(crfp_pipeline *p);
 
@@ -30,19 +31,33 @@ void crfp_pipeline_free(crfp_pipeline *p);
  * (e.g. "pipe.xml:7"); relative PATH parameters resolve against `basedir`
  * (NULL = current directory).  Errors: those of crfp_host_load, and
  * CRFP_EINVAL for unknown parameters, wrong types, or a stage whose kind
- * cannot follow the previous ones. */
+ * cannot follow the previous ones.  Also CRFP_ENOMEM.  `where` must not be
+ * NULL; names and values are copied; the message, in the pipeline's host,
+ * names the stage.  On error the pipeline is unchanged. */
 crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *where,
                               const char *const *names, const char *const *values, size_t n,
                               const char *basedir);
 
-/* Parse and validate a pipeline XML file, adding its stages. */
+/* Parse and validate a pipeline XML file, adding its stages.  *out, owned
+ * by the caller (host must outlive it), is NULL on failure.  Errors: those
+ * of crfp_xml_validate_file against pipeline.rng (CRFP_EIO, CRFP_EPARSE,
+ * CRFP_ESCHEMA, CRFP_ENOTFOUND, CRFP_ENOMEM) and of crfp_pipeline_add
+ * (relative paths resolve against the file's directory), CRFP_EINVAL for a
+ * stage of more than 64 parameters. */
 crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline **out);
 
 /* Stream documents from `in` through the pipeline to `out` (out may be NULL
- * for a training pipeline).  The streams are not closed. */
+ * for a training pipeline).  The streams are not closed.  Errors, recorded
+ * in the host and naming the stage or stream: those of the stages and of
+ * training, those of crfp_host_find_format when the default XML reader or
+ * writer is needed, CRFP_EINVAL (a trainer without `model` outside
+ * cross-validation, more than 16 chained trainers), CRFP_EPLUGIN (a plugin
+ * read a parameter it never declared), CRFP_EINTR (interrupted),
+ * CRFP_ENOMEM.  Every stage opened is closed before it returns. */
 crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *out);
 
-/* Whether the pipeline ends in a trainer (and so writes no document). */
+/* Whether the pipeline ends in a trainer (and so writes no document).
+ * p must not be NULL. */
 int crfp_pipeline_is_training(const crfp_pipeline *p);
 
 /* Whether a stage of plugin `plugin` declares parameter `param` (for a
@@ -56,7 +71,9 @@ int crfp_pipeline_stage_accepts(crfp_host *host, const char *plugin, const char 
  * trainer's own declaration of one of those wins (its default, its help).
  * *specs is a malloc'd array of *n entries (the caller frees it; its
  * strings belong to the loaded plugin and the library).  Errors: those of
- * crfp_host_load, CRFP_ENOMEM. */
+ * crfp_host_load, CRFP_ENOMEM.  *specs is NULL after CRFP_ENOMEM, and left
+ * untouched, as *n is, when the plugin cannot be loaded; with no parameter
+ * it is a (non-NULL) array of *n = 0 entries to free. */
 crfp_status crfp_pipeline_stage_params(crfp_host *host, const char *plugin,
                                        crfp_param_spec **specs, size_t *n);
 

@@ -74,9 +74,9 @@ typedef enum crfp_kind {
     CRFP_KIND_TAGGER = 6     /* document -> document (adds labels) */
 } crfp_kind;
 
-/* "reader", "writer", ...; "unknown" otherwise. */
+/* "reader", "writer", ...; "unknown" otherwise.  Static strings. */
 const char *crfp_kind_name(crfp_kind k);
-/* -1 for an unknown name. */
+/* -1 for an unknown name or NULL. */
 int crfp_kind_parse(const char *name);
 
 typedef struct crfp_plugin_descriptor {
@@ -153,6 +153,7 @@ typedef struct crfp_reader_vtable {
     /* Next document, owned by the caller afterwards; *doc = NULL at the end
      * of the stream.  Errors name the file and line. */
     crfp_status (*next)(void *state, crfp_doc **doc);
+    /* Free the state open made (the stream stays open: the host closes it). */
     void (*close)(void *state);
 #if CRFP_ABI_TARGET_MINOR >= 1
     /* 2.1, optional.  How sure the plugin is (0 = not its format, 100 =
@@ -167,24 +168,29 @@ typedef struct crfp_reader_vtable {
 /* --- writer ------------------------------------------------------------- */
 typedef struct crfp_writer_vtable {
     size_t size;  /* CRFP_VTABLE_SIZE(crfp_writer_vtable) */
+    /* Prepare to write to `out` (closed by the host).  *state is the
+     * plugin's. */
     crfp_status (*open)(crfp_host *host, const crfp_params *params, crfp_stream *out,
                         void **state);
     /* Write one document (not consumed). */
     crfp_status (*write)(void *state, const crfp_doc *doc);
     /* End of stream: write trailers and flush. */
     crfp_status (*finish)(void *state);
+    /* Free the state open made (also when finish was not called). */
     void (*close)(void *state);
 } crfp_writer_vtable;
 
 /* --- document processors: tokenizer, tagger ----------------------------- */
 typedef struct crfp_stage_vtable {
     size_t size;  /* CRFP_VTABLE_SIZE(crfp_stage_vtable) */
+    /* Build the stage from `params`.  *state is the plugin's. */
     crfp_status (*open)(crfp_host *host, const crfp_params *params, void **state);
     /* Annotate `doc` in place.  May be called from one thread at a time per
      * state. */
     crfp_status (*process)(void *state, crfp_doc *doc);
     /* End of stream (may be NULL). */
     crfp_status (*finish)(void *state);
+    /* Free the state open made. */
     void (*close)(void *state);
 #if CRFP_ABI_TARGET_MINOR >= 2
     /* 2.2, optional.  What process does, but callable from several threads
@@ -228,17 +234,21 @@ typedef struct crfp_obsseq crfp_obsseq;
 crfp_obsseq *crfp_obsseq_new(void);
 void crfp_obsseq_free(crfp_obsseq *o);   /* NULL accepted */
 /* Start a sentence of `ntok` tokens (forgets the previous one, keeps the
- * memory).  CRFP_ENOMEM, CRFP_EINVAL (o NULL). */
+ * memory).  CRFP_ENOMEM, CRFP_EINVAL (o NULL).  After CRFP_ENOMEM the
+ * previous sentence is kept. */
 crfp_status crfp_obsseq_reset(crfp_obsseq *o, size_t ntok);
 /* Append a copy of the `len` bytes at `s` (NUL added) to token `t`.  Tokens
  * must be filled in order (t never decreases); tokens skipped have no
  * observations.  CRFP_EINVAL for t >= ntok or a decreasing t, CRFP_ENOMEM.
- * No message is recorded (there is no host): callers report. */
+ * No message is recorded (there is no host): callers report.  CRFP_EINVAL
+ * also for o NULL, s NULL with len > 0, or len == SIZE_MAX.  A NUL inside
+ * the bytes ends the observation as the CRF engine interns it. */
 crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const char *s, size_t len);
+/* Tokens of the current sentence (0 for o NULL). */
 size_t crfp_obsseq_ntok(const crfp_obsseq *o);
 /* The observations of token t: *n entries (0 for t >= ntok); strings and
  * flags owned by o, valid until the next push or reset.  Any of strs,
- * flags, n may be NULL. */
+ * flags, n may be NULL.  o NULL reads as an empty sentence. */
 void crfp_obsseq_get(const crfp_obsseq *o, size_t t, const char *const **strs,
                      const unsigned char **flags, size_t *n);
 
@@ -257,6 +267,7 @@ typedef struct crfp_features_vtable {
      * callee).  Must be thread-safe for concurrent calls with distinct
      * `out`: an extractor is shared read-only by tagging threads. */
     crfp_status (*extract)(void *ex, const crfp_tokseq *seq, crfp_obsseq *out);
+    /* Free an extractor made by create or load. */
     void (*free)(void *ex);
 #if CRFP_ABI_TARGET_MINOR >= 4
     /* 2.4, optional: incremental feature sets (Lavergne et al. 2010, §5.4).

@@ -16,6 +16,8 @@ typedef struct crfp_rng {
     uint64_t s[4];
 } crfp_rng;
 
+/* The next splitmix64 output; *x is its state, advanced.  The functions
+ * below work on the caller's crfp_rng, allocate nothing and cannot fail. */
 static inline uint64_t crfp_rng_splitmix(uint64_t *x)
 {
     uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
@@ -24,12 +26,14 @@ static inline uint64_t crfp_rng_splitmix(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+/* Seed r; any seed, 0 included, gives a usable state. */
 static inline void crfp_rng_seed(crfp_rng *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)
         r->s[i] = crfp_rng_splitmix(&seed);
 }
 
+/* The next 64 random bits (xoshiro256**). */
 static inline uint64_t crfp_rng_next(crfp_rng *r)
 {
     uint64_t *s = r->s;
@@ -44,7 +48,8 @@ static inline uint64_t crfp_rng_next(crfp_rng *r)
 }
 
 /* Uniform in [0, n), n >= 1 (Lemire's multiply-shift; the bias is below
- * n / 2^64, far under anything a shuffle of a corpus can show). */
+ * n / 2^64, far under anything a shuffle of a corpus can show).  n = 0
+ * gives 0. */
 static inline size_t crfp_rng_below(crfp_rng *r, size_t n)
 {
     return (size_t)(((unsigned __int128)crfp_rng_next(r) * n) >> 64);

@@ -31,7 +31,8 @@ typedef enum crfp_status {
     CRFP_EUTF8       /* invalid UTF-8 or offset not on a character boundary */
 } crfp_status;
 
-/* Static string naming a status ("ok", "out of memory", ...). Never NULL. */
+/* Static string naming a status ("ok", "out of memory", ...). Never NULL
+ * ("unknown status" for a value outside the enum). */
 const char *crfp_status_str(crfp_status st);
 
 typedef enum crfp_log_level {
@@ -57,7 +58,9 @@ typedef struct crfp_host crfp_host;
 
 /* Record an error: formats the message into the host and returns `st`, so a
  * caller can write `return crfp_error(host, CRFP_EPARSE, "%s:%d: ...", ...)`.
- * `host` may be NULL (message dropped). */
+ * `host` may be NULL (message dropped).  Cannot fail: when the message
+ * cannot be allocated, the status is kept with its generic text.
+ * crfp_verror is the same with a va_list (which it consumes). */
 crfp_status crfp_error(crfp_host *host, crfp_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_list ap);
@@ -66,29 +69,35 @@ crfp_status crfp_verror(crfp_host *host, crfp_status st, const char *fmt, va_lis
  * when no message was recorded, the result is "prefix: " followed by what
  * the recorded status says.  Returns the recorded status (CRFP_OK if none
  * was recorded: a caller holding the callee's status should use
- * crfp_error_wrap). */
+ * crfp_error_wrap).  A NULL host returns CRFP_OK too.  When memory runs
+ * out the message is left unprefixed. */
 crfp_status crfp_error_prefix(crfp_host *host, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Like crfp_error_prefix for a callee that returned `st`: the recorded
  * status becomes `st`, a message the callee left is prefixed, and a callee
  * that left none (or left the status OK) gets "prefix: " and what `st`
- * says ("out of memory", ...).  Returns st; host NULL is accepted. */
+ * says ("out of memory", ...).  Returns st; host NULL is accepted.  When
+ * memory runs out the message is left unprefixed. */
 crfp_status crfp_error_wrap(crfp_host *host, crfp_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Last error message recorded in `host`; "" when none. Owned by the host,
- * valid until the next error is recorded. */
+ * valid until the next error is recorded (or changed or cleared by the
+ * calls here); "" for a NULL host.  errcode: the status recorded with it,
+ * CRFP_OK when none or for a NULL host.  clear: back to none (a NULL host
+ * is ignored). */
 const char *crfp_errmsg(const crfp_host *host);
 crfp_status crfp_errcode(const crfp_host *host);
 void crfp_error_clear(crfp_host *host);
 
-/* Send one line to the host's log sink (printf-style, no trailing '\n'). */
+/* Send one line to the host's log sink (printf-style, no trailing '\n').
+ * Dropped for a NULL host or a level above its verbosity; cannot fail. */
 void crfp_log(crfp_host *host, crfp_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Non-zero once the user asked to stop (SIGINT, SIGTERM, SIGHUP).  Long loops poll this and
- * return CRFP_EINTR after leaving their state consistent. */
+ * return CRFP_EINTR after leaving their state consistent.  0 for a NULL host. */
 int crfp_interrupted(const crfp_host *host);
 
 #ifdef __cplusplus

@@ -25,7 +25,9 @@ typedef void (*crfp_team_fn)(void *arg, int id, int n);
 
 /* Start a team of `nthreads` members, the caller counting as member 0
  * (nthreads <= 0: one per online core).  *out owned by the caller.
- * Errors: CRFP_ENOMEM (memory or threads could not be had). */
+ * Errors: CRFP_ENOMEM (memory or threads could not be had).  *out is
+ * NULL on failure; no message is recorded.  At most 1024 members (at most
+ * 256 for nthreads <= 0). */
 crfp_status crfp_team_new(int nthreads, crfp_team **out);
 /* Stop and join the members.  NULL accepted.  Not while a job runs. */
 void crfp_team_free(crfp_team *t);
@@ -42,7 +44,7 @@ void crfp_team_run(crfp_team *t, crfp_team_fn fn, void *arg);
 
 /* Member id's share of [0, n) cut into `parts` contiguous slices on
  * 8-element boundaries (so that members do not share cache lines of a
- * double array): [*lo, *hi). */
+ * double array): [*lo, *hi).  parts >= 1 and 0 <= id < parts; cannot fail. */
 static inline void crfp_team_slice(size_t n, int id, int parts, size_t *lo, size_t *hi)
 {
     size_t blocks = (n + 7) / 8;
@@ -55,7 +57,9 @@ static inline void crfp_team_slice(size_t n, int id, int parts, size_t *lo, size
 /* The host's team, started on first use with crfp_host_threads(host)
  * members and kept until crfp_host_free; after crfp_host_set_threads the
  * next call starts a team of the new size.  NULL when threads cannot be
- * started (callers then run serially: crfp_team_run accepts NULL). */
+ * started (callers then run serially: crfp_team_run accepts NULL), or for
+ * a NULL host.  The team is the host's: do not free it, nor keep it across
+ * crfp_host_set_threads, which may free it. */
 crfp_team *crfp_host_team(crfp_host *host);
 
 #ifdef __cplusplus

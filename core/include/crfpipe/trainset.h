@@ -48,7 +48,8 @@ extern "C" {
 #define CRFP_TS_HESSVEC  UINT64_C(0x10) /* exact Hessian-vector products */
 
 /* Text for a capability set ("batch, sequence"), for messages: written to
- * buf (always NUL-terminated), which is returned. */
+ * buf (NUL-terminated unless len is 0, truncated to fit; "nothing" for no
+ * capability), which is returned.  Cannot fail. */
 const char *crfp_ts_caps_str(uint64_t caps, char *buf, size_t len);
 
 /* What a trainer reports at the end of an iteration (an epoch for online
@@ -250,7 +251,8 @@ struct crfp_trainset {
 #define CRFP_TS_HAS_MIX(ts) CRFP_TS_HAS(ts, mix)
 
 /* Fail unless `ts` offers every capability in `needs`: CRFP_EINVAL with a
- * message naming the trainer, what it needs and what the set offers. */
+ * message naming the trainer, what it needs and what the set offers.
+ * CRFP_OK otherwise; nothing else can go wrong.  ts must not be NULL. */
 crfp_status crfp_trainset_require(crfp_host *host, const crfp_trainset *ts, uint64_t needs,
                                   const char *trainer);
 

@@ -1,4 +1,4 @@
-/* crfpipe — model files: save, load, dump.
+/* crfpipe — model files: save and load (dump.c prints them).
  *
  * Layout (all integers little-endian):
  *   "CRFPMODL"  u32 version
@@ -935,47 +935,4 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
     free(r.big);
     close(fd);
     return st;
-}
-
-/* --- dump ---------------------------------------------------------------------- */
-
-crfp_status crfp_crf_dump(crfp_host *host, const crfp_crf *crf, FILE *out)
-{
-    if (!crf || !out || !crf->final)
-        return crfp_error(host, CRFP_EINVAL, "crf: dump: no finalized model");
-    uint32_t Y = crf->Y;
-    fprintf(out, "labels\t%u\n", Y);
-    for (uint32_t y = 0; y < Y; y++)
-        fprintf(out, "label\t%u\t%s\n", y, crfp_dict_str(&crf->labels, y, NULL));
-    fprintf(out, "features\t%s\n", crf->fplugin ? crf->fplugin : "-");
-    fprintf(out, "config\t%zu\n", crf->fplugin ? crf->fconfig_len : (size_t)0);
-    if (crf->fplugin && crf->fconfig_len) {
-        fwrite(crf->fconfig, 1, crf->fconfig_len, out);
-        if (crf->fconfig[crf->fconfig_len - 1] != '\n')
-            fputc('\n', out);
-    }
-    for (size_t i = 0; i < crf->nmeta; i++)
-        fprintf(out, "meta\t%s\t%s\n", crf->meta_k[i], crf->meta_v[i]);
-    for (uint32_t o = 0; o < crf->obs.n; o++) {
-        const char *s = crfp_dict_str(&crf->obs, o, NULL);
-        if (crf->ublk[o] != CRFP_NO_BLOCK) {
-            const double *w = crf->w + crf->ublk[o];
-            for (uint32_t y = 0; y < Y; y++)
-                if (w[y] != 0.0)
-                    fprintf(out, "U\t%s\t%s\t%.17g\n", s, crfp_dict_str(&crf->labels, y, NULL),
-                            w[y]);
-        }
-        if (crf->bblk[o] != CRFP_NO_BLOCK) {
-            const double *w = crf->w + crf->bblk[o];
-            for (uint32_t p = 0; p <= Y; p++)
-                for (uint32_t y = 0; y < Y; y++)
-                    if (w[(size_t)p * Y + y] != 0.0)
-                        fprintf(out, "B\t%s\t%s\t%s\t%.17g\n", s,
-                                p == Y ? "<start>" : crfp_dict_str(&crf->labels, p, NULL),
-                                crfp_dict_str(&crf->labels, y, NULL), w[(size_t)p * Y + y]);
-        }
-    }
-    if (fflush(out) != 0 || ferror(out))
-        return crfp_error(host, CRFP_EIO, "crf: dump: write error: %s", strerror(errno));
-    return CRFP_OK;
 }
