@@ -1,6 +1,6 @@
 #!/bin/sh
-# Allocation-failure walk: each of `crfpipe train`, `tag`, `convert`, `run` and
-# `train --cv-folds` (one trainer, and a chain)
+# Allocation-failure walk: each of `crfpipe train`, `tag`, `convert`, `run`,
+# `train --cv-folds` (one trainer, and a chain), `model info` and `model top`
 # is run once per N with the N+1-th allocation after main() failing, and
 # every one after it (failmalloc.so).  For every N the run must either
 # succeed with the same output as a run without faults, or fail cleanly:
@@ -10,7 +10,7 @@
 # make check samples N (about 60 runs per command, evenly spread, so that
 # the test stays well under a minute); make fault (FAULT_FULL=1) tries
 # every N, under valgrind when FAULT_VALGRIND allows (FAULT_STEP=K: every
-# K-th N only).
+# K-th N only; FAULT_CMDS="cv tag": only those commands).
 . "$top_srcdir/tests/fault/common.sh"
 
 setup_models
@@ -66,7 +66,7 @@ problem() {
 }
 
 total_runs=0
-for cmd in train tag convert run cv cvchain; do
+for cmd in ${FAULT_CMDS:-train tag convert run cv cvchain modelinfo modeltop}; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"
     if ! FAILMALLOC_STATS="$tmp/stats" LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$ref" 2>"$tmp/err"; then

@@ -48,7 +48,7 @@ for mode in enospc eio close-eio; do
     enospc) pat="No space left on device" ;;
     *) pat="Input/output error" ;;
     esac
-    for cmd in train tag convert run; do
+    for cmd in train tag convert run modelinfo modeltop; do
         out="$tmp/$cmd.$mode"
         check_fault "$cmd with FAILIO=$mode" "$pat" "$out" \
             env FAILIO=$mode LD_PRELOAD="$FAILMALLOC" sh -c '. "$0"; run_cmd "$1" "$2"' \
@@ -74,4 +74,10 @@ rc=0
     >/dev/full 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "No space left on device\|write error" "$tmp/err" ||
     fail "tag to a full stdout: status $rc: $(head -c 300 "$tmp/err")"
+for what in "info" "top -n 0"; do
+    rc=0
+    "$CRFPIPE" model $what "$tmp/ref.model" >/dev/full 2>"$tmp/err" || rc=$?
+    [ "$rc" -eq 1 ] && grep -q "No space left on device\|write error" "$tmp/err" ||
+        fail "model $what to a full stdout: status $rc: $(head -c 300 "$tmp/err")"
+done
 finish
