@@ -79,6 +79,8 @@ _PARAM_ALIASES = {
     "num_memories": "history",
     "period": "window",
     "delta": "epsilon",
+    # crfsuite counts attribute-label pairs, crfpipe attributes (observations)
+    "feature.minfreq": "min-freq",
 }
 
 
@@ -200,6 +202,8 @@ class Trainer:
                              % (self.algorithm, name))
         if pname in ("model", "dev", "label"):
             raise ValueError("%r is set by Trainer.train(), not as a parameter" % name)
+        if pname == "min-freq" and isinstance(value, float) and value.is_integer():
+            value = int(value)  # crfsuite's feature.minfreq is a float
         self._params[pname] = _value_text(value)
 
     def set_params(self, params):

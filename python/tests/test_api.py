@@ -251,6 +251,28 @@ def test_info_weights(attr_model):
     assert crf.transition_features_
 
 
+def test_minfreq(tmp_path):
+    # python-crfsuite's feature.minfreq (a float there): attributes seen at
+    # fewer positions get no weights
+    xs = [[{"w=a": 1.0}, {"w=b": 1.0}], [{"w=a": 1.0}, {"w=c": 1.0}], [{"w=a": 1.0}, {"w=c": 1.0}]]
+    ys = [["X", "Y"], ["X", "Y"], ["X", "Y"]]
+    seen = {}
+    for minfreq in (1, 2.0, 3):
+        tr = crfpipe.Trainer(verbose=False)
+        for x, y in zip(xs, ys):
+            tr.append(x, y)
+        tr.set_params({"feature.minfreq": minfreq, "max_iterations": 10, "threads": 1})
+        path = str(tmp_path / ("m%d" % minfreq))
+        tr.train(path)
+        seen[minfreq] = {a for a, _ in crfpipe.Tagger().open(path).info().state_features}
+    assert seen[1] == {"w=a", "w=b", "w=c"}
+    assert seen[2.0] == {"w=a", "w=c"}
+    assert seen[3] == {"w=a"}
+    with pytest.raises(crfpipe.Error, match="min-freq must be 0 or more"):
+        tr.set("feature.minfreq", -1)
+        tr.train(str(tmp_path / "bad"))
+
+
 CONLL = "He PRP B-NP\nreckons VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\n"
 PIPE = """<pipeline xmlns="urn:crfpipe:pipeline:1">
   <stage plugin="conll_reader"><param name="columns" value="word,pos,chunk"/></stage>

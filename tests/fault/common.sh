@@ -41,6 +41,9 @@ run_cmd() {
     cvchain) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
                  --trainer sgd-l1,lbfgs --rho1 0.1 --2.rho1 0 --max-iter 2 --cv-folds 2 \
                  --model "$2" "$data/tiny.conll" ;;
+    # the frequency cut-off: the model and data rebuilt before the layout
+    minfreq) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+                 --max-iter 3 --min-freq 2 --dev "$data/tiny.conll" --model "$2" "$data/tiny.conll" ;;
     # a model's sizes, and all of its weights ranked
     modelinfo) $RUNNER "$CRFPIPE" model info -o "$2" "$tmp/ref.model" ;;
     modeltop) $RUNNER "$CRFPIPE" model top -n 0 --order abs -o "$2" "$tmp/ref.model" ;;

@@ -9,6 +9,7 @@
 #   keeps every second sentence) gives the same trajectory and layout;
 # - 4 ranks (the shared-memory sum by slices) agree as well, and so does
 #   L-BFGS unsharded (--shard false: every rank runs it on whole vectors);
+# - with --min-freq, the job keeps the observations the single process keeps;
 # - a job of one rank writes exactly the plain run's model.
 . "$top_srcdir/tests/mpi/common.sh"
 
@@ -72,6 +73,19 @@ same_trajectory "$tmp/l5" "$tmp/l6" 1e-9 20
 layout "$tmp/m5" >"$tmp/d5"
 layout "$tmp/m6" >"$tmp/d6"
 cmp -s "$tmp/d5" "$tmp/d6" || fail "XML input: the 2-rank model's layout differs"
+
+# min-freq: the counts are summed over the ranks' shares, so the job keeps
+# the single process's observations (each rank alone would keep fewer)
+RUN= train "$tmp/l10" "$tmp/m10" --min-freq 3 "$DATA" || fail "single run with --min-freq"
+RUN="mpi 2" train "$tmp/l11" "$tmp/m11" --min-freq 3 "$DATA" ||
+    { cat "$tmp/l11"; fail "2-rank run with --min-freq"; }
+grep -q '^min-freq 3: ' "$tmp/l10" || fail "no min-freq line in the single run's log"
+[ "$(grep '^min-freq 3: ' "$tmp/l10")" = "$(grep '^min-freq 3: ' "$tmp/l11" | head -n 1)" ] ||
+    fail "min-freq kept other observations in the job: $(grep -h '^min-freq' "$tmp/l10" "$tmp/l11")"
+same_trajectory "$tmp/l10" "$tmp/l11" 1e-9 20
+layout "$tmp/m10" >"$tmp/d10"
+layout "$tmp/m11" >"$tmp/d11"
+cmp -s "$tmp/d10" "$tmp/d11" || fail "min-freq: the 2-rank model's layout differs"
 
 # one rank = one process
 RUN="mpi 1" train "$tmp/l7" "$tmp/m7" "$DATA" || fail "1-rank job"

@@ -4,7 +4,8 @@
 # way (K runs of consecutive sentences, or with --cv-split interleaved
 # sentence i in fold i mod K), train on each fold's complement, score
 # with crfpipe eval: the held-out token and sentence error counts must be
-# the same.  With --model, the model trained on all the data is the one a
+# the same (also with --min-freq, which each fold applies to its own
+# training sentences).  With --model, the model trained on all the data is the one a
 # plain run trains.  Refusals before any data is read.  A small slice of
 # the POS sample, one thread: a few seconds.
 . "$top_srcdir/tests/pipeline/common.sh"
@@ -33,7 +34,7 @@ split_fold() {
 # one trainer, and a chain (each fold's copy of the model shrunk between
 # its stages, the held-out fold following the ids); both splits
 for run in "blocks lbfgs" "interleaved lbfgs" "blocks sgd-l1" \
-    "blocks sgd-l1,lbfgs --rho1 0.5 --2.rho1 0 --2.max-iter 10"; do
+    "blocks sgd-l1,lbfgs --rho1 0.5 --2.rho1 0 --2.max-iter 10" "blocks lbfgs --min-freq 2"; do
     mode=${run%% *}
     run=${run#* }
     trainer=${run%% *}

@@ -397,6 +397,25 @@ crfp_status crfp_crf_shrink(const crfp_crf *crf, const double *theta, crfp_crf *
 crfp_status crfp_crf_shrink_keep(const crfp_crf *crf, const double *theta, const uint64_t *keep,
                                  const uint64_t *open, crfp_crf **out_crf, uint32_t **map,
                                  uint64_t **mask);
+/* A copy of `crf`, which must not be finalized yet, with only the
+ * observations whose bit is set in `keep` (nobs bits), in their order, and
+ * every label, the features configuration and the metadata; not finalized
+ * either.  *map (nobs entries) gives each old observation's new id, or
+ * UINT32_MAX when dropped.  Both outputs owned by the caller (crfp_crf_free,
+ * free).  Used to drop observations too rare in the training data before
+ * the parameters are laid out (crfp_dataset_obs_counts; crfp_dataset_remap
+ * then renumbers the data).  Errors, no message recorded: CRFP_EINVAL (crf
+ * finalized), CRFP_ENOMEM.  On failure both outputs are NULL. */
+crfp_status crfp_crf_subset(const crfp_crf *crf, const uint64_t *keep, crfp_crf **out,
+                            uint32_t **map);
+
+/* Add to counts[2·o] and counts[2·o + 1] the number of positions of `ds`
+ * where observation o is a unigram and a bigram observation (counts has
+ * 2·nobs entries, which the caller zeroes or accumulates into across
+ * datasets).  Only reads ds.  Errors, no message recorded: CRFP_EINVAL (an
+ * id >= nobs; counts then partly added). */
+crfp_status crfp_dataset_obs_counts(const crfp_dataset *ds, uint32_t nobs, uint64_t *counts);
+
 /* `ds` with every observation id o replaced by map[o], dropping those mapped
  * to UINT32_MAX.  *out owned by the caller, NULL on failure.  Errors:
  * CRFP_ENOMEM, no message recorded. */

@@ -272,6 +272,24 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
     return CRFP_OK;
 }
 
+crfp_status crfp_dataset_obs_counts(const crfp_dataset *ds, uint32_t nobs, uint64_t *counts)
+{
+    for (size_t i = 0; i < ds->n; i++) {
+        const crfp_seq *q = &ds->seqs[i];
+        if (!q->T)
+            continue;
+        for (int kind = 0; kind < 2; kind++) {
+            const uint32_t *ids = kind ? q->bobs : q->uobs, *off = kind ? q->boff : q->uoff;
+            for (uint32_t j = off[0]; j < off[q->T]; j++) {
+                if (ids[j] >= nobs)
+                    return CRFP_EINVAL;
+                counts[2 * (size_t)ids[j] + (size_t)kind]++;
+            }
+        }
+    }
+    return CRFP_OK;
+}
+
 /* --- tagging buffer -------------------------------------------------------- */
 
 struct crfp_seqbuf {

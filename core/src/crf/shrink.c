@@ -42,6 +42,53 @@ static inline int bit(const uint64_t *set, uint32_t o)
     return set && ((set[o >> 6] >> (o & 63)) & 1u);
 }
 
+/* A new model, not finalized, with crf's labels, the observations whose
+ * bit is set in `sel` (in their order, with their flags), its features
+ * configuration and metadata; *out_map as for crfp_crf_shrink.  Errors:
+ * CRFP_ENOMEM (both outputs NULL). */
+static crfp_status copy_selected(const crfp_crf *crf, const uint64_t *sel, crfp_crf **out_crf,
+                                 uint32_t **out_map)
+{
+    *out_crf = NULL;
+    *out_map = NULL;
+    crfp_status st = CRFP_ENOMEM;
+    uint32_t nobs = crf->obs.n, Y = crf->labels.n;
+    uint32_t *map = malloc(((size_t)nobs + 1) * sizeof *map);
+    crfp_crf *nc = crfp_crf_new();
+    if (!map || !nc)
+        goto fail;
+    for (uint32_t y = 0; y < Y; y++) {
+        uint32_t id;
+        if ((st = crfp_crf_add_label(nc, crfp_crf_label(crf, y), &id)) != CRFP_OK)
+            goto fail;
+    }
+    /* in their order, so that ids interned first (a warm start's) keep
+     * their values when all of them are kept */
+    for (uint32_t o = 0; o < nobs; o++) {
+        map[o] = UINT32_MAX;
+        if (!bit(sel, o))
+            continue;
+        size_t len;
+        const char *s = crfp_crf_obs(crf, o, &len);
+        if ((st = crfp_crf_add_obs(nc, s, len, crf->oflags[o], &map[o])) != CRFP_OK)
+            goto fail;
+    }
+    st = CRFP_ENOMEM;
+    if (crf->fplugin && crfp_crf_set_features(nc, crf->fplugin, crf->fconfig,
+                                              crf->fconfig_len) != CRFP_OK)
+        goto fail;
+    for (size_t i = 0; i < crf->nmeta; i++)
+        if (crfp_crf_set_meta(nc, crf->meta_k[i], crf->meta_v[i]) != CRFP_OK)
+            goto fail;
+    *out_crf = nc;
+    *out_map = map;
+    return CRFP_OK;
+fail:
+    free(map);
+    crfp_crf_free(nc);
+    return st == CRFP_OK ? CRFP_ENOMEM : st;
+}
+
 crfp_status crfp_crf_shrink_keep(const crfp_crf *crf, const double *theta, const uint64_t *keep,
                                  const uint64_t *open, crfp_crf **out_crf, uint32_t **out_map,
                                  uint64_t **out_mask)
@@ -51,36 +98,22 @@ crfp_status crfp_crf_shrink_keep(const crfp_crf *crf, const double *theta, const
     *out_mask = NULL;
     if (!crf->final)
         return CRFP_EINVAL;
-    crfp_status st = CRFP_ENOMEM;
     uint32_t nobs = crf->obs.n, Y = crf->Y;
-    uint32_t *map = malloc(((size_t)nobs + 1) * sizeof *map);
-    crfp_crf *nc = crfp_crf_new();
-    uint64_t *mask = NULL;
-    if (!map || !nc)
-        goto fail;
-    for (uint32_t y = 0; y < Y; y++) {
-        uint32_t id;
-        if ((st = crfp_crf_add_label(nc, crfp_crf_label(crf, y), &id)) != CRFP_OK)
-            goto fail;
-    }
-    for (uint32_t o = 0; o < nobs; o++) {
-        map[o] = UINT32_MAX;
-        if (!block_active(crf, theta, o) && !bit(keep, o) && !bit(open, o))
-            continue;
-        size_t len;
-        const char *s = crfp_crf_obs(crf, o, &len);
-        if ((st = crfp_crf_add_obs(nc, s, len, crf->oflags[o], &map[o])) != CRFP_OK)
-            goto fail;
-    }
+    uint64_t *sel = calloc((size_t)nobs / 64 + 1, sizeof *sel), *mask = NULL;
+    if (!sel)
+        return CRFP_ENOMEM;
+    for (uint32_t o = 0; o < nobs; o++)
+        if (block_active(crf, theta, o) || bit(keep, o) || bit(open, o))
+            sel[o >> 6] |= UINT64_C(1) << (o & 63);
+    crfp_crf *nc;
+    uint32_t *map;
+    crfp_status st = copy_selected(crf, sel, &nc, &map);
+    free(sel);
+    if (st != CRFP_OK)
+        return st;
     if ((st = crfp_crf_finalize(nc)) != CRFP_OK)
         goto fail;
     st = CRFP_ENOMEM;
-    if (crf->fplugin && crfp_crf_set_features(nc, crf->fplugin, crf->fconfig,
-                                              crf->fconfig_len) != CRFP_OK)
-        goto fail;
-    for (size_t i = 0; i < crf->nmeta; i++)
-        if (crfp_crf_set_meta(nc, crf->meta_k[i], crf->meta_v[i]) != CRFP_OK)
-            goto fail;
     mask = calloc((nc->nparams + 63) / 64 + 1, sizeof *mask);
     if (!mask)
         goto fail;
@@ -171,4 +204,14 @@ fail:
     free(boff);
     crfp_dataset_free(nd);
     return st == CRFP_OK ? CRFP_ENOMEM : st;
+}
+
+crfp_status crfp_crf_subset(const crfp_crf *crf, const uint64_t *keep, crfp_crf **out_crf,
+                            uint32_t **out_map)
+{
+    *out_crf = NULL;
+    *out_map = NULL;
+    if (crf->final)
+        return CRFP_EINVAL;
+    return copy_selected(crf, keep, out_crf, out_map);
 }

@@ -84,10 +84,19 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
  * start as `start` (the whole model's starting weights), block by block.
  * Errors: CRFP_ENOMEM, those of the model. */
 static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_dataset *tr,
-                              const double *start, crfp_crf **out, uint32_t **omap,
-                              uint32_t **lmap, uint32_t **tofull)
+                              const double *start, int64_t minfreq, crfp_crf **out,
+                              uint32_t **omap, uint32_t **lmap, uint32_t **tofull)
 {
     uint32_t nobs = crfp_crf_nobs(full), Y = crfp_crf_nlabels(full);
+    /* min-freq counts in the fold's training sentences, as a run on them
+     * alone would (the whole model was cut by the counts of all of them) */
+    uint64_t *keep = NULL;
+    size_t nkept;
+    if (minfreq > 1) {
+        crfp_status st = crfp_train_frequent(host, tr, nobs, minfreq, 0, 0, &keep, &nkept);
+        if (st != CRFP_OK)
+            return st;
+    }
     crfp_crf *fc = crfp_crf_new();
     uint32_t *om = malloc(((size_t)nobs + 1) * sizeof *om),
              *lm = malloc(((size_t)Y + 1) * sizeof *lm), *tf = malloc(((size_t)Y + 1) * sizeof *tf);
@@ -111,6 +120,8 @@ static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_
             for (int kind = 0; kind < 2 && st == CRFP_OK; kind++) {
                 const uint32_t *ids = kind ? q->bobs : q->uobs, *off = kind ? q->boff : q->uoff;
                 for (uint32_t j = off[t]; j < off[t + 1] && st == CRFP_OK; j++) {
+                    if (keep && !((keep[ids[j] >> 6] >> (ids[j] & 63)) & 1u))
+                        continue;
                     size_t len;
                     const char *name = crfp_crf_obs(full, ids[j], &len);
                     st = crfp_crf_add_obs(fc, name, len, kind ? CRFP_OBS_BIGRAM : CRFP_OBS_UNIGRAM,
@@ -140,6 +151,7 @@ static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_
             }
         }
     }
+    free(keep);
     if (st != CRFP_OK) {
         crfp_crf_free(fc);
         free(om);
@@ -313,7 +325,8 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
     uint32_t *omap = NULL, *lmap = NULL, *tofull = NULL;
     size_t dropped = 0;
     *tst = CRFP_OK;
-    crfp_status st = fold_model(r->host, full, tr, start, &fc, &omap, &lmap, &tofull);
+    crfp_status st = fold_model(r->host, full, tr, start, crfp_train_min_freq(r), &fc, &omap,
+                                &lmap, &tofull);
     if (st == CRFP_OK && ((st = fold_data(tr, omap, lmap, &ftr, &dropped)) != CRFP_OK ||
                           (st = fold_data(dev, omap, lmap, &fdev, &dropped)) != CRFP_OK ||
                           (st = fold_data(ho, omap, NULL, &fho, &dropped)) != CRFP_OK))

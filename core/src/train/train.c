@@ -31,6 +31,9 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"rho2", CRFP_PARAM_FLOAT, "0.3", "l2 penalty weight"},
     {"max-iter", CRFP_PARAM_INT, "0", "stop after this many iterations (0 = optimizer decides)"},
     {"init-model", CRFP_PARAM_PATH, NULL, "warm start from this model's weights"},
+    {"min-freq", CRFP_PARAM_INT, "1",
+     "give weights only to observations seen at this many positions of the training data or "
+     "more (CRF++'s -f, CRFsuite's feature.minfreq; a warm start's are all kept)"},
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
     {"unlabelled", CRFP_PARAM_STRING, "error",
      "a sentence with a token lacking the label: error, or skip it (counted; e.g. the "
@@ -166,6 +169,12 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
     } else if (unl && strcmp(unl, "error") != 0) {
         crfp_train_free(r);
         return crfp_error(host, CRFP_EINVAL, "unlabelled must be error or skip, not '%s'", unl);
+    }
+    int64_t minfreq = run_int(r, "min-freq");
+    if (minfreq < 0) {
+        crfp_train_free(r);
+        return crfp_error(host, CRFP_EINVAL, "min-freq must be 0 or more (1 and 0 keep every "
+                          "observation), not %lld", (long long)minfreq);
     }
     const char *keep = crfp_train_param(r, "dev-keep");
     if (keep && strcmp(keep, "best") == 0) {
@@ -854,6 +863,16 @@ static crfp_status incr_admit(crfp_trainrun *r, uint64_t **keep, uint64_t **open
     return CRFP_OK;
 }
 
+void crfp_train_replace(crfp_trainrun *r, crfp_crf *crf, crfp_dataset *train, crfp_dataset *dev)
+{
+    crfp_crf_free(r->crf);
+    crfp_dataset_free(r->train);
+    crfp_dataset_free(r->dev);
+    r->crf = crf;
+    r->train = train;
+    r->dev = dev;
+}
+
 /* Replace the model and datasets by their restriction to the active
  * features (and, with incremental feature sets, the held-back and newly
  * admitted observations); returns the mask of the free weights inside the
@@ -914,12 +933,7 @@ static crfp_status shrink_run(crfp_trainrun *r, uint64_t **mask)
         return crfp_error(r->host, st, "out of memory shrinking the training data");
     }
     free(map);
-    crfp_crf_free(r->crf);
-    crfp_dataset_free(r->train);
-    crfp_dataset_free(r->dev);
-    r->crf = nc;
-    r->train = nt;
-    r->dev = nd;
+    crfp_train_replace(r, nc, nt, nd);
     if (r->heldout) {
         /* the held-out fold of a cross-validation follows the ids; an
          * observation the shrunk model lacks leaves its tokens, as an
@@ -1001,6 +1015,8 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
         return crfp_error(host, CRFP_EINVAL, "%s: no labelled sentences to train on",
                           r->source ? r->source : "training data");
     }
+    if ((st = crfp_train_cut_rare(r)) != CRFP_OK)
+        return st;
     st = crfp_crf_finalize(r->crf);
     if (st != CRFP_OK)
         return crfp_error(host, st, "cannot lay out the model's parameters");

@@ -1,6 +1,7 @@
 /* The training driver's run, shared by the files of core/src/train that
  * drive it: train.c (documents in, the chain of trainers, the monitor,
- * saving), path.c (regularisation paths) and cv.c (cross-validation).
+ * saving), path.c (regularisation paths), cv.c (cross-validation) and
+ * minfreq.c (the frequency cut-off).
  * Internal to libcrfpipe. */
 #ifndef CRFP_TRAINRUN_H
 #define CRFP_TRAINRUN_H
@@ -101,6 +102,21 @@ crfp_status crfp_train_run_chain(crfp_trainrun *r, uint64_t *mask, int save_betw
  * CRFP_ENOMEM. */
 crfp_status crfp_train_incr_setup(crfp_trainrun *r, size_t *held);
 
+/* Free the run's model, training and dev data and put these (taken) in
+ * their place: ids changed (a shrunk model, a frequency cut-off). */
+void crfp_train_replace(crfp_trainrun *r, crfp_crf *crf, crfp_dataset *train, crfp_dataset *dev);
+/* minfreq.c.  The run's min-freq (1: every observation); the observations
+ * of `ds` (nobs in its model) seen at min-freq positions or more, and the
+ * first `always` ones, as a bitset in *keep (caller frees; *nkept of them),
+ * the counts summed over a job's ranks when `collective` (every rank must
+ * then call); then the cut itself, which replaces the run's model (not yet
+ * finalized), training and dev data by their restriction to those
+ * observations, a warm start's all kept.  Errors: CRFP_ENOMEM, a job's. */
+int64_t crfp_train_min_freq(const crfp_trainrun *r);
+crfp_status crfp_train_frequent(crfp_host *host, const crfp_dataset *ds, uint32_t nobs,
+                                int64_t minfreq, uint32_t always, int collective,
+                                uint64_t **keep, size_t *nkept);
+crfp_status crfp_train_cut_rare(crfp_trainrun *r);
 /* path.c.  Whether a rho1-path `spec` can run with these stages (before any
  * data is read); then the path itself (see crfp_train_finish). */
 crfp_status crfp_train_check_path(crfp_host *host, const crfp_train_stage *stages, size_t n,
