@@ -36,8 +36,8 @@ int crfp_dist_compiled(void);
  * launched).  Errors: CRFP_EINVAL when launched as several ranks by a
  * build without MPI (each copy would train the whole model and race on the
  * output), CRFP_EIO when MPI cannot be initialised; the message is in
- * host.  Once joined, a further call does nothing and returns CRFP_OK, but
- * sets *ranks to 1 whatever the job size (crfp_dist_size has it). */
+ * host.  Once joined, a further call does nothing but set *ranks to the
+ * job size, and returns CRFP_OK. */
 crfp_status crfp_dist_init(crfp_host *host, int *argc, char ***argv, int *ranks);
 
 /* Whether crfp_dist_init joined a job (even of one rank). */

@@ -58,7 +58,7 @@ crfp_log_level crfp_host_verbosity(const crfp_host *host);
 /* Append a directory to the search path, ahead of the environment and
  * installed locations.  The string is copied.  Errors: CRFP_EINVAL (NULL
  * host, with no message; NULL or empty dir), CRFP_ENOMEM (the search path
- * may then be left empty). */
+ * is then the one before the call). */
 crfp_status crfp_host_add_plugin_dir(crfp_host *host, const char *dir);
 
 /* Number of threads that engine work may use (0 = all online cores).

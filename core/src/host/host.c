@@ -209,7 +209,7 @@ static crfp_status push_dir(crfp_pathdir **path, size_t *n, const char *dir, siz
 
 crfp_status crfp_host_rebuild_path(crfp_host *host)
 {
-    free_path(host);
+    /* built aside: out of memory, the host keeps the path it had */
     crfp_pathdir *path = NULL;
     size_t n = 0;
     crfp_status st = CRFP_OK;
@@ -249,6 +249,7 @@ crfp_status crfp_host_rebuild_path(crfp_host *host)
     }
     for (size_t i = 0; i < n; i++)
         view[i] = path[i].dir;
+    free_path(host);
     host->path = path;
     host->npath = n;
     host->path_view = view;
@@ -267,9 +268,12 @@ crfp_status crfp_host_add_plugin_dir(crfp_host *host, const char *dir)
         free(copy);
         return crfp_error(host, CRFP_ENOMEM, "--plugin-path %s: out of memory", dir);
     }
-    ud[host->nuser++] = copy;
     host->user_dirs = ud;
-    return crfp_host_rebuild_path(host);
+    ud[host->nuser++] = copy;
+    crfp_status st = crfp_host_rebuild_path(host);
+    if (st != CRFP_OK)
+        free(ud[--host->nuser]); /* as if never called: the old path stays */
+    return st;
 }
 
 void crfp_host_search_path(const crfp_host *host, const char *const **dirs, size_t *n)

@@ -137,7 +137,7 @@ crfp_status crfp_dist_init(crfp_host *host, int *argc, char ***argv, int *ranks)
 {
     int launched = launched_size();
     if (ranks)
-        *ranks = 1;
+        *ranks = job.active ? crfp_dist_size() : 1;
     if (job.active || launched == 0)
         return CRFP_OK;
 #ifndef CRFP_HAVE_MPI
