@@ -29,8 +29,9 @@ int cli_fail(crfp_host *host)
     if (crfp_dist_rank() != 0 && (kind == CRFP_DIST_FAIL_SAME || kind == CRFP_DIST_FAIL_ELSEWHERE))
         return CLI_FAIL;
     const char *msg = crfp_errmsg(host);
-    fprintf(stderr, "%s: error: %s%s\n", cli_progname(),
-            *msg ? msg : crfp_status_str(crfp_errcode(host)), cli_sniff_note(msg));
+    fprintf(stderr, "%s: error: ", cli_progname());
+    crfp_fput_message(stderr, *msg ? msg : crfp_status_str(crfp_errcode(host)));
+    fprintf(stderr, "%s\n", cli_sniff_note(msg));
     return CLI_FAIL;
 }
 

@@ -60,11 +60,11 @@ static void log_stderr(void *ud, crfp_log_level level, const char *msg)
 {
     (void)ud;
     if (level == CRFP_LOG_ERROR)
-        fprintf(stderr, "%s: error: %s\n", cli_progname(), msg);
+        fprintf(stderr, "%s: error: ", cli_progname());
     else if (level == CRFP_LOG_WARN)
-        fprintf(stderr, "%s: warning: %s\n", cli_progname(), msg);
-    else
-        fprintf(stderr, "%s\n", msg);
+        fprintf(stderr, "%s: warning: ", cli_progname());
+    crfp_fput_message(stderr, msg);
+    fputc('\n', stderr);
 }
 
 /* Their help and option lists are in help.c. */

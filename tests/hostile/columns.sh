@@ -51,4 +51,15 @@ printf '\n\n' | timeout 10 "$CRFPIPE" tag --model m.model --columns form,pos,chu
     { cat err >&2; fail "tag of blank stdin failed"; }
 run 60 1 'blank.conll: no labelled sentences' --quiet train --template "$top_srcdir/tests/pipeline/tiny.tpl" \
     --columns form,pos,chunk --model m2.model blank.conll
+
+# Messages quote the data: its control bytes (an escape sequence that would
+# clear or retitle the terminal) are written \xHH, in warnings and errors.
+printf 'a X\nb Y\n\n' > esc-train.conll
+printf 'a X\nb \033[2JY\n\n' > esc-dev.conll
+printf 'U00:%%x[0,0]\nB\n' > esc.tpl
+run 60 0 "label '\\\\x1b\\[2JY' unknown to the model" --quiet train --template esc.tpl --dev esc-dev.conll \
+    --model esc.model esc-train.conll
+run 60 1 "no label feature 'l\\\\x1b\\]0;x\\\\x07'" --quiet train --template esc.tpl \
+    --label "$(printf 'l\033]0;x\007')" --model esc.model esc-train.conll
+tr -d '\n' < err | grep -q "$(printf '\033')" && fail "a raw escape byte reached stderr"
 exit 0

@@ -9,6 +9,8 @@
 #ifndef CRFPIPE_STATUS_H
 #define CRFPIPE_STATUS_H
 
+#include <stdio.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -46,6 +48,12 @@ typedef enum crfp_log_level {
 /* Log sink supplied by the application.  `msg` is one line without '\n';
  * it is only valid during the call. */
 typedef void (*crfp_log_fn)(void *userdata, crfp_log_level level, const char *msg);
+
+/* Write `msg` (a message or log line, NUL-terminated) to f with its control
+ * bytes other than tab and line feed written \xHH: messages quote hostile
+ * input (a model's strings, a file's bytes), which must not reach a
+ * terminal as escape sequences.  Cannot fail by itself: check ferror(f). */
+void crfp_fput_message(FILE *f, const char *msg);
 
 /* The host handle: log sink, verbosity, last error, plugin registry, and the
  * interrupt flag.  One per application; the registry part and the

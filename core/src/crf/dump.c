@@ -114,7 +114,13 @@ crfp_status crfp_crf_dump_header(crfp_host *host, const crfp_crf *crf, FILE *out
         put_label(out, crf, y);
         fputc('\n', out);
     }
-    fprintf(out, "features\t%s\n", crf->fplugin ? crf->fplugin : "-");
+    /* the plugin's name comes from the model file, hostile input */
+    fputs("features\t", out);
+    if (crf->fplugin)
+        put_escaped(out, crf->fplugin, strlen(crf->fplugin));
+    else
+        fputc('-', out);
+    fputc('\n', out);
     /* the configuration is given by its length, so it is written as it is */
     fprintf(out, "config\t%zu\n", crf->fplugin ? crf->fconfig_len : (size_t)0);
     if (crf->fplugin && crf->fconfig_len) {

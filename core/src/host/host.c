@@ -22,12 +22,12 @@
 static void log_to_stderr(void *ud, crfp_log_level level, const char *msg)
 {
     (void)ud;
-    if (level == CRFP_LOG_ERROR)
-        fprintf(stderr, "crfpipe: error: %s\n", msg);
-    else if (level == CRFP_LOG_WARN)
-        fprintf(stderr, "crfpipe: warning: %s\n", msg);
-    else
-        fprintf(stderr, "%s\n", msg);
+    fputs(level == CRFP_LOG_ERROR  ? "crfpipe: error: "
+          : level == CRFP_LOG_WARN ? "crfpipe: warning: "
+                                   : "",
+          stderr);
+    crfp_fput_message(stderr, msg);
+    fputc('\n', stderr);
 }
 
 /* Libtool runs uninstalled programs from .libs/ inside the build tree, so the

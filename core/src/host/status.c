@@ -7,6 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+void crfp_fput_message(FILE *f, const char *msg)
+{
+    const char *run = msg;
+    for (const char *p = msg; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c >= 0x20 && c != 0x7f) || c == '\t' || c == '\n')
+            continue;
+        fwrite(run, 1, (size_t)(p - run), f);
+        fprintf(f, "\\x%02x", c);
+        run = p + 1;
+    }
+    fputs(run, f);
+}
+
 const char *crfp_status_str(crfp_status st)
 {
     switch (st) {
