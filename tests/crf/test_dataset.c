@@ -69,7 +69,77 @@ int main(void)
         }
     }
     CHECK(crfp_dataset_tokens(ds) == tokens, "tokens");
+
+    /* Occurrence counts (min-freq), against the sentences' definition:
+     * w=k at every token with (i + t) % 50 == k, B (bigram) at every
+     * token, cap (both kinds) at every third. */
+    uint32_t nobs = crfp_crf_nobs(crf);
+    uint64_t *cnt = calloc(2 * (size_t)nobs, sizeof *cnt), want_w[50] = {0}, ntok = 0, ncap = 0;
+    CHECK(crfp_dataset_obs_counts(ds, nobs, cnt) == CRFP_OK, "counts");
+    for (size_t i = 0; i < 3000; i++)
+        for (size_t t = 0; t < 1 + i % 40; t++) {
+            want_w[(i + t) % 50]++;
+            ntok++;
+            ncap += t % 3 == 0;
+        }
+    for (uint32_t k = 0; k < 50; k++) {
+        char w[32];
+        int n = snprintf(w, sizeof w, "w=%u", k);
+        int64_t o = crfp_crf_obs_id(crf, w, (size_t)n);
+        CHECK(o >= 0 && cnt[2 * o] == want_w[k] && cnt[2 * o + 1] == 0, "count of %s", w);
+    }
+    int64_t ob = crfp_crf_obs_id(crf, "B", 1), oc = crfp_crf_obs_id(crf, "cap", 3);
+    CHECK(cnt[2 * ob] == 0 && cnt[2 * ob + 1] == ntok, "count of B");
+    CHECK(cnt[2 * oc] == ncap && cnt[2 * oc + 1] == ncap, "count of cap");
+    CHECK(crfp_dataset_obs_counts(ds, nobs - 1, cnt) == CRFP_EINVAL, "ids beyond nobs");
+    /* The subset of the even words, B and cap, before finalize: labels,
+     * flags and order kept, the data renumbered. */
+    uint64_t keep[2] = {0, 0};
+    for (uint32_t o = 0; o < nobs; o++) {
+        const char *nm = crfp_crf_obs(crf, o, NULL);
+        if (nm[0] != 'w' || atoi(nm + 2) % 2 == 0)
+            keep[o >> 6] |= UINT64_C(1) << (o & 63);
+    }
+    crfp_crf *sub;
+    uint32_t *map;
+    CHECK(crfp_crf_subset(crf, keep, &sub, &map) == CRFP_OK, "subset");
+    CHECK(crfp_crf_nobs(sub) == 27 && crfp_crf_nlabels(sub) == 4, "subset sizes %u",
+          crfp_crf_nobs(sub));
+    uint32_t next = 0;
+    for (uint32_t o = 0; o < nobs; o++) {
+        int kept = (keep[o >> 6] >> (o & 63)) & 1u;
+        CHECK(kept ? map[o] == next++ : map[o] == UINT32_MAX, "map of %u", o);
+        if (kept)
+            CHECK(strcmp(crfp_crf_obs(sub, map[o], NULL), crfp_crf_obs(crf, o, NULL)) == 0,
+                  "name of %u", o);
+    }
+    crfp_dataset *rds;
+    CHECK(crfp_dataset_remap(ds, map, &rds) == CRFP_OK, "remap");
+    CHECK(crfp_crf_finalize(sub) == CRFP_OK, "finalize the subset");
+    int64_t sc = crfp_crf_obs_id(sub, "cap", 3);
+    CHECK(sc >= 0 && crfp_crf_ublock(sub, (uint32_t)sc) != CRFP_NO_BLOCK &&
+          crfp_crf_bblock(sub, (uint32_t)sc) != CRFP_NO_BLOCK, "cap keeps both blocks");
+    CHECK(crfp_crf_bblock(sub, (uint32_t)crfp_crf_obs_id(sub, "B", 1)) != CRFP_NO_BLOCK &&
+          crfp_crf_ublock(sub, (uint32_t)crfp_crf_obs_id(sub, "B", 1)) == CRFP_NO_BLOCK,
+          "B stays a bigram observation");
+    for (size_t i = 0; i < 3000; i++) {
+        const crfp_seq *q = crfp_dataset_get(rds, i);
+        for (uint32_t t = 0; t < q->T; t++) {
+            char w[32];
+            size_t k = (i + t) % 50;
+            snprintf(w, sizeof w, "w=%zu", k);
+            CHECK(has_obs(sub, q->uobs, q->uoff[t], q->uoff[t + 1], w) == (k % 2 == 0),
+                  "remapped seq %zu tok %u", i, t);
+        }
+    }
+    crfp_dataset_free(rds);
+    crfp_crf_free(sub);
+    free(map);
+    free(cnt);
+
     CHECK(crfp_crf_finalize(crf) == CRFP_OK, "finalize");
+    CHECK(crfp_crf_subset(crf, keep, &sub, &map) == CRFP_EINVAL && !sub && !map,
+          "no subset of a finalized model");
     uint32_t id;
     CHECK(crfp_crf_add_obs(crf, "new", 3, CRFP_OBS_UNIGRAM, &id) == CRFP_EINVAL, "frozen");
     CHECK(crfp_crf_add_label(crf, "NEW", &id) == CRFP_EINVAL, "frozen labels");
