@@ -157,11 +157,15 @@ static const optdoc eval_opts[] = {
 };
 
 static const optdoc run_opts[] = {
-    {"--input", "-i", "FILE", NULL, "input documents (default: stdin)"},
+    {"--input", "-i", "FILE", NULL,
+     "input documents (repeatable, as are the files after the pipeline) (default: stdin)"},
     {"--threads", NULL, "N", "0",
      "threads for document stages that can run several documents at once (0 = all cores)"},
     {"--output", "-o", "FILE", NULL,
-     "output, which appears only when the run succeeds (default: stdout)"},
+     "output of every input, which appears only when the run succeeds (default: stdout)"},
+    {"--output-dir", NULL, "DIR", NULL,
+     "one output per input, in DIR: the input's name with the writer's extension for its own "
+     "(written whole as soon as that input is done)"},
 };
 
 static const optdoc convert_opts[] = {
@@ -240,9 +244,13 @@ static const cmddoc commands[] = {
      "recording the tagging run, or columns whose last two are gold and prediction), or, with "
      "--model, tag FILE and score it in one go.  A file with no prediction is an error.",
      eval_opts, N(eval_opts), NULL},
-    {"run", "PIPELINE.xml [-i IN] [-o OUT]", "stream documents through a pipeline file",
-     "Run the pipeline described in PIPELINE.xml (crfpipe-pipeline(5)) from IN to OUT.  A "
-     "pipeline ending in a trainer trains and writes no documents.",
+    {"run", "PIPELINE.xml [-i IN] [IN...] [-o OUT | --output-dir DIR]",
+     "stream documents through a pipeline file",
+     "Run the pipeline described in PIPELINE.xml (crfpipe-pipeline(5)) from IN to OUT.  "
+     "Several inputs (a corpus of files) go through one run: the stages and their models are "
+     "loaded once, and stages that gather over the corpus (a tag dictionary, an evaluation) "
+     "see all of it.  A pipeline ending in a trainer trains on every input and writes no "
+     "documents.",
      run_opts, N(run_opts), NULL},
     {"convert", "--to FORMAT [OPTIONS] [IN [OUT]]", "convert between conll, conllu and xml",
      "Read IN (default stdin) with the reader of its format and write OUT (default stdout) "

@@ -34,6 +34,8 @@ run_cmd() {
     convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
                  "$2" ;;
     run) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -i "$data/tiny.conll" -o "$2" ;;
+    # two inputs through one run (begin, two feeds, end)
+    runmany) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -o "$2" "$data/tiny.conll" "$data/tiny.conll" ;;
     # cross-validation (2 folds), then the model of all the data in $2
     cv) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
             --max-iter 3 --cv-folds 2 --model "$2" "$data/tiny.conll" ;;

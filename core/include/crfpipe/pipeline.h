@@ -56,9 +56,43 @@ crfp_status crfp_pipeline_load(crfp_host *host, const char *path, crfp_pipeline 
  * CRFP_ENOMEM.  Every stage opened is closed before it returns. */
 crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *out);
 
+/* The same run in parts, for a corpus of several inputs: the document
+ * stages (tokenizers, taggers, features: their models) are opened once by
+ * crfp_pipeline_begin, each crfp_pipeline_feed streams one input through
+ * them, and crfp_pipeline_end finishes the run: the stages that gather over
+ * the whole corpus write their results (a tag dictionary, an evaluation), a
+ * training pipeline trains on the documents of every feed.  crfp_pipeline_run
+ * is a begin, one feed and an end.
+ *
+ * begin: `out` (may be NULL) is the output of every feed that gives none:
+ * its writer is opened now and finished by the end.  Errors: those of
+ * crfp_pipeline_run before any document is read (stages that cannot open,
+ * a model that could not be written), CRFP_EINVAL when a run is already
+ * open.  On failure nothing stays open.
+ * feed: reads `in` (not closed) with the pipeline's reader; its documents go
+ * to `out` when given (a writer opened, finished and closed for this input
+ * alone: one output per input), else to begin's output or to training.
+ * Errors: those of crfp_pipeline_run while documents stream, naming the
+ * input, and CRFP_EINVAL (no run open; no output for a pipeline that
+ * writes; a second input of a distributed training run).  After a failure
+ * the run stays open: end it with crfp_pipeline_end(p, 0).
+ * end: with `finish`, the end-of-corpus work above, then everything is
+ * closed; without, everything is closed (after a failed feed, or to drop
+ * the run) and CRFP_OK returned.  Errors with `finish`: those of the
+ * stages' end of stream, of the writer's flush, of training.
+ * crfp_pipeline_free also ends an open run, without finishing it. */
+crfp_status crfp_pipeline_begin(crfp_pipeline *p, crfp_stream *out);
+crfp_status crfp_pipeline_feed(crfp_pipeline *p, crfp_stream *in, crfp_stream *out);
+crfp_status crfp_pipeline_end(crfp_pipeline *p, int finish);
+
 /* Whether the pipeline ends in a trainer (and so writes no document).
  * p must not be NULL. */
 int crfp_pipeline_is_training(const crfp_pipeline *p);
+
+/* The plugin of the pipeline's reader, writer, features or (last) trainer
+ * stage, or NULL when it has none (a pipeline without a reader or writer
+ * reads or writes XML) or for another kind.  Owned by the host. */
+const crfp_plugin *crfp_pipeline_plugin(const crfp_pipeline *p, crfp_kind kind);
 
 /* Whether a stage of plugin `plugin` declares parameter `param` (for a
  * trainer: its own or one every trainer stage takes).  0 also when the

@@ -40,11 +40,25 @@ typedef struct stage {
     void *state;             /* reader/writer/stage state, or extractor */
 } stage;
 
+/* A run in progress, from crfp_pipeline_begin to crfp_pipeline_end: the
+ * document stages stay open across the feeds, each feed opens the reader
+ * on its input (and a writer on its output, if it has one). */
+typedef struct session {
+    int active;
+    stage rd, wr;                /* the implicit XML reader and writer */
+    stage *reader, *writer;
+    crfp_trainrun *run;
+    crfp_train_stage tstages[16];
+    size_t ntrain, opened, inputs;
+    int common_out;              /* the writer was opened by begin, on one output */
+} session;
+
 struct crfp_pipeline {
     crfp_host *host;
     stage *st;
     size_t n, cap;
     int has[7];  /* stage index + 1 per kind, for the once-only kinds */
+    session ss;
 };
 
 crfp_pipeline *crfp_pipeline_new(crfp_host *host)
@@ -55,10 +69,14 @@ crfp_pipeline *crfp_pipeline_new(crfp_host *host)
     return p;
 }
 
+static void session_close(crfp_pipeline *p);
+
 void crfp_pipeline_free(crfp_pipeline *p)
 {
     if (!p)
         return;
+    if (p->ss.active)
+        session_close(p);
     for (size_t i = 0; i < p->n; i++) {
         crfp_params_free(p->st[i].params);
         free(p->st[i].merged);
@@ -71,6 +89,15 @@ void crfp_pipeline_free(crfp_pipeline *p)
 int crfp_pipeline_is_training(const crfp_pipeline *p)
 {
     return p->has[CRFP_KIND_TRAINER] != 0;
+}
+
+const crfp_plugin *crfp_pipeline_plugin(const crfp_pipeline *p, crfp_kind kind)
+{
+    if ((kind != CRFP_KIND_READER && kind != CRFP_KIND_WRITER && kind != CRFP_KIND_FEATURES &&
+         kind != CRFP_KIND_TRAINER) ||
+        !p->has[kind])
+        return NULL;
+    return p->st[p->has[kind] - 1].plugin;
 }
 
 /* Trainer stages take the driver's common parameters plus the optimizer's
@@ -316,6 +343,19 @@ static crfp_status check_misuse(crfp_host *host, const stage *s)
         return CRFP_OK;
     return crfp_error(host, CRFP_EPLUGIN, "%s: stage '%s': plugin %s", s->where,
                       s->plugin->desc->name, m);
+}
+
+/* Open the session's writer on `out`. */
+static crfp_status open_writer(crfp_pipeline *p, crfp_stream *out)
+{
+    stage *w = p->ss.writer;
+    const crfp_writer_vtable *wv = w->plugin->desc->vtable;
+    crfp_status st = wv->open(p->host, w->params, out, &w->state);
+    if (st != CRFP_OK) {
+        w->state = NULL;
+        crfp_error_prefix(p->host, "%s", out->name);
+    }
+    return st;
 }
 
 /* Run a document through the tokenizer and tagger stages, in order. */
@@ -575,160 +615,19 @@ static crfp_status feed_dev(crfp_pipeline *p, stage *reader, crfp_trainrun *run)
     return st;
 }
 
-crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *out)
+/* Close what begin and the feeds opened, in the reverse order; safe on a
+ * session that failed half-way. */
+static void session_close(crfp_pipeline *p)
 {
-    crfp_host *host = p->host;
-    stage rd = {0}, wr = {0};
-    stage *reader = p->has[CRFP_KIND_READER] ? &p->st[p->has[CRFP_KIND_READER] - 1] : NULL;
-    stage *writer = p->has[CRFP_KIND_WRITER] ? &p->st[p->has[CRFP_KIND_WRITER] - 1] : NULL;
-    stage *features = p->has[CRFP_KIND_FEATURES] ? &p->st[p->has[CRFP_KIND_FEATURES] - 1] : NULL;
-    stage *trainer = p->has[CRFP_KIND_TRAINER] ? &p->st[p->has[CRFP_KIND_TRAINER] - 1] : NULL;
-    crfp_trainrun *run = NULL;
-    crfp_train_stage tstages[16];
-    size_t ntrain = 0;
-    crfp_status st = CRFP_OK;
-    size_t opened = 0;
-    const crfp_reader_vtable *rv = NULL;
-    crfp_shard shard = {{NULL, NULL}, NULL, 1, 0, 0};
-
-    if (trainer) {
-        for (size_t i = 0; i < p->n; i++) {
-            if (p->st[i].plugin->desc->kind != CRFP_KIND_TRAINER)
-                continue;
-            if (ntrain == sizeof tstages / sizeof *tstages) {
-                st = crfp_error(host, CRFP_EINVAL, "%s: more than %zu chained trainers",
-                                p->st[i].where, ntrain);
-                goto out;
-            }
-            tstages[ntrain++] = (crfp_train_stage){p->st[i].plugin, p->st[i].params};
-        }
-        /* cross-validation alone reports its folds and needs no model */
-        if (!crfp_params_str(trainer->params, "model") &&
-            crfp_params_int(trainer->params, "cv-folds") == 0) {
-            st = crfp_error(host, CRFP_EINVAL, "%s: stage '%s': parameter 'model' is required%s",
-                            trainer->where, trainer->plugin->desc->name,
-                            ntrain > 1 ? " on the last trainer" : "");
-            goto out;
-        }
-        /* Before reading anything: a model that cannot be written would
-         * otherwise lose the whole run at its end. */
-        if ((st = crfp_train_check_models(host, tstages, ntrain)) != CRFP_OK)
-            goto out;
+    session *ss = &p->ss;
+    crfp_train_free(ss->run);
+    ss->run = NULL;
+    if (ss->writer && ss->writer->state) {
+        const crfp_writer_vtable *wv = ss->writer->plugin->desc->vtable;
+        wv->close(ss->writer->state);
+        ss->writer->state = NULL;
     }
-    /* Without a reader or writer stage, documents come and go as XML. */
-    if (!reader) {
-        const crfp_plugin *pl;
-        if ((st = crfp_host_find_format(host, CRFP_KIND_READER, "xml", &pl)) != CRFP_OK ||
-            (st = implicit_stage(p, pl->desc->name, &rd)) != CRFP_OK)
-            goto out;
-        reader = &rd;
-    }
-    if (!writer && !trainer) {
-        const crfp_plugin *pl;
-        if ((st = crfp_host_find_format(host, CRFP_KIND_WRITER, "xml", &pl)) != CRFP_OK ||
-            (st = implicit_stage(p, pl->desc->name, &wr)) != CRFP_OK)
-            goto out;
-        writer = &wr;
-    }
-    rv = reader->plugin->desc->vtable;
-    /* A distributed training run reads its share of the input. */
-    if (trainer && (st = crfp_shard_open(host, reader->plugin, in, &shard)) != CRFP_OK)
-        goto out;
-    if (trainer)
-        in = &shard.stream;
-    if ((st = rv->open(host, reader->params, in, &reader->state)) != CRFP_OK) {
-        reader->state = NULL;
-        crfp_error_prefix(host, "%s", in->name);
-        goto out;
-    }
-    /* Open document stages in order; remember how many to close. */
-    for (opened = 0; opened < p->n; opened++) {
-        stage *s = &p->st[opened];
-        crfp_kind k = s->plugin->desc->kind;
-        if (k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER) {
-            const crfp_stage_vtable *sv = s->plugin->desc->vtable;
-            st = sv->open(host, s->params, &s->state);
-        } else if (k == CRFP_KIND_FEATURES) {
-            const crfp_features_vtable *fv = s->plugin->desc->vtable;
-            st = fv->create(host, s->params, &s->state);
-        }
-        if (st != CRFP_OK) {
-            s->state = NULL;
-            crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
-            goto out;
-        }
-        if ((st = check_misuse(host, s)) != CRFP_OK)
-            goto out;
-    }
-    if (writer) {
-        const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
-        if ((st = wv->open(host, writer->params, out, &writer->state)) != CRFP_OK) {
-            writer->state = NULL;
-            crfp_error_prefix(host, "%s", out ? out->name : "output");
-            goto out;
-        }
-    }
-    if (trainer) {
-        st = crfp_train_open(host, tstages, ntrain, features->plugin, features->state, &run);
-        if (st == CRFP_OK)
-            st = crfp_train_set_source(run, in->name);
-        if (st != CRFP_OK)
-            goto out;
-        crfp_train_set_cut(run, 0, shard.cut);
-    }
-
-    crfp_team *team = !run && writer && all_concurrent(p) ? crfp_host_team(host) : NULL;
-    if (team && crfp_team_size(team) > 1) {
-        st = run_parallel(p, team, reader, writer);
-    } else {
-        for (;;) {
-            crfp_doc *doc = NULL;
-            if ((st = rv->next(reader->state, &doc)) != CRFP_OK || !doc)
-                break;
-            st = process_doc(p, doc);
-            if (st == CRFP_OK && writer) {
-                const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
-                st = wv->write(writer->state, doc);
-            }
-            if (st == CRFP_OK && run)
-                st = crfp_train_add(run, doc);
-            if (st == CRFP_OK)
-                crfp_host_observe_doc(host, doc);
-            crfp_doc_free(doc);
-            if (st == CRFP_OK && crfp_interrupted(host) && !run)
-                st = crfp_error(host, CRFP_EINTR, "interrupted");
-            if (st != CRFP_OK)
-                goto out;
-        }
-    }
-    if (st != CRFP_OK)
-        goto out;
-    for (size_t i = 0; i < p->n && st == CRFP_OK; i++) {
-        stage *s = &p->st[i];
-        crfp_kind k = s->plugin->desc->kind;
-        const crfp_stage_vtable *sv = s->plugin->desc->vtable;
-        if ((k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER) && sv->finish)
-            if ((st = sv->finish(s->state)) != CRFP_OK)
-                crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
-    }
-    if (st == CRFP_OK && writer) {
-        const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
-        st = wv->finish(writer->state);
-    }
-    if (st == CRFP_OK && run)
-        st = crfp_train_inputs_done(run);
-    if (st == CRFP_OK && run)
-        st = feed_dev(p, reader, run);
-    if (st == CRFP_OK && run)
-        st = crfp_train_finish(run);
-out:
-    crfp_train_free(run);
-    if (writer && writer->state) {
-        const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
-        wv->close(writer->state);
-        writer->state = NULL;
-    }
-    for (size_t i = 0; i < opened && i < p->n; i++) {
+    for (size_t i = 0; i < ss->opened && i < p->n; i++) {
         stage *s = &p->st[i];
         crfp_kind k = s->plugin->desc->kind;
         /* The reader and writer stages are closed on their own (their
@@ -743,12 +642,213 @@ out:
             continue;
         s->state = NULL;
     }
-    if (rv && reader && reader->state) {
+    crfp_params_free(ss->rd.params);
+    crfp_params_free(ss->wr.params);
+    memset(ss, 0, sizeof *ss);
+}
+
+crfp_status crfp_pipeline_begin(crfp_pipeline *p, crfp_stream *out)
+{
+    crfp_host *host = p->host;
+    session *ss = &p->ss;
+    if (ss->active)
+        return crfp_error(host, CRFP_EINVAL, "pipeline: begin while a run is open");
+    memset(ss, 0, sizeof *ss);
+    ss->active = 1;
+    ss->reader = p->has[CRFP_KIND_READER] ? &p->st[p->has[CRFP_KIND_READER] - 1] : NULL;
+    ss->writer = p->has[CRFP_KIND_WRITER] ? &p->st[p->has[CRFP_KIND_WRITER] - 1] : NULL;
+    stage *features = p->has[CRFP_KIND_FEATURES] ? &p->st[p->has[CRFP_KIND_FEATURES] - 1] : NULL;
+    stage *trainer = p->has[CRFP_KIND_TRAINER] ? &p->st[p->has[CRFP_KIND_TRAINER] - 1] : NULL;
+    crfp_status st = CRFP_OK;
+
+    if (trainer) {
+        for (size_t i = 0; i < p->n; i++) {
+            if (p->st[i].plugin->desc->kind != CRFP_KIND_TRAINER)
+                continue;
+            if (ss->ntrain == sizeof ss->tstages / sizeof *ss->tstages) {
+                st = crfp_error(host, CRFP_EINVAL, "%s: more than %zu chained trainers",
+                                p->st[i].where, ss->ntrain);
+                goto fail;
+            }
+            ss->tstages[ss->ntrain++] = (crfp_train_stage){p->st[i].plugin, p->st[i].params};
+        }
+        /* cross-validation alone reports its folds and needs no model */
+        if (!crfp_params_str(trainer->params, "model") &&
+            crfp_params_int(trainer->params, "cv-folds") == 0) {
+            st = crfp_error(host, CRFP_EINVAL, "%s: stage '%s': parameter 'model' is required%s",
+                            trainer->where, trainer->plugin->desc->name,
+                            ss->ntrain > 1 ? " on the last trainer" : "");
+            goto fail;
+        }
+        /* Before reading anything: a model that cannot be written would
+         * otherwise lose the whole run at its end. */
+        if ((st = crfp_train_check_models(host, ss->tstages, ss->ntrain)) != CRFP_OK)
+            goto fail;
+    }
+    /* Without a reader or writer stage, documents come and go as XML. */
+    if (!ss->reader) {
+        const crfp_plugin *pl;
+        if ((st = crfp_host_find_format(host, CRFP_KIND_READER, "xml", &pl)) != CRFP_OK ||
+            (st = implicit_stage(p, pl->desc->name, &ss->rd)) != CRFP_OK)
+            goto fail;
+        ss->reader = &ss->rd;
+    }
+    if (!ss->writer && !trainer) {
+        const crfp_plugin *pl;
+        if ((st = crfp_host_find_format(host, CRFP_KIND_WRITER, "xml", &pl)) != CRFP_OK ||
+            (st = implicit_stage(p, pl->desc->name, &ss->wr)) != CRFP_OK)
+            goto fail;
+        ss->writer = &ss->wr;
+    }
+    /* Open document stages in order; remember how many to close. */
+    for (ss->opened = 0; ss->opened < p->n; ss->opened++) {
+        stage *s = &p->st[ss->opened];
+        crfp_kind k = s->plugin->desc->kind;
+        if (k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER) {
+            const crfp_stage_vtable *sv = s->plugin->desc->vtable;
+            st = sv->open(host, s->params, &s->state);
+        } else if (k == CRFP_KIND_FEATURES) {
+            const crfp_features_vtable *fv = s->plugin->desc->vtable;
+            st = fv->create(host, s->params, &s->state);
+        }
+        if (st != CRFP_OK) {
+            s->state = NULL;
+            crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+            goto fail;
+        }
+        if ((st = check_misuse(host, s)) != CRFP_OK)
+            goto fail;
+    }
+    if (ss->writer && out && (st = open_writer(p, out)) != CRFP_OK)
+        goto fail;
+    ss->common_out = out != NULL;
+    if (trainer &&
+        (st = crfp_train_open(host, ss->tstages, ss->ntrain, features->plugin, features->state,
+                              &ss->run)) != CRFP_OK)
+        goto fail;
+    return CRFP_OK;
+fail:
+    session_close(p);
+    return st;
+}
+
+crfp_status crfp_pipeline_feed(crfp_pipeline *p, crfp_stream *in, crfp_stream *out)
+{
+    crfp_host *host = p->host;
+    session *ss = &p->ss;
+    if (!ss->active)
+        return crfp_error(host, CRFP_EINVAL, "pipeline: feed without begin");
+    if (!ss->run && !out && !ss->common_out)
+        return crfp_error(host, CRFP_EINVAL, "pipeline: documents with nowhere to go: give the "
+                          "feed an output, or begin one");
+    stage *reader = ss->reader;
+    const crfp_reader_vtable *rv = reader->plugin->desc->vtable;
+    crfp_shard shard = {{NULL, NULL}, NULL, 1, 0, 0};
+    crfp_status st = CRFP_OK;
+    int own_writer = out && ss->writer && !ss->common_out;
+    if (ss->run) {
+        /* a distributed run shares out one input; several are not cut */
+        if (ss->inputs > 0 && crfp_dist_size() > 1) {
+            st = crfp_error(host, CRFP_EINVAL, "%s: a distributed training run reads one "
+                            "input (join the files into one)", in->name);
+            goto out;
+        }
+        if ((st = crfp_shard_open(host, reader->plugin, in, &shard)) != CRFP_OK)
+            goto out;
+        in = &shard.stream;
+        crfp_train_set_cut(ss->run, 0, shard.cut);
+        if ((st = crfp_train_set_source(ss->run, in->name)) != CRFP_OK)
+            goto out;
+    }
+    ss->inputs++;
+    if ((st = rv->open(host, reader->params, in, &reader->state)) != CRFP_OK) {
+        reader->state = NULL;
+        crfp_error_prefix(host, "%s", in->name);
+        goto out;
+    }
+    if (own_writer && (st = open_writer(p, out)) != CRFP_OK)
+        goto out;
+    stage *writer = ss->run ? NULL : ss->writer;
+    crfp_team *team = writer && all_concurrent(p) ? crfp_host_team(host) : NULL;
+    if (team && crfp_team_size(team) > 1) {
+        st = run_parallel(p, team, reader, writer);
+    } else {
+        for (;;) {
+            crfp_doc *doc = NULL;
+            if ((st = rv->next(reader->state, &doc)) != CRFP_OK || !doc)
+                break;
+            st = process_doc(p, doc);
+            if (st == CRFP_OK && writer) {
+                const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
+                st = wv->write(writer->state, doc);
+            }
+            if (st == CRFP_OK && ss->run)
+                st = crfp_train_add(ss->run, doc);
+            if (st == CRFP_OK)
+                crfp_host_observe_doc(host, doc);
+            crfp_doc_free(doc);
+            if (st == CRFP_OK && crfp_interrupted(host) && !ss->run)
+                st = crfp_error(host, CRFP_EINTR, "interrupted");
+            if (st != CRFP_OK)
+                break;
+        }
+    }
+    if (st == CRFP_OK && own_writer) {
+        const crfp_writer_vtable *wv = writer->plugin->desc->vtable;
+        st = wv->finish(writer->state);
+    }
+out:
+    if (own_writer && ss->writer->state) {
+        const crfp_writer_vtable *wv = ss->writer->plugin->desc->vtable;
+        wv->close(ss->writer->state);
+        ss->writer->state = NULL;
+    }
+    if (reader->state) {
         rv->close(reader->state);
         reader->state = NULL;
     }
     crfp_shard_close(&shard);
-    crfp_params_free(rd.params);
-    crfp_params_free(wr.params);
     return st;
+}
+
+crfp_status crfp_pipeline_end(crfp_pipeline *p, int finish)
+{
+    crfp_host *host = p->host;
+    session *ss = &p->ss;
+    if (!ss->active)
+        return finish ? crfp_error(host, CRFP_EINVAL, "pipeline: end without begin") : CRFP_OK;
+    crfp_status st = CRFP_OK;
+    /* the end of the corpus: stages that gather over it write their results */
+    for (size_t i = 0; finish && i < p->n && st == CRFP_OK; i++) {
+        stage *s = &p->st[i];
+        crfp_kind k = s->plugin->desc->kind;
+        const crfp_stage_vtable *sv = s->plugin->desc->vtable;
+        if ((k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER) && sv->finish)
+            if ((st = sv->finish(s->state)) != CRFP_OK)
+                crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+    }
+    if (finish && st == CRFP_OK && ss->common_out && ss->writer && ss->writer->state) {
+        const crfp_writer_vtable *wv = ss->writer->plugin->desc->vtable;
+        st = wv->finish(ss->writer->state);
+    }
+    if (finish && st == CRFP_OK && ss->run)
+        st = crfp_train_inputs_done(ss->run);
+    if (finish && st == CRFP_OK && ss->run)
+        st = feed_dev(p, ss->reader, ss->run);
+    if (finish && st == CRFP_OK && ss->run)
+        st = crfp_train_finish(ss->run);
+    session_close(p);
+    return st;
+}
+
+crfp_status crfp_pipeline_run(crfp_pipeline *p, crfp_stream *in, crfp_stream *out)
+{
+    crfp_status st = crfp_pipeline_begin(p, p->has[CRFP_KIND_TRAINER] ? NULL : out);
+    if (st != CRFP_OK)
+        return st;
+    if ((st = crfp_pipeline_feed(p, in, NULL)) != CRFP_OK) {
+        crfp_pipeline_end(p, 0);
+        return st;
+    }
+    return crfp_pipeline_end(p, 1);
 }
