@@ -90,6 +90,11 @@ static int run_many(crfp_host *host, crfp_pipeline *p, const char *const *inputs
     if (training && (outdir || outpath))
         return cli_usage("run", "a pipeline that trains writes no documents: no -o or "
                          "--output-dir");
+    /* said before anything is read (crfp_pipeline_feed would refuse the
+     * second input only after the first) */
+    if (training && nin > 1 && crfp_dist_size() > 1)
+        return cli_usage("run", "a distributed training run reads one input: join the files "
+                         "into one");
     char **names = NULL;
     if (outdir) {
         struct stat sb;
