@@ -1415,8 +1415,12 @@ static int kv_from(PyObject *o, kvlist *k)
 /* Run p from `input` (bytes, or a file name when is_path) into memory.
  * Returns the output as bytes (b"" for a training pipeline), or NULL with
  * an exception. */
+static PyObject *run_built_many(runctx *c, crfp_pipeline *p, PyObject *inputs, int is_path);
+
 static PyObject *run_built(runctx *c, crfp_pipeline *p, PyObject *input, int is_path)
 {
+    if (PyList_Check(input) || PyTuple_Check(input))
+        return run_built_many(c, p, input, is_path);
     crfp_host *host = c->host;
     crfp_stream in = {NULL, "<input>"}, out = {NULL, "<output>"};
     char *obuf = NULL;
@@ -1485,6 +1489,135 @@ done:
     if (have_view)
         PyBuffer_Release(&view);
     Py_XDECREF(pathb);
+    return res;
+}
+
+/* Open one input of a run: a path (is_path) or a bytes-like object whose
+ * buffer *view holds.  Returns 0, or -1 with a Python exception set. */
+static int open_input(PyObject *item, int is_path, crfp_stream *in, PyObject **pathb,
+                      Py_buffer *view, int *have_view)
+{
+    *pathb = NULL;
+    *have_view = 0;
+    in->name = "<input>";
+    if (is_path) {
+        if (!PyUnicode_FSConverter(item, pathb))
+            return -1;
+        in->name = PyBytes_AS_STRING(*pathb);
+        if (!(in->fp = fopen(in->name, "rb"))) {
+            PyErr_SetFromErrnoWithFilename(PyExc_OSError, in->name);
+            Py_CLEAR(*pathb);
+            return -1;
+        }
+        return 0;
+    }
+    if (PyUnicode_Check(item)) {
+        PyErr_SetString(PyExc_TypeError, "input must be bytes (encode the str as UTF-8)");
+        return -1;
+    }
+    if (PyObject_GetBuffer(item, view, PyBUF_SIMPLE) != 0)
+        return -1;
+    *have_view = 1;
+    /* fmemopen wants a non-empty buffer */
+    in->fp = view->len > 0 ? fmemopen(view->buf, (size_t)view->len, "rb") : fopen("/dev/null", "rb");
+    if (!in->fp) {
+        PyBuffer_Release(view);
+        *have_view = 0;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
+    return 0;
+}
+
+/* Several inputs through one run of `p` (crfp_pipeline_begin, a feed per
+ * input, end): the stages and their models are opened once.  Returns a
+ * list with each input's output (bytes), or None for a training pipeline,
+ * which trains on all of them. */
+static PyObject *run_built_many(runctx *c, crfp_pipeline *p, PyObject *inputs, int is_path)
+{
+    crfp_host *host = c->host;
+    PyObject *items = PySequence_Fast(inputs, "inputs must be a list");
+    if (!items)
+        return NULL;
+    int training = crfp_pipeline_is_training(p);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    PyObject *res = training ? NULL : PyList_New(n);
+    if (!training && !res) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    crfp_status st;
+    crfp_host_set_log(host, run_log, c);
+    crfp_host_set_train_observer(host, run_observe, c);
+    Py_BEGIN_ALLOW_THREADS
+    st = crfp_pipeline_begin(p, NULL);
+    Py_END_ALLOW_THREADS
+    int failed = st != CRFP_OK;
+    for (Py_ssize_t i = 0; !failed && i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(items, i), *pathb;
+        Py_INCREF(item); /* the list may change while the GIL is released */
+        crfp_stream in = {NULL, NULL}, out = {NULL, "<output>"};
+        Py_buffer view = {0};
+        int have_view;
+        char *obuf = NULL;
+        size_t olen = 0;
+        if (open_input(item, is_path, &in, &pathb, &view, &have_view) != 0) {
+            Py_DECREF(item);
+            failed = 2; /* a Python exception is set */
+            break;
+        }
+        if (!training && !(out.fp = open_memstream(&obuf, &olen))) {
+            st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            st = crfp_pipeline_feed(p, &in, training ? NULL : &out);
+            Py_END_ALLOW_THREADS
+        }
+        if (out.fp && fclose(out.fp) != 0 && st == CRFP_OK)
+            st = crfp_error(host, CRFP_ENOMEM, "out of memory collecting the output");
+        fclose(in.fp);
+        if (have_view)
+            PyBuffer_Release(&view);
+        Py_XDECREF(pathb);
+        Py_DECREF(item);
+        if (st == CRFP_OK && !training) {
+            PyObject *b = PyBytes_FromStringAndSize(obuf ? obuf : "", (Py_ssize_t)olen);
+            if (!b)
+                failed = 2;
+            else
+                PyList_SET_ITEM(res, i, b);
+        }
+        free(obuf);
+        if (st != CRFP_OK)
+            failed = 1;
+    }
+    crfp_status est;
+    Py_BEGIN_ALLOW_THREADS
+    est = crfp_pipeline_end(p, !failed);
+    Py_END_ALLOW_THREADS
+    if (!failed && est != CRFP_OK) {
+        st = est;
+        failed = 1;
+    }
+    crfp_host_set_log(host, quiet_log, NULL);
+    crfp_host_set_train_observer(host, NULL, NULL);
+    Py_DECREF(items);
+    if (c->exc_type) {
+        /* a callback raised (KeyboardInterrupt included): that is the error */
+        if (failed == 2)
+            PyErr_Clear();
+        PyErr_Restore(c->exc_type, c->exc_value, c->exc_tb);
+        c->exc_type = c->exc_value = c->exc_tb = NULL;
+        failed = 2;
+    } else if (failed == 1) {
+        raise_host(host, st);
+    }
+    if (failed) {
+        Py_XDECREF(res);
+        return NULL;
+    }
+    if (training)
+        Py_RETURN_NONE;
     return res;
 }
 

@@ -577,9 +577,15 @@ class Tagger:
 _PIPELINE_NS = "{urn:crfpipe:pipeline:1}"
 
 
-def run(pipeline, text=None, *, path=None, plugin_path=None, threads=0):
+def run(pipeline, text=None, *, path=None, texts=None, paths=None, plugin_path=None,
+        threads=0):
     """Stream `text` (str or bytes) or the file `path` through a pipeline and
     return what its writer writes (str for str input, else bytes).
+
+    With `texts` or `paths` (lists), every input goes through one run: the
+    stages and their models are loaded once, and a list comes back with
+    each input's output (a training pipeline trains on all of them and
+    returns None).
 
     pipeline: a pipeline file (crfpipe-pipeline(5)), its XML text, or a list
     of (plugin, params) stages such as
@@ -587,11 +593,20 @@ def run(pipeline, text=None, *, path=None, plugin_path=None, threads=0):
      ("conll_writer", {})].  Relative paths in the XML text and in stage
     lists are taken from the current directory.
     """
-    if (text is None) == (path is None):
-        raise TypeError("give text or path")
-    data = os.fspath(path) if path is not None else (
-        text.encode("utf-8") if isinstance(text, str) else bytes(text))
-    kw = dict(is_path=path is not None, plugin_path=plugin_path, threads=threads)
+    given = [x is not None for x in (text, path, texts, paths)]
+    if sum(given) != 1:
+        raise TypeError("give one of text, path, texts or paths")
+    many = texts is not None or paths is not None
+    if paths is not None:
+        data = [os.fspath(p) for p in paths]
+    elif texts is not None:
+        texts = list(texts)
+        data = [t.encode("utf-8") if isinstance(t, str) else bytes(t) for t in texts]
+    else:
+        data = os.fspath(path) if path is not None else (
+            text.encode("utf-8") if isinstance(text, str) else bytes(text))
+    kw = dict(is_path=path is not None or paths is not None, plugin_path=plugin_path,
+              threads=threads)
     if isinstance(pipeline, (list, tuple)):
         out = _run_stages(list(pipeline), data, basedir=os.getcwd(), **kw)
     elif isinstance(pipeline, str) and pipeline.lstrip().startswith("<"):
@@ -604,6 +619,11 @@ def run(pipeline, text=None, *, path=None, plugin_path=None, threads=0):
         out = _run_stages(stages, data, basedir=os.getcwd(), **kw)
     else:
         out = _run_pipeline(os.fspath(pipeline), data, **kw)
+    if many:
+        if out is None:
+            return None
+        return [o.decode("utf-8") if isinstance(t, str) else o
+                for o, t in zip(out, texts if texts is not None else [b""] * len(out))]
     return out.decode("utf-8") if isinstance(text, str) else out
 
 

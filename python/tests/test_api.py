@@ -300,6 +300,41 @@ def test_run_on_strings(tmp_path, attr_model):
     assert {"conll_reader", "viterbi", "lbfgs", "attributes"} <= names
 
 
+def test_run_many(tmp_path):
+    # several inputs through one run: each output equals its own run's
+    texts = [CONLL, "A DT B-NP\ndog NN I-NP\n", CONLL.encode()]
+    outs = crfpipe.run(PIPE, texts=texts)
+    assert outs[0] == crfpipe.run(PIPE, CONLL) and isinstance(outs[0], str)
+    assert outs[1] == crfpipe.run(PIPE, texts[1])
+    assert outs[2] == crfpipe.run(PIPE, CONLL.encode()) and isinstance(outs[2], bytes)
+    files = []
+    for k, t in enumerate(texts[:2]):
+        f = tmp_path / ("in%d.conll" % k)
+        f.write_text(t)
+        files.append(str(f))
+    assert crfpipe.run(PIPE, paths=files) == [o.encode() for o in outs[:2]]
+    assert crfpipe.run(PIPE, texts=[]) == []
+    # a bad input raises, naming the error; nothing is returned
+    with pytest.raises(crfpipe.Error, match="fields"):
+        crfpipe.run(PIPE, texts=[CONLL, "a b\nc\n"])
+    with pytest.raises(OSError):
+        crfpipe.run(PIPE, paths=[files[0], str(tmp_path / "none")])
+    with pytest.raises(TypeError, match="give one of"):
+        crfpipe.run(PIPE, CONLL, texts=[CONLL])
+    # a training pipeline trains on all of them: the model of the joined text
+    tpl = tmp_path / "w.tpl"
+    tpl.write_text("U00:%x[0,word]\nU01:%x[0,pos]\nB\n")
+    parts = [CONLL + "\n", "A DT B-NP\ndog NN I-NP\nbarks VBZ B-VP\n\n"]
+
+    def train(model):
+        return [("conll_reader", {"columns": "word,pos,chunk"}),
+                ("templates", {"template": str(tpl)}),
+                ("lbfgs", {"model": str(model), "threads": 1, "max-iter": 5})]
+    assert crfpipe.run(train(tmp_path / "two"), texts=parts) is None
+    crfpipe.run(train(tmp_path / "joined"), "".join(parts))
+    assert (tmp_path / "two").read_bytes() == (tmp_path / "joined").read_bytes()
+
+
 def test_sklearn_estimator(ewt, tmp_path):
     X = [xseq_of(rows) for rows, _ in ewt["train"][:600]]
     y = [ys for _, ys in ewt["train"][:600]]
