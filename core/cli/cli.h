@@ -93,6 +93,18 @@ int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **n
  * output file appears only if the run succeeds.  Returns an exit code. */
 int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, const char *outpath);
 
+/* Several inputs through `p` in one run (crfp_pipeline_begin, a feed per
+ * input, end): its stages and their models opened once.  With `outdir`,
+ * each input's documents go to their own file there, named after the input
+ * with the writer's extension (written whole, as -o is, as soon as that
+ * input is done); otherwise all of them to `outpath` (NULL or "-":
+ * stdout), or to training.  Name clashes, stdin with `outdir`, an input
+ * its output would overwrite and outputs for a training pipeline are
+ * refused before anything is read (usage messages name `cmd`).  Returns an
+ * exit code. */
+int cli_run_many(crfp_host *host, crfp_pipeline *p, const char *cmd, const char *const *inputs,
+                 size_t nin, const char *outpath, const char *outdir);
+
 /* The format of inputs whose name and content say nothing. */
 #define CLI_DEFAULT_FORMAT "conll"
 

@@ -79,27 +79,23 @@ static char *output_name(const char *dir, const char *in, const crfp_plugin *rea
     return out;
 }
 
-/* Several inputs through one pipeline: its stages (their models) opened
- * once.  With `outdir`, each input's documents go to their own file there
- * (written whole, as -o is, as soon as the input is done); otherwise all of
- * them to `outpath` (or stdout), or to training. */
-static int run_many(crfp_host *host, crfp_pipeline *p, const char *const *inputs, size_t nin,
-                    const char *outpath, const char *outdir)
+int cli_run_many(crfp_host *host, crfp_pipeline *p, const char *cmd, const char *const *inputs,
+                 size_t nin, const char *outpath, const char *outdir)
 {
     int training = crfp_pipeline_is_training(p);
     if (training && (outdir || outpath))
-        return cli_usage("run", "a pipeline that trains writes no documents: no -o or "
+        return cli_usage(cmd, "a pipeline that trains writes no documents: no -o or "
                          "--output-dir");
     /* said before anything is read (crfp_pipeline_feed would refuse the
      * second input only after the first) */
     if (training && nin > 1 && crfp_dist_size() > 1)
-        return cli_usage("run", "a distributed training run reads one input: join the files "
+        return cli_usage(cmd, "a distributed training run reads one input: join the files "
                          "into one");
     char **names = NULL;
     if (outdir) {
         struct stat sb;
         if (stat(outdir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            return cli_usage("run", "--output-dir %s: not a directory", outdir);
+            return cli_usage(cmd, "--output-dir %s: not a directory", outdir);
         const crfp_plugin *reader = crfp_pipeline_plugin(p, CRFP_KIND_READER),
                           *writer = crfp_pipeline_plugin(p, CRFP_KIND_WRITER);
         /* the pipeline's defaults: XML in, XML out */
@@ -113,7 +109,7 @@ static int run_many(crfp_host *host, crfp_pipeline *p, const char *const *inputs
         int rc = CLI_OK;
         for (size_t i = 0; i < nin && rc == CLI_OK; i++) {
             if (strcmp(inputs[i], "-") == 0) {
-                rc = cli_usage("run", "--output-dir names each output after its input: not "
+                rc = cli_usage(cmd, "--output-dir names each output after its input: not "
                                "stdin");
             } else if (!(names[i] = output_name(outdir, inputs[i], reader, writer))) {
                 crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -121,12 +117,12 @@ static int run_many(crfp_host *host, crfp_pipeline *p, const char *const *inputs
             }
             for (size_t k = 0; k < i && rc == CLI_OK; k++)
                 if (strcmp(names[k], names[i]) == 0)
-                    rc = cli_usage("run", "%s and %s would both be written to %s", inputs[k],
+                    rc = cli_usage(cmd, "%s and %s would both be written to %s", inputs[k],
                                    inputs[i], names[i]);
             struct stat a, b;
             if (rc == CLI_OK && stat(inputs[i], &a) == 0 && stat(names[i], &b) == 0 &&
                 a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-                rc = cli_usage("run", "%s would be overwritten by its own output", inputs[i]);
+                rc = cli_usage(cmd, "%s would be overwritten by its own output", inputs[i]);
         }
         if (rc != CLI_OK) {
             for (size_t i = 0; i < nin; i++)
@@ -255,7 +251,8 @@ int cmd_run(crfp_host *host, int argc, char **argv)
     if (nin <= 1 && !outdir)
         rc = cli_run_pipeline(host, p, nin ? inputs[0] : NULL, out);
     else
-        rc = run_many(host, p, nin ? inputs : (const char *[]){"-"}, nin ? nin : 1, out, outdir);
+        rc = cli_run_many(host, p, argv[0], nin ? inputs : (const char *[]){"-"}, nin ? nin : 1,
+                          out, outdir);
     crfp_pipeline_free(p);
     free(inputs);
     return rc;

@@ -37,14 +37,14 @@ crfp_status cli_model_label(crfp_host *host, const char *model, char **label)
     return st;
 }
 
-int cmd_tag(crfp_host *host, int argc, char **argv)
+/* cmd_tag with `inputs` (room for argc entries) to collect the input files
+ * in: a corpus of files is tagged in one run (cli_run_many). */
+static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
 {
-    const char *format = NULL, *to = NULL, *columns = NULL, *input = NULL, *output = NULL;
+    const char *format = NULL, *to = NULL, *columns = NULL, *output = NULL, *outdir = NULL;
     const char *tagger = "viterbi", *v, *model = NULL;
     const char *names[32], *values[32], *wn[32], *wv[32];
-    size_t n = 0, nw = 0;
-    if (cli_wants_help(argc, argv))
-        return cli_help(host, argc, argv);
+    size_t n = 0, nw = 0, nin = 0;
     for (int i = 1; i < argc; i++) {
         int r = 0;
         if (strcmp(argv[i], "-o") == 0) {
@@ -66,7 +66,9 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
                 (argv[i][2 + len] == '\0' || argv[i][2 + len] == '='))
                 is_writer = 1;
         }
-        if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
+        if ((r = cli_opt(argv[0], argc, argv, &i, "output-dir", &v)) != 0)
+            outdir = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
             format = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "to", &v)) != 0)
             to = v;
@@ -100,11 +102,9 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
              * --threads sizes it too, so that 1 means one thread. */
             if (r > 0 && strcmp(names[n - 1], "threads") == 0)
                 crfp_host_set_threads(host, atoi(values[n - 1]));
-        } else if (!input) {
-            input = argv[i];
-            r = 1;
         } else {
-            return cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
+            inputs[nin++] = argv[i];
+            r = 1;
         }
         if (r < 0)
             return CLI_USAGE;
@@ -124,9 +124,21 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
             snprintf(opt, sizeof opt, "--%s", names[k]);
             return cli_unknown_option(host, argc, argv, opt);
         }
-    const char *reader, *writer;
+    if (output && outdir)
+        return cli_usage(argv[0], "-o and --output-dir exclude each other: one output for all "
+                                  "inputs, or one per input");
+    const char *reader, *writer, *input = nin ? inputs[0] : NULL;
     if (cli_reader_for(host, format, input, &reader) != CRFP_OK)
         return cli_lookup_fail(host, argv[0]);
+    /* one reader reads every input: without --format they must agree */
+    for (size_t k = 1; !format && k < nin; k++) {
+        const char *rk;
+        if (cli_reader_for(host, NULL, inputs[k], &rk) != CRFP_OK)
+            return cli_lookup_fail(host, argv[0]);
+        if (strcmp(rk, reader) != 0)
+            return cli_usage(argv[0], "%s is read by %s and %s by %s: tag them separately, or "
+                                      "give --format", input, reader, inputs[k], rk);
+    }
     /* Without --to the output has the input's format, as the reader was
      * chosen (from the name, else from the content). */
     const crfp_plugin *rpl = NULL;
@@ -163,10 +175,26 @@ int cmd_tag(crfp_host *host, int argc, char **argv)
     if (crfp_pipeline_add(p, reader, "input", cn, cv, columns ? 1 : 0, NULL) == CRFP_OK &&
         crfp_pipeline_add(p, tagger, "--tagger", names, values, n, NULL) == CRFP_OK &&
         crfp_pipeline_add(p, writer, "output", wn, wv, nw, NULL) == CRFP_OK)
-        rc = cli_run_pipeline(host, p, input, output);
+        rc = nin <= 1 && !outdir ? cli_run_pipeline(host, p, input, output)
+                                 : cli_run_many(host, p, argv[0], nin ? inputs : (const char *[]){"-"},
+                                                nin ? nin : 1, output, outdir);
     else
         rc = cli_fail(host);
     crfp_pipeline_free(p);
     free(label);
+    return rc;
+}
+
+int cmd_tag(crfp_host *host, int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv))
+        return cli_help(host, argc, argv);
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    if (!inputs) {
+        fprintf(stderr, "crfpipe: error: out of memory\n");
+        return CLI_FAIL;
+    }
+    int rc = tag(host, argc, argv, inputs);
+    free(inputs);
     return rc;
 }

@@ -125,6 +125,8 @@ static const optdoc plot_opts[] = {
 static const optdoc tag_opts[] = {
     {"--output", "-o", "FILE", NULL,
      "write FILE, which appears only when the run succeeds (default: stdout)"},
+    {"--output-dir", NULL, "DIR", NULL,
+     "with several inputs, one output each in DIR, named after the input (see crfpipe run)"},
     {"--format", NULL, "FORMAT", NULL,
      "input format: conll, conllu, xml (default: from the file name, else from the content)"},
     {"--to", NULL, "FORMAT", NULL, "output format (default: the input's format)"},
@@ -232,8 +234,9 @@ static const cmddoc commands[] = {
      "With --cv-folds K it cross-validates instead (a table of the folds on stdout), and "
      "--model is then optional.",
      train_opts, N(train_opts), train_extra},
-    {"tag", "--model FILE [OPTIONS] [IN]", "label a corpus with a model",
-     "Label every sentence of IN (a file, or - / nothing for stdin) with the model and write "
+    {"tag", "--model FILE [OPTIONS] [IN...]", "label a corpus with a model",
+     "Label every sentence of IN (a file, or - / nothing for stdin; several files are tagged "
+     "in one run, the model loaded once) with the model and write "
      "it with the prediction added: a last column for CoNLL files, a Token feature "
      "'predicted' in XML, the label's column in CoNLL-U (gold kept in MISC).  Options not "
      "listed under Options go to the tagger, writer options to the writer.  On a terminal a "

@@ -8,6 +8,7 @@
 #   joined into one file (CoNLL-U: documents are their sentences);
 # - a training pipeline trains on all inputs: the model equals the one of
 #   the joined file;
+# - crfpipe tag with several inputs: the same outputs as one tag per file;
 # - a failing input stops the run: the outputs before it stay, its own and
 #   the later ones are not written; refusals before anything is read.
 . "$top_srcdir/tests/pipeline/common.sh"
@@ -69,6 +70,22 @@ expect_fail "bad.conllu" "$CRFPIPE" -q run "$tmp/tag.xml" --output-dir "$tmp/out
 [ -e "$tmp/out2/bad.conllu" ] && fail "the failing input's output was written"
 [ -e "$tmp/out2/in3.conllu" ] && fail "an input after the failure was written"
 ls "$tmp/out2" | grep -q tmp && fail "a temporary file was left"
+
+# crfpipe tag takes several inputs the same way
+mkdir "$tmp/tagd"
+"$CRFPIPE" -q tag --model "$tmp/pos.model" --threads 1 --output-dir "$tmp/tagd" "$tmp/in1.conllu" \
+    "$tmp/in2.conllu" || fail "tag --output-dir"
+for k in 1 2; do
+    "$CRFPIPE" -q tag --model "$tmp/pos.model" --threads 1 "$tmp/in$k.conllu" >"$tmp/t$k.conllu" ||
+        fail "tag input $k"
+    cmp -s "$tmp/t$k.conllu" "$tmp/tagd/in$k.conllu" || fail "tag: input $k's output differs from its own run's"
+done
+"$CRFPIPE" -q tag --model "$tmp/pos.model" --threads 1 "$tmp/in1.conllu" "$tmp/in2.conllu" >"$tmp/t12" ||
+    fail "tag two inputs to stdout"
+cat "$tmp/t1.conllu" "$tmp/t2.conllu" | cmp -s - "$tmp/t12" || fail "tag: two inputs to stdout differ from their runs'"
+printf 'He PRP\n\n' >"$tmp/other.conll"
+expect_fail "tag them separately, or give --format" "$CRFPIPE" tag --model "$tmp/pos.model" \
+    "$tmp/in1.conllu" "$tmp/other.conll"
 
 # refusals, before anything is read or written
 expect_fail "would both be written to" "$CRFPIPE" run "$tmp/tag.xml" --output-dir "$tmp/out2" \
