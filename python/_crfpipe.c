@@ -1416,6 +1416,8 @@ static int kv_from(PyObject *o, kvlist *k)
  * Returns the output as bytes (b"" for a training pipeline), or NULL with
  * an exception. */
 static PyObject *run_built_many(runctx *c, crfp_pipeline *p, PyObject *inputs, int is_path);
+static int open_input(PyObject *item, int is_path, crfp_stream *in, PyObject **pathb,
+                      Py_buffer *view, int *have_view);
 
 static PyObject *run_built(runctx *c, crfp_pipeline *p, PyObject *input, int is_path)
 {
@@ -1428,30 +1430,8 @@ static PyObject *run_built(runctx *c, crfp_pipeline *p, PyObject *input, int is_
     PyObject *pathb = NULL, *res = NULL;
     Py_buffer view = {0};
     int have_view = 0;
-    if (is_path) {
-        if (!PyUnicode_FSConverter(input, &pathb))
-            return NULL;
-        in.name = PyBytes_AS_STRING(pathb);
-        if (!(in.fp = fopen(in.name, "rb"))) {
-            PyErr_SetFromErrnoWithFilename(PyExc_OSError, in.name);
-            Py_DECREF(pathb);
-            return NULL;
-        }
-    } else {
-        if (PyUnicode_Check(input)) {
-            PyErr_SetString(PyExc_TypeError, "input must be bytes (encode the str as UTF-8)");
-            return NULL;
-        }
-        if (PyObject_GetBuffer(input, &view, PyBUF_SIMPLE) != 0)
-            return NULL;
-        have_view = 1;
-        /* fmemopen wants a non-empty buffer */
-        in.fp = view.len > 0 ? fmemopen(view.buf, (size_t)view.len, "rb") : fopen("/dev/null", "rb");
-        if (!in.fp) {
-            PyBuffer_Release(&view);
-            return PyErr_SetFromErrno(PyExc_OSError);
-        }
-    }
+    if (open_input(input, is_path, &in, &pathb, &view, &have_view) != 0)
+        return NULL;
     int training = crfp_pipeline_is_training(p);
     if (!training && !(out.fp = open_memstream(&obuf, &olen))) {
         res = PyErr_NoMemory();

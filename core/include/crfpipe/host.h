@@ -147,6 +147,11 @@ crfp_status crfp_host_sniff_reader(crfp_host *host, const char *head, size_t len
 /* The canonical format name a reader or writer declares ("" if none, or for
  * p NULL); the module's string, valid until crfp_host_free. */
 const char *crfp_plugin_format(const crfp_plugin *p);
+/* The length of the longest extension `p` declares that ends `path`
+ * (case-insensitively, and shorter than path), 0 when none does or p or
+ * path is NULL: what crfp_host_format_for_path matches, and what to cut to
+ * name an output after its input. */
+size_t crfp_plugin_ext_match(const crfp_plugin *p, const char *path);
 
 /* --- Resource limits -------------------------------------------------------
  *

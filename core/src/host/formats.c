@@ -34,6 +34,17 @@ static crfp_status all_plugins(crfp_host *host, const crfp_plugin *const **list,
     return st;
 }
 
+size_t crfp_plugin_ext_match(const crfp_plugin *p, const char *path)
+{
+    size_t best = 0, plen = path ? strlen(path) : 0;
+    for (const char *const *e = p && p->desc->extensions ? p->desc->extensions : NULL; e && *e; e++) {
+        size_t el = strlen(*e);
+        if (el > best && el < plen && strcasecmp(path + plen - el, *e) == 0)
+            best = el;
+    }
+    return best;
+}
+
 const char *crfp_plugin_format(const crfp_plugin *p)
 {
     return p && p->desc->formats && p->desc->formats[0] ? p->desc->formats[0] : "";
@@ -87,17 +98,11 @@ crfp_status crfp_host_format_for_path(crfp_host *host, crfp_kind kind, const cha
     crfp_status st = all_plugins(host, &list, &n, NULL);
     if (st != CRFP_OK)
         return st;
-    size_t plen = strlen(path);
     for (size_t i = 0; i < n; i++) {
-        const crfp_plugin_descriptor *d = list[i]->desc;
-        if (d->kind != kind || !d->extensions)
-            continue;
-        for (const char *const *e = d->extensions; *e; e++) {
-            size_t el = strlen(*e);
-            if (el > best && el < plen && strcasecmp(path + plen - el, *e) == 0) {
-                best = el;
-                *out = list[i];
-            }
+        size_t el = list[i]->desc->kind == kind ? crfp_plugin_ext_match(list[i], path) : 0;
+        if (el > best) {
+            best = el;
+            *out = list[i];
         }
     }
     return *out ? CRFP_OK : CRFP_ENOTFOUND;
