@@ -95,7 +95,8 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
 
 /* Several inputs through `p` in one run (crfp_pipeline_begin, a feed per
  * input, end): its stages and their models opened once.  With `outdir`,
- * each input's documents go to their own file there, named after the input
+ * each input's documents go to their own file there (made if missing),
+ * named after the input
  * with the writer's extension (written whole, as -o is, as soon as that
  * input is done); otherwise all of them to `outpath` (NULL or "-":
  * stdout), or to training.  Name clashes, stdin with `outdir`, an input

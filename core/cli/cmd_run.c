@@ -4,9 +4,9 @@
 #include "help.h"
 #include "progress.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 /* Shared by run, train and tag: stream `in` through `p` into `outpath`
@@ -42,19 +42,6 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
     return CLI_OK;
 }
 
-/* The longest of `exts` (NULL-terminated, may be NULL) that ends `name`,
- * case-insensitively; its length, 0 when none does. */
-static size_t declared_ext(const char *name, const char *const *exts)
-{
-    size_t best = 0, n = strlen(name);
-    for (size_t i = 0; exts && exts[i]; i++) {
-        size_t e = strlen(exts[i]);
-        if (e > best && e < n && strcasecmp(name + n - e, exts[i]) == 0)
-            best = e;
-    }
-    return best;
-}
-
 /* DIR/STEM.EXT for input `in`: STEM is its base name without the
  * extension its reader declares (else without its last ".xxx"), EXT the
  * writer's first declared extension.  malloc'd; NULL when out of memory. */
@@ -63,7 +50,7 @@ static char *output_name(const char *dir, const char *in, const crfp_plugin *rea
 {
     const char *base = strrchr(in, '/');
     base = base ? base + 1 : in;
-    size_t n = strlen(base), cut = declared_ext(base, reader->desc->extensions);
+    size_t n = strlen(base), cut = crfp_plugin_ext_match(reader, base);
     if (!cut) {
         const char *dot = strrchr(base, '.');
         if (dot && dot != base)
@@ -94,6 +81,11 @@ int cli_run_many(crfp_host *host, crfp_pipeline *p, const char *cmd, const char 
     char **names = NULL;
     if (outdir) {
         struct stat sb;
+        /* a missing directory is made (its parent must exist) */
+        if (stat(outdir, &sb) != 0 && errno == ENOENT && mkdir(outdir, 0777) != 0) {
+            crfp_error(host, CRFP_EIO, "--output-dir %s: %s", outdir, strerror(errno));
+            return cli_fail(host);
+        }
         if (stat(outdir, &sb) != 0 || !S_ISDIR(sb.st_mode))
             return cli_usage(cmd, "--output-dir %s: not a directory", outdir);
         const crfp_plugin *reader = crfp_pipeline_plugin(p, CRFP_KIND_READER),

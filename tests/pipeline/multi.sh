@@ -93,8 +93,13 @@ expect_fail "would both be written to" "$CRFPIPE" run "$tmp/tag.xml" --output-di
 expect_fail "not stdin" "$CRFPIPE" run "$tmp/tag.xml" --output-dir "$tmp/out2" - "$tmp/in1.conllu"
 expect_fail "exclude each other" "$CRFPIPE" run "$tmp/tag.xml" --output-dir "$tmp/out2" -o x \
     "$tmp/in1.conllu" "$tmp/in2.conllu"
-expect_fail "not a directory" "$CRFPIPE" run "$tmp/tag.xml" --output-dir "$tmp/none" \
+expect_fail "not a directory" "$CRFPIPE" run "$tmp/tag.xml" --output-dir "$tmp/in3.conllu" \
     "$tmp/in1.conllu" "$tmp/in2.conllu"
+expect_fail "No such file or directory" "$CRFPIPE" run "$tmp/tag.xml" --output-dir "$tmp/no/dir" \
+    "$tmp/in1.conllu" "$tmp/in2.conllu"
+# a missing directory is made
+"$CRFPIPE" -q run "$tmp/tag.xml" --output-dir "$tmp/made" "$tmp/in1.conllu" "$tmp/in2.conllu" &&
+    cmp -s "$tmp/made/in1.conllu" "$tmp/one1.conllu" || fail "--output-dir did not make its directory"
 expect_fail "overwritten by its own output" "$CRFPIPE" run "$tmp/tag.xml" --output-dir "$tmp/outd" \
     "$tmp/outd/in1.conllu" "$tmp/in2.conllu"
 expect_fail "writes no documents" "$CRFPIPE" run "$tmp/train.xml" --output-dir "$tmp/out2" \
