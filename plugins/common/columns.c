@@ -21,24 +21,46 @@ static int listed(const char *cols, const char *name)
 
 crfp_status columns_extend(crfp_doc *doc, const char *const *names, size_t n)
 {
+    return columns_insert(doc, names, n, NULL);
+}
+
+crfp_status columns_insert(crfp_doc *doc, const char *const *names, size_t n,
+                           const char *before_last)
+{
     const char *cols = crfp_doc_meta_str(doc, "columns");
     if (!cols)
         return CRFP_OK;
-    size_t len = strlen(cols) + 1;
+    /* cols = head + tail: the names go between, tail being the last
+     * column when it is before_last, else nothing */
+    const char *last = strrchr(cols, ',');
+    last = last ? last + 1 : cols;
+    size_t head = before_last && strcmp(last, before_last) == 0 ? (size_t)(last - cols)
+                                                                : strlen(cols);
+    size_t len = strlen(cols) + 2;
     for (size_t i = 0; i < n; i++)
         len += strlen(names[i]) + 1;
     char *s = malloc(len);
     if (!s)
         return CRFP_ENOMEM;
-    strcpy(s, cols);
+    memcpy(s, cols, head);
+    s[head] = '\0';
     int added = 0;
     for (size_t i = 0; i < n; i++)
-        if (!listed(s, names[i])) {
-            if (*s)
+        if (!listed(cols, names[i]) && !listed(s, names[i])) {
+            size_t l = strlen(s);
+            if (l && s[l - 1] != ',')
                 strcat(s, ",");
             strcat(s, names[i]);
+            strcat(s, ",");
             added = 1;
         }
+    if (cols[head]) {
+        strcat(s, cols + head);
+    } else {
+        size_t l = strlen(s);
+        if (l && s[l - 1] == ',')
+            s[l - 1] = '\0';
+    }
     crfp_status st = added ? crfp_doc_meta_set_str(doc, "columns", s) : CRFP_OK;
     free(s);
     return st;

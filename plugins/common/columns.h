@@ -21,4 +21,12 @@ PLUGIN_COMMON_API char *columns_name(const char *prefix, const char *suffix);
  * it does not list yet.  CRFP_ENOMEM, or the setter's error. */
 PLUGIN_COMMON_API crfp_status columns_extend(crfp_doc *doc, const char *const *names, size_t n);
 
+/* As columns_extend, except that when the last column is BEFORE_LAST (a
+ * gold label), the names go just before it: a tagger's extra outputs then
+ * leave the gold label and the prediction appended after it as the last
+ * two columns, where conlleval and crfpipe eval read them.  BEFORE_LAST
+ * NULL, or not the last column: columns_extend.  Same errors. */
+PLUGIN_COMMON_API crfp_status columns_insert(crfp_doc *doc, const char *const *names, size_t n,
+                                             const char *before_last);
+
 #endif

@@ -479,6 +479,9 @@ static crfp_status build_doc(reader *r, crfp_doc **out)
         goto fail;
     if ((st = crfp_doc_meta_set_str(doc, "format", "conllu")) != CRFP_OK ||
         (st = crfp_doc_meta_set_str(doc, "columns", COLUMNS)) != CRFP_OK ||
+        /* the last column, MISC, is no label to learn: a trainer told no
+         * label learns UPOS, as UD taggers do */
+        (st = crfp_doc_meta_set_str(doc, "default-label", "upos")) != CRFP_OK ||
         (r->header.len &&
          (st = crfp_doc_meta_set_str(doc, "header", r->header.s)) != CRFP_OK) ||
         (st = crfp_doc_meta_set_str(doc, "trailer", r->blanks.len ? r->blanks.s : "")) !=

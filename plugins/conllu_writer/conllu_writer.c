@@ -86,6 +86,7 @@ typedef struct writer {
     int policy;         /* COLWALK_ESCAPE / DROP / ERROR */
     char *goldkey, *predkey;   /* "GoldUPOS", "PredictedUPOS" */
     int warned[NCOL + 1];
+    int warned_cols;    /* columns with no place here were reported */
 } writer;
 
 /* Per document: what is written where. */
@@ -485,6 +486,46 @@ static crfp_status scan_doc(writer *w, plan *pl, const crfp_doc *doc, const colw
     return st;
 }
 
+/* Say once which of the document's columns (its "columns" metadata) this
+ * format has no place for: those a tagger added (n-best, probabilities,
+ * marginals) or a column file's own, which would otherwise vanish without
+ * a word.  Not reported: the CoNLL-U columns, the mapped features, the
+ * prediction, and the first column, which column readers make the text
+ * (written as FORM). */
+static void report_dropped(writer *w, const crfp_doc *doc, const char *where)
+{
+    const char *cols = crfp_doc_meta_str(doc, "columns");
+    if (w->warned_cols || !cols)
+        return;
+    char list[256];
+    size_t len = 0, n = 0, more = 0;
+    list[0] = '\0';
+    for (const char *p = cols, *e; p; p = e ? e + 1 : NULL) {
+        e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        int known = p == cols || (strlen(w->pred) == l && strncmp(w->pred, p, l) == 0);
+        for (int k = 0; k < NCOL && !known; k++)
+            known = (strlen(colname[k]) == l && strncmp(colname[k], p, l) == 0) ||
+                    (w->feat[k] && strlen(w->feat[k]) == l && strncmp(w->feat[k], p, l) == 0);
+        if (known || l == 0)
+            continue;
+        if (len + l + 3 < sizeof list) {
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.*s", n ? ", " : "",
+                                    (int)l, p);
+            n++;
+        } else {
+            more++;
+        }
+    }
+    if (n == 0)
+        return;
+    w->warned_cols = 1;
+    crfp_log(w->host, CRFP_LOG_WARN,
+             "%s: CoNLL-U has no column for %s%s: not written (the writer's map parameter puts "
+             "a feature in a column; --to xml or --to conll keeps them all)", where, list,
+             more ? " and more" : "");
+}
+
 static crfp_status w_write(void *state, const crfp_doc *doc)
 {
     writer *w = state;
@@ -517,6 +558,7 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
     size_t cap = 0, last = wk.nsents;
     plan pl = {0};
     if (st == CRFP_OK) {
+        report_dropped(w, doc, where);
         pl.mode = plan_mode(w, &g[1]);
         pl.ncols = pl.mode == PM_EXTRA ? NCOL + 1 : NCOL;
         st = scan_doc(w, &pl, doc, &wk, g, &buf, &cap, where);

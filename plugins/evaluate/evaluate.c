@@ -66,6 +66,10 @@ typedef struct evaluator {
     size_t capconf;
     char *plot;
     crfp_chunkeval chunks;
+    /* Where the labels were only guessed by position (the last two
+     * columns): the first such pair of names and its input, for the check
+     * that the pair shares a label at all. */
+    char *posgold, *posguess, *posdoc;
     g2p_eval *g2p;   /* lexicon entries: PER/WER instead of label scores (g2p.c) */
 } evaluator;
 
@@ -325,8 +329,14 @@ static crfp_status resolve(evaluator *e, const crfp_doc *doc, const crfp_tokseq 
         gold->col = crfp_tokseq_col(seq, e->gold);
     else if (gold->col < 0 && !gold->attr && *e->mlabel)
         gold->col = crfp_tokseq_col(seq, e->mlabel);
-    if (!*e->gold && gold->col < 0 && !gold->attr && guess->col >= 0 && !guess->attr)
+    if (!*e->gold && gold->col < 0 && !gold->attr && guess->col >= 0 && !guess->attr) {
         gold->col = guess->col - 1;
+        if (gold->col >= 0 && !e->posgold &&
+            (!(e->posgold = strdup(seq->colnames[gold->col])) ||
+             !(e->posguess = strdup(seq->colnames[guess->col])) ||
+             !(e->posdoc = strdup(doc_name(e, doc)))))
+            return crfp_error(e->host, CRFP_ENOMEM, "out of memory");
+    }
     if (guess->col < 0 || gold->col < 0 || (gold->col == guess->col && !gold->attr &&
                                             !guess->attr)) {
         int g = guess->col < 0;
@@ -419,12 +429,12 @@ static double f1(double p, double r)
     return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
 }
 
-/* qsort cannot pass a context: the labels being sorted by index */
-static const label_stats *sort_labels;
-
+/* Labels in string order: qsort passes no context, so it sorts pointers
+ * to the stats, which carry their label (a static pointer to the array
+ * would be state shared by every evaluator in the process). */
 static int cmp_label(const void *a, const void *b)
 {
-    return strcmp(sort_labels[*(const size_t *)a].label, sort_labels[*(const size_t *)b].label);
+    return strcmp((*(const label_stats *const *)a)->label, (*(const label_stats *const *)b)->label);
 }
 
 /* The confusion matrix and per-label P/R/F1 as a picture (core/plot). */
@@ -508,16 +518,39 @@ static crfp_status ev_finish(void *state)
             st = crfp_error(e->host, CRFP_EIO, "%s: write error", e->out->name);
         return st;
     }
+    if (e->posgold && e->tokens > 0) {
+        /* A gold column and its prediction share labels unless the model
+         * is worthless; columns that share none are most likely not that
+         * pair (a probability, an n-best or MISC column last), and a
+         * report of 0 % would be silently wrong. */
+        size_t i = 0;
+        while (i < e->nlabels && !(e->labels[i].tp + e->labels[i].fn > 0 &&
+                                   e->labels[i].tp + e->labels[i].fp > 0))
+            i++;
+        if (i == e->nlabels)
+            return crfp_error(e->host, CRFP_EINVAL,
+                              "%s: the columns taken as the gold label ('%s') and the "
+                              "prediction ('%s'), the last two, have no label in common, so "
+                              "they are not a label and its prediction; name them with "
+                              "--label and --guess (and --columns)",
+                              e->posdoc, e->posgold, e->posguess);
+    }
     if (crfp_chunkeval_finish(&e->chunks) != CRFP_OK)
         return crfp_error(e->host, CRFP_ENOMEM, "out of memory");
     size_t *ord = malloc((e->nlabels + 1) * sizeof *ord);
-    if (!ord)
+    const label_stats **byname = malloc((e->nlabels + 1) * sizeof *byname);
+    if (!ord || !byname) {
+        free(ord);
+        free(byname);
         return crfp_error(e->host, CRFP_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < e->nlabels; i++)
-        ord[i] = i;
-    sort_labels = e->labels;
+        byname[i] = &e->labels[i];
     if (e->nlabels > 1)
-        qsort(ord, e->nlabels, sizeof *ord, cmp_label);
+        qsort(byname, e->nlabels, sizeof *byname, cmp_label);
+    for (size_t i = 0; i < e->nlabels; i++)
+        ord[i] = (size_t)(byname[i] - e->labels);
+    free(byname);
     fprintf(f, "tokens %zu, sentences %zu\n", e->tokens, e->sents);
     fprintf(f, "token accuracy:    %6.2f%%  (%zu/%zu)\n", pct(e->correct, e->tokens), e->correct,
             e->tokens);
@@ -573,6 +606,9 @@ static void ev_close(void *state)
     free(e->model_label);
     free(e->gbuf);
     free(e->pbuf);
+    free(e->posgold);
+    free(e->posguess);
+    free(e->posdoc);
     free(e);
 }
 

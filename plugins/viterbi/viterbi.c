@@ -61,6 +61,10 @@ static const crfp_param_spec params[] = {
     {"nbest", CRFP_PARAM_INT, "1", "also output the k best labellings (features OUTPUT-2..k)"},
     {"posteriors", CRFP_PARAM_BOOL, "false",
      "add the marginal of each predicted label (OUTPUT-prob) and the sequence probability"},
+    {"marginals", CRFP_PARAM_INT, "0",
+     "add each token's N most probable labels with their marginals, most probable first "
+     "(features OUTPUT-marginal-1..N, each LABEL/PROBABILITY; N at least the number of labels: "
+     "all of them, as CRF++'s -v2)"},
     {"decode", CRFP_PARAM_STRING, "viterbi",
      "viterbi (the best labelling) or posterior (each token's most probable label: fewer token "
      "errors expected, though the labelling may be one the model scores low)"},
@@ -98,6 +102,7 @@ typedef struct tagger {
     int nthreads;
     size_t nbest;
     int posteriors;
+    size_t nmarg;     /* marginals: how many of each token's labels (<= Y) */
     int marginal;     /* decode=posterior: argmax of each token's marginal */
     int scores;       /* write OUTPUT-scores */
     char *output;
@@ -107,7 +112,7 @@ typedef struct tagger {
     char *bias_spec;  /* label-bias, for provenance */
     colmap cm;        /* cm.n == 0: the document's columns */
     unsigned char *cm_warned;   /* per mapped column: its absence was reported */
-    char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob */
+    char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob, OUTPUT-marginal-1..nmarg */
     const char *model_path;
     /* Idle decoding workspaces; at most as many exist as workers ever ran
      * at once.  The lock guards only the list. */
@@ -130,6 +135,7 @@ typedef struct wspace {
     size_t capcells;
     double *scores, *marg;
     size_t capT;
+    unsigned char *taken;   /* marginals: labels already ranked at a token (Y) */
 } wspace;
 
 static void wspace_free(wspace *w)
@@ -144,6 +150,7 @@ static void wspace_free(wspace *w)
     free(w->cells);
     free(w->scores);
     free(w->marg);
+    free(w->taken);
     free(w);
 }
 
@@ -166,7 +173,9 @@ static wspace *wspace_take(tagger *tg)
     w->qb = crfp_seqbuf_new();
     w->inf = crfp_infer_new(tg->crf);
     w->scores = malloc(tg->nbest * sizeof *w->scores);
-    if (!w->sb || !w->obs || !w->qb || !w->inf || !w->scores) {
+    if (tg->nmarg)
+        w->taken = malloc(crfp_crf_nlabels(tg->crf));
+    if (!w->sb || !w->obs || !w->qb || !w->inf || !w->scores || (tg->nmarg && !w->taken)) {
         wspace_free(w);
         return NULL;
     }
@@ -196,6 +205,8 @@ typedef struct job {
     size_t ntoktotal;
     size_t *nfound;           /* per sentence: how many labellings found */
     double *prob;             /* per token marginal of the best label */
+    uint32_t *mlab;           /* marginals: mlab[i*nmarg + r], the r-th likeliest label */
+    double *mval;             /* ... and its marginal */
     double *seqprob;          /* per sentence, per k: probability */
     double *seqscore;         /* per sentence, per k: log score (scores=true) */
     atomic_size_t next;
@@ -390,6 +401,12 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     }
     tg->nbest = (size_t)nb;
     tg->posteriors = crfp_params_bool(p, "posteriors");
+    int64_t nm = crfp_params_int(p, "marginals");
+    if (nm < 0) {
+        st = crfp_error(host, CRFP_EINVAL, "marginals must be 0 or more, not %lld", (long long)nm);
+        goto fail;
+    }
+    tg->nmarg = (uint64_t)nm < crfp_crf_nlabels(tg->crf) ? (size_t)nm : crfp_crf_nlabels(tg->crf);
     const char *dec = crfp_params_str(p, "decode");
     if (strcmp(dec, "posterior") == 0)
         tg->marginal = 1;
@@ -436,19 +453,21 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         goto fail;
     if (tg->cm.n && !(tg->cm_warned = calloc(tg->cm.n, 1)))
         goto nomem;
-    tg->outnames = calloc(tg->nbest + 1, sizeof *tg->outnames);
+    tg->outnames = calloc(tg->nbest + 1 + tg->nmarg, sizeof *tg->outnames);
     if (!tg->outnames)
         goto nomem;
-    size_t olen = strlen(tg->output) + 32;
-    for (size_t k = 0; k <= tg->nbest; k++) {
+    size_t olen = strlen(tg->output) + 40;
+    for (size_t k = 0; k <= tg->nbest + tg->nmarg; k++) {
         if (!(tg->outnames[k] = malloc(olen)))
             goto nomem;
         if (k == 0)
             snprintf(tg->outnames[k], olen, "%s", tg->output);
         else if (k < tg->nbest)
             snprintf(tg->outnames[k], olen, "%s-%zu", tg->output, k + 1);
-        else
+        else if (k == tg->nbest)
             snprintf(tg->outnames[k], olen, "%s-prob", tg->output);
+        else
+            snprintf(tg->outnames[k], olen, "%s-marginal-%zu", tg->output, k - tg->nbest);
     }
     *state = tg;
     return CRFP_OK;
@@ -471,6 +490,25 @@ static void member(void *arg, int id, int n)
     (void)n;
     if (id < ((job *)arg)->nth)
         worker(arg);
+}
+
+/* The n largest of the Y marginals m, largest first, ties to the lower
+ * label id (so the order does not depend on anything but m): n passes of
+ * selection, O(nY), which at n = Y = 233 (G2P) is still small beside the
+ * forward-backward that made m.  taken: Y bytes of scratch. */
+static void rank_marginals(const double *m, uint32_t Y, size_t n, unsigned char *taken,
+                           uint32_t *lab, double *val)
+{
+    memset(taken, 0, Y);
+    for (size_t r = 0; r < n; r++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t y = 0; y < Y; y++)
+            if (!taken[y] && (best == UINT32_MAX || m[y] > m[best]))
+                best = y;
+        taken[best] = 1;
+        lab[r] = best;
+        val[r] = m[best];
+    }
 }
 
 static void *worker(void *arg)
@@ -522,7 +560,7 @@ static void *worker(void *arg)
             uint32_t *ny = realloc(w->ybuf, n * tg->nbest * sizeof *ny);
             if (ny)
                 w->ybuf = ny;
-            int wantm = tg->posteriors || tg->marginal;
+            int wantm = tg->posteriors || tg->marginal || tg->nmarg;
             double *nm = wantm && ny ? realloc(w->marg, n * Y * sizeof *nm) : w->marg;
             if (!ny || (wantm && !nm)) {
                 record_failure(j, CRFP_ENOMEM, "allocating its label buffers", s);
@@ -564,17 +602,20 @@ static void *worker(void *arg)
             memcpy(j->pred + k * j->ntoktotal + beg, w->ybuf + k * n, n * sizeof *w->ybuf);
         if (tg->scores)
             memcpy(j->seqscore + s * tg->nbest, w->scores, found * sizeof *w->scores);
+        if ((tg->posteriors || tg->nmarg) && !tg->marginal &&
+            (st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg)) != CRFP_OK) {
+            record_failure(j, st, "computing its posteriors", s);
+            break;
+        }
         if (tg->posteriors) {
-            if (!tg->marginal &&
-                (st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg)) != CRFP_OK) {
-                record_failure(j, st, "computing its posteriors", s);
-                break;
-            }
             for (size_t t = 0; t < n; t++)
                 j->prob[beg + t] = w->marg[t * Y + w->ybuf[t]];
             for (size_t k = 0; k < found; k++)
                 j->seqprob[s * tg->nbest + k] = exp(w->scores[k] - logz);
         }
+        for (size_t t = 0; t < n && tg->nmarg; t++)
+            rank_marginals(w->marg + t * Y, Y, tg->nmarg, w->taken,
+                           j->mlab + (beg + t) * tg->nmarg, j->mval + (beg + t) * tg->nmarg);
     }
     wspace_give(tg, w);
     return NULL;
@@ -624,8 +665,23 @@ static crfp_status set_list(crfp_doc *doc, crfp_ann *sent, const char *output, c
  * list shows them; a later template reads them). */
 static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
 {
-    size_t nout = tg->nbest + (tg->posteriors ? 1 : 0);
-    return columns_extend(doc, (const char *const *)tg->outnames, nout);
+    /* The prediction last and the extras (n-best, probabilities) before
+     * the gold label when the input ends with it: gold and prediction stay
+     * the last two columns, which is where conlleval and crfpipe eval look
+     * in a column file that cannot say which column is which. */
+    const char *extra[1000 + 1 + 1000];
+    size_t n = 0;
+    for (size_t k = 1; k < tg->nbest; k++)
+        extra[n++] = tg->outnames[k];
+    if (tg->posteriors)
+        extra[n++] = tg->outnames[tg->nbest];
+    for (size_t r = 1; r <= tg->nmarg; r++)
+        extra[n++] = tg->outnames[tg->nbest + r];
+    const char *label = crfp_crf_meta(tg->crf, "label");
+    crfp_status st = columns_insert(doc, extra, n, label && *label ? label : NULL);
+    if (st == CRFP_OK)
+        st = columns_extend(doc, (const char *const *)tg->outnames, 1);
+    return st;
 }
 
 static crfp_status tagger_process(void *state, crfp_doc *doc)
@@ -657,9 +713,12 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     j.pred = calloc(K * j.ntoktotal + 1, sizeof *j.pred);
     j.prob = tg->posteriors ? calloc(j.ntoktotal + 1, sizeof *j.prob) : NULL;
     j.seqprob = tg->posteriors ? calloc(nsent * K + 1, sizeof *j.seqprob) : NULL;
+    size_t R = tg->nmarg;
+    j.mlab = R ? calloc(j.ntoktotal * R + 1, sizeof *j.mlab) : NULL;
+    j.mval = R ? calloc(j.ntoktotal * R + 1, sizeof *j.mval) : NULL;
     j.seqscore = tg->scores ? calloc(nsent * K + 1, sizeof *j.seqscore) : NULL;
     if (!j.sbeg || !j.send || !j.nfound || !j.pred || (tg->posteriors && (!j.prob || !j.seqprob)) ||
-        (tg->scores && !j.seqscore)) {
+        (tg->scores && !j.seqscore) || (R && (!j.mlab || !j.mval))) {
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
         goto out;
     }
@@ -729,7 +788,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     /* The labels and output names as strings of the document, made once:
      * every token then refers to them instead of getting copies. */
     uint32_t Y = crfp_crf_nlabels(tg->crf);
-    const char **dlab = malloc((Y + 1) * sizeof *dlab), **dout = malloc((K + 1) * sizeof *dout);
+    const char **dlab = malloc((Y + 1) * sizeof *dlab), **dout = malloc((K + 1 + R) * sizeof *dout);
     if (!dlab || !dout) {
         free(dlab);
         free(dout);
@@ -739,7 +798,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     for (uint32_t y = 0; y < Y && st == CRFP_OK; y++)
         if (!(dlab[y] = crfp_doc_intern(doc, crfp_crf_label(tg->crf, y))))
             st = CRFP_ENOMEM;
-    for (size_t k = 0; k <= K && st == CRFP_OK; k++)
+    for (size_t k = 0; k <= K + R && st == CRFP_OK; k++)
         if (!(dout[k] = crfp_doc_intern(doc, tg->outnames[k])))
             st = CRFP_ENOMEM;
     if (st == CRFP_OK && !(dlab[Y] = crfp_doc_intern(doc, "_")))
@@ -759,6 +818,20 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
                 char buf[32];
                 snprintf(buf, sizeof buf, "%.6f", j.prob[beg + t]);
                 st = crfp_ann_set_str(doc, a, dout[K], buf);
+            }
+            for (size_t r = 0; r < R && st == CRFP_OK; r++) {
+                size_t i = (beg + t) * R + r;
+                const char *lab = crfp_crf_label(tg->crf, j.mlab[i]);
+                size_t ll = strlen(lab);
+                char stack[128], *buf = ll + 32 <= sizeof stack ? stack : malloc(ll + 32);
+                if (!buf) {
+                    st = CRFP_ENOMEM;
+                    break;
+                }
+                snprintf(buf, ll + 32, "%s/%.6f", lab, j.mval[i]);
+                st = crfp_ann_set_str(doc, a, dout[K + 1 + r], buf);
+                if (buf != stack)
+                    free(buf);
             }
         }
         if (st == CRFP_OK && tg->posteriors && sents[s])
@@ -804,6 +877,12 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             names[np] = "label-bias";
             values[np++] = tg->bias_spec;
         }
+        char nmb[32];
+        if (tg->nmarg) {
+            snprintf(nmb, sizeof nmb, "%zu", tg->nmarg);
+            names[np] = "marginals";
+            values[np++] = nmb;
+        }
         if (tg->marginal) {
             names[np] = "decode";
             values[np++] = "posterior";
@@ -822,6 +901,8 @@ out:
     free(j.prob);
     free(j.seqprob);
     free(j.seqscore);
+    free(j.mlab);
+    free(j.mval);
     return st;
 }
 
@@ -834,7 +915,7 @@ static void tagger_close(void *state)
         tg->fv->free(tg->ex);
     crfp_crf_free(tg->crf);
     if (tg->outnames)
-        for (size_t k = 0; k <= tg->nbest; k++)
+        for (size_t k = 0; k <= tg->nbest + tg->nmarg; k++)
             free(tg->outnames[k]);
     free(tg->outnames);
     free(tg->output);

@@ -67,7 +67,7 @@ problem() {
 }
 
 total_runs=0
-for cmd in ${FAULT_CMDS:-train tag convert run runmany cv cvchain minfreq modelinfo modeltop}; do
+for cmd in ${FAULT_CMDS:-train tag tagextra convert run runmany cv cvchain minfreq modelinfo modeltop}; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"
     if ! FAILMALLOC_STATS="$tmp/stats" LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$ref" 2>"$tmp/err"; then

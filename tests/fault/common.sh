@@ -31,6 +31,9 @@ run_cmd() {
                --max-iter 5 --model "$2" "$data/tiny.conll" ;;
     tag) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 -o "$2" \
              "$data/tiny.conll" ;;
+    # n-best, probabilities and ranked marginals, placed before the gold
+    tagextra) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 \
+                  --nbest 2 --posteriors --marginals 3 -o "$2" "$data/tiny.conll" ;;
     convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
                  "$2" ;;
     run) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -i "$data/tiny.conll" -o "$2" ;;

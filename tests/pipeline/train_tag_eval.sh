@@ -34,15 +34,15 @@ awk -v a="$acc" 'BEGIN { exit !(a >= 80 && a <= 100) }' || fail "accuracy $acc% 
 grep -q "^NOUN " "$tmp/eval.txt" || fail "no per-label line"
 
 # 4. Tagging to columns: the prediction is the new last column; n-best and
-# posteriors add theirs after it.
+# posteriors add theirs before it.
 "$CRFPIPE" tag --model "$tmp/a.model" --to conll --nbest 3 --posteriors \
     -o "$tmp/tagged.txt" "$pos/test.conllu" || fail "tag"
 awk -F'[ \t]' 'NF { print NF; exit }' "$tmp/tagged.txt" | grep -qx 14 || fail "expected 10+4 columns"
-awk -F'[ \t]' 'NF && ($14 < 0 || $14 > 1) { bad = 1 } END { exit bad }' "$tmp/tagged.txt" \
+awk -F'[ \t]' 'NF && ($13 < 0 || $13 > 1) { bad = 1 } END { exit bad }' "$tmp/tagged.txt" \
     || fail "posterior outside [0,1]"
 # the tagged column file scores the same as eval --model
 "$CRFPIPE" eval --format conll --label upos --guess predicted \
-    --columns id,form,lemma,upos,xpos,feats,head,deprel,deps,misc,predicted,predicted-2,predicted-3,predicted-prob \
+    --columns id,form,lemma,upos,xpos,feats,head,deprel,deps,misc,predicted-2,predicted-3,predicted-prob,predicted \
     "$tmp/tagged.txt" >"$tmp/eval2.txt" || fail "eval of a tagged file"
 acc2=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/eval2.txt")
 [ "$acc" = "$acc2" ] || fail "eval of the tagged file ($acc2) differs from eval --model ($acc)"
@@ -56,9 +56,9 @@ acc2=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/eval2.txt")
     -o "$tmp/post.txt" "$pos/test.conllu" || fail "tag --decode posterior"
 paste -d' ' "$tmp/vit.txt" "$tmp/post.txt" | awk '
     NF == 0 { next }
-    { n++; pv = $12; pp = $24
+    { n++; pv = $11; pp = $23
       if (pp < pv - 1e-6) { print "token " n ": marginal " pp " below Viterbi'"'"'s " pv; bad = 1 }
-      if ($11 != $23) { d++; if (pp <= pv) { print "token " n ": a different label, not more probable"; bad = 1 } }
+      if ($12 != $24) { d++; if (pp <= pv) { print "token " n ": a different label, not more probable"; bad = 1 } }
       sv += pv; sp += pp }
     END { printf "posterior decoding: %d of %d tokens differ from Viterbi; expected correct %.1f vs %.1f\n", d, n, sp, sv
           exit bad || n < 1000 }' || fail "posterior decoding is not the marginals' argmax"
@@ -66,7 +66,7 @@ paste -d' ' "$tmp/vit.txt" "$tmp/post.txt" | awk '
 "$CRFPIPE" eval --model "$tmp/a.model" --decode posterior "$pos/test.conllu" >"$tmp/evalp.txt" \
     || fail "eval --decode posterior"
 accp=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/evalp.txt")
-accp2=$(awk 'NF { n++; c += ($4 == $11) } END { printf "%.2f", 100 * c / n }' "$tmp/post.txt")
+accp2=$(awk 'NF { n++; c += ($4 == $12) } END { printf "%.2f", 100 * c / n }' "$tmp/post.txt")
 [ "$accp" = "$accp2" ] || fail "eval --decode posterior ($accp) differs from the tagged file ($accp2)"
 expect_fail "needs --model" "$CRFPIPE" eval --decode posterior "$tmp/post.txt"
 # the tagging run records how it decoded, with every other option set too

@@ -5,7 +5,9 @@
  * annotation set (or, in a document without sentences, all its Tokens).
  * Its columns are the document's "columns" metadata when present (column
  * readers record it; taggers append their outputs), else the tokens' string
- * features in order of first appearance in the sentence.
+ * features in order of first appearance in the sentence.  A reader may name
+ * in "default-label" the column a trainer learns when told no label
+ * (CoNLL-U: upos); without it the trainer takes the last column.
  */
 #ifndef CRFPIPE_TOKSEQ_H
 #define CRFPIPE_TOKSEQ_H

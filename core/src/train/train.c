@@ -18,7 +18,7 @@
 
 const crfp_param_spec crfp_train_common_params[] = {
     {"model", CRFP_PARAM_PATH, NULL, "file the trained model is written to (required)"},
-    {"label", CRFP_PARAM_STRING, "", "token feature holding the gold label (default: last column)"},
+    {"label", CRFP_PARAM_STRING, "", "token feature holding the gold label (default: the reader's label column, CoNLL-U's upos; else the last column)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set holding Sentence and Token annotations"},
     {"dev", CRFP_PARAM_PATH, NULL, "labelled development file: dev error each iteration, early stop"},
     {"dev-patience", CRFP_PARAM_INT, "5",
@@ -251,7 +251,12 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
                 st = crfp_error(r->host, CRFP_EINVAL, "%s: tokens have no features", origin);
                 break;
             }
-            if (!(r->labelname = strdup(seq->colnames[seq->ncols - 1]))) {
+            /* the reader's hint (CoNLL-U: upos, not the MISC column that
+             * comes last), else the last column */
+            const char *hint = crfp_doc_meta_str(doc, "default-label");
+            const char *def = hint && crfp_tokseq_col(seq, hint) >= 0
+                                  ? hint : seq->colnames[seq->ncols - 1];
+            if (!(r->labelname = strdup(def))) {
                 st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
                 break;
             }

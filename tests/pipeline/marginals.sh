@@ -1,0 +1,97 @@
+#!/bin/sh
+# Each token's label distribution (tag --marginals), where a tagger's extra
+# outputs go in a column file, what eval makes of column files, and the
+# label a CoNLL-U corpus trains by default.
+. "$top_srcdir/tests/pipeline/common.sh"
+pos="$top_srcdir/samples/pos"
+tpl="$top_srcdir/tests/pipeline/tiny.tpl"
+awk 'NR > 3000 && /^$/ { print; exit } { print }' "$pos/train.conllu" >"$tmp/train.conllu"
+awk 'NR > 1500 && /^$/ { print; exit } { print }' "$pos/test.conllu" >"$tmp/test.conllu"
+
+# 1. A CoNLL-U corpus learns UPOS when no --label is given (its last
+# column, MISC, is no label): the same model, byte for byte.
+"$CRFPIPE" -q train --template "$tpl" --threads 1 --max-iter 30 \
+    --model "$tmp/def.model" "$tmp/train.conllu" || fail "train without --label"
+"$CRFPIPE" -q train --template "$tpl" --threads 1 --max-iter 30 --label upos \
+    --model "$tmp/a.model" "$tmp/train.conllu" || fail "train --label upos"
+cmp -s "$tmp/def.model" "$tmp/a.model" || fail "the default label of CoNLL-U is not upos"
+"$CRFPIPE" model info "$tmp/a.model" >"$tmp/info.txt" || fail "model info"
+Y=$(awk -F'\t' '$1 == "labels" { print $2 }' "$tmp/info.txt")
+[ "${Y:-0}" -ge 10 ] || fail "expected the UPOS labels, got $Y"
+
+# 2. --marginals N: every label (N above the label count) ranked, each
+# LABEL/PROBABILITY; they are distinct, in descending order, sum to 1,
+# and the predicted label's entry is its --posteriors probability.
+# Columns: 10 of CoNLL-U, the probability, Y marginals, the prediction.
+for dec in viterbi posterior; do
+    "$CRFPIPE" tag --model "$tmp/a.model" --to conll --posteriors --marginals 1000 --decode $dec \
+        -o "$tmp/m-$dec.txt" "$tmp/test.conllu" || fail "tag --marginals ($dec)"
+    awk -v Y="$Y" -v dec=$dec '
+        NF == 0 { next }
+        { n++
+          if (NF != 10 + 1 + Y + 1) { print "token " n ": " NF " columns, expected " 12 + Y; bad = 1; exit }
+          pred = $NF; prob = $11; sum = 0; last = 2; delete seen; found = 0
+          for (i = 12; i < 12 + Y; i++) {
+              k = split($i, a, "/"); lab = a[1]; p = a[k] + 0
+              if (lab in seen) { print "token " n ": " lab " twice"; bad = 1 }
+              seen[lab] = 1
+              if (p > last + 1e-9) { print "token " n ": not in descending order"; bad = 1 }
+              last = p; sum += p
+              if (lab == pred) { found = 1; if (p != prob + 0) { print "token " n ": " p " vs predicted-prob " prob; bad = 1 } }
+          }
+          if (!found) { print "token " n ": the prediction is not among the marginals"; bad = 1 }
+          if (sum < 1 - Y * 1e-6 || sum > 1 + Y * 1e-6) { print "token " n ": marginals sum to " sum; bad = 1 }
+          split($12, a, "/")
+          if (dec == "posterior" && a[1] != pred) { print "token " n ": posterior decoding did not take the most probable label"; bad = 1 }
+        }
+        END { exit bad || n < 1000 }' "$tmp/m-$dec.txt" || fail "marginals ($dec)"
+done
+# the top N are the first N of the full ranking
+"$CRFPIPE" tag --model "$tmp/a.model" --to conll --marginals 3 -o "$tmp/m3.txt" "$tmp/test.conllu" \
+    || fail "tag --marginals 3"
+awk 'NF { print $12, $13, $14, $NF }' "$tmp/m-viterbi.txt" >"$tmp/top3-all.txt"
+awk 'NF { print $11, $12, $13, $NF }' "$tmp/m3.txt" >"$tmp/top3.txt"
+cmp -s "$tmp/top3-all.txt" "$tmp/top3.txt" || fail "--marginals 3 is not the head of the full ranking"
+grep -q 'name="marginals" value="3"' "$("$CRFPIPE" tag --model "$tmp/a.model" --to xml --marginals 3 \
+    -o "$tmp/m3.xml" "$tmp/test.conllu" && echo "$tmp/m3.xml")" || fail "marginals not in the provenance"
+"$CRFPIPE" validate "$tmp/m3.xml" >/dev/null || fail "the XML with marginals is not valid"
+expect_fail "marginals must be 0 or more" "$CRFPIPE" tag --model "$tmp/a.model" --marginals -1 \
+    "$tmp/test.conllu"
+
+# 3. A column file tagged with extra outputs keeps the gold label and the
+# prediction as its last two columns, so eval (and conlleval) read it as
+# they read a plain one.
+awk '/^[0-9]+\t/ { print $2, $4; next } /^$/ { print "" }' "$tmp/train.conllu" >"$tmp/train.txt"
+awk '/^[0-9]+\t/ { print $2, $4; next } /^$/ { print "" }' "$tmp/test.conllu" >"$tmp/test.txt"
+printf 'U00:%%x[-1,0]\nU01:%%x[0,0]\nU02:%%x[1,0]\nB\n' >"$tmp/col.tpl"
+"$CRFPIPE" -q train --template "$tmp/col.tpl" --threads 1 --max-iter 20 --model "$tmp/c.model" \
+    "$tmp/train.txt" || fail "train on columns"
+ref=$("$CRFPIPE" eval --model "$tmp/c.model" "$tmp/test.txt" | sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+"$CRFPIPE" tag --model "$tmp/c.model" --nbest 3 --posteriors --marginals 2 -o "$tmp/c-out.txt" \
+    "$tmp/test.txt" || fail "tag columns with extras"
+awk 'NF { print NF; exit }' "$tmp/c-out.txt" | grep -qx 8 || fail "expected 2 + 2 + 1 + 2 + 1 columns"
+got=$("$CRFPIPE" eval "$tmp/c-out.txt" | sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+[ -n "$ref" ] && [ "$got" = "$ref" ] || fail "eval of the tagged file ($got) differs from eval --model ($ref)"
+
+# 4. Where the last two columns are not a label and its prediction (a
+# CoNLL-U file tagged to columns ends with MISC and the prediction), eval
+# refuses rather than report 0 %; named, the columns score as --model does.
+"$CRFPIPE" tag --model "$tmp/a.model" --to conll -o "$tmp/u-out.txt" "$tmp/test.conllu" \
+    || fail "tag CoNLL-U to columns"
+expect_fail "have no label in common" "$CRFPIPE" eval "$tmp/u-out.txt"
+ref=$("$CRFPIPE" eval --model "$tmp/a.model" "$tmp/test.conllu" | sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+got=$("$CRFPIPE" eval --label col3 "$tmp/u-out.txt" | sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+[ -n "$ref" ] && [ "$got" = "$ref" ] || fail "eval --label col3 ($got) differs from eval --model ($ref)"
+
+# 5. CoNLL-U has no column for the extras: the writer says so (once) and
+# names them, and writes the rest.
+"$CRFPIPE" tag --model "$tmp/a.model" --posteriors --marginals 2 -o "$tmp/u.conllu" \
+    "$tmp/test.conllu" 2>"$tmp/u.err" || fail "tag --posteriors to CoNLL-U"
+grep -q "CoNLL-U has no column for predicted-prob, predicted-marginal-1, predicted-marginal-2" \
+    "$tmp/u.err" || { cat "$tmp/u.err" >&2; fail "no warning about the dropped columns"; }
+[ "$(grep -c 'no column' "$tmp/u.err")" -eq 1 ] || fail "the warning is not given once"
+"$CRFPIPE" tag --model "$tmp/a.model" -o "$tmp/plain.conllu" "$tmp/test.conllu" 2>"$tmp/p.err" \
+    || fail "tag to CoNLL-U"
+[ ! -s "$tmp/p.err" ] || { cat "$tmp/p.err" >&2; fail "a plain tagging run warned"; }
+cmp -s "$tmp/u.conllu" "$tmp/plain.conllu" || fail "the extras changed the CoNLL-U output"
+finish
