@@ -133,8 +133,9 @@ static const optdoc tag_opts[] = {
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
     {"--tagger", NULL, "NAME", "viterbi", "tagger plugin"},
     {"--posteriors", NULL, NULL, NULL,
-     "add the marginal of each predicted label (predicted-prob) and the sequence "
-     "probabilities (the tagger's posteriors parameter)"},
+     "add the marginal of each predicted label (predicted-prob), the sequence "
+     "probabilities, and each span's probability that its tokens carry their labels "
+     "(feature prob; the tagger's posteriors parameter)"},
     {"--writer-param", NULL, "NAME=VALUE", NULL,
      "any other parameter of the output format's writer (crfpipe plugins WRITER)"},
 };

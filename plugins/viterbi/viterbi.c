@@ -60,7 +60,8 @@ static const crfp_param_spec params[] = {
     {"threads", CRFP_PARAM_INT, "0", "decoding threads (0 = all cores)"},
     {"nbest", CRFP_PARAM_INT, "1", "also output the k best labellings (features OUTPUT-2..k)"},
     {"posteriors", CRFP_PARAM_BOOL, "false",
-     "add the marginal of each predicted label (OUTPUT-prob) and the sequence probability"},
+     "add the marginal of each predicted label (OUTPUT-prob), the sequence probability, and to "
+     "each span the probability that its tokens carry their labels (feature prob)"},
     {"marginals", CRFP_PARAM_INT, "0",
      "add each token's N most probable labels with their marginals, most probable first "
      "(features OUTPUT-marginal-1..N, each LABEL/PROBABILITY; N at least the number of labels: "
@@ -134,6 +135,7 @@ typedef struct wspace {
     const char **cells;
     size_t capcells;
     double *scores, *marg;
+    const char **labs;      /* spans: the best labelling's label strings (capT) */
     size_t capT;
     unsigned char *taken;   /* marginals: labels already ranked at a token (Y) */
 } wspace;
@@ -150,6 +152,7 @@ static void wspace_free(wspace *w)
     free(w->cells);
     free(w->scores);
     free(w->marg);
+    free(w->labs);
     free(w->taken);
     free(w);
 }
@@ -205,6 +208,8 @@ typedef struct job {
     size_t ntoktotal;
     size_t *nfound;           /* per sentence: how many labellings found */
     double *prob;             /* per token marginal of the best label */
+    double *spanp;            /* posteriors with spans: at a span's first token, the
+                               * probability of the span's labels */
     uint32_t *mlab;           /* marginals: mlab[i*nmarg + r], the r-th likeliest label */
     double *mval;             /* ... and its marginal */
     double *seqprob;          /* per sentence, per k: probability */
@@ -511,6 +516,26 @@ static void rank_marginals(const double *m, uint32_t Y, size_t n, unsigned char 
     }
 }
 
+/* A span's probability: that its tokens carry the labels they were given
+ * (crfp_segment_prob, after the sentence's forward-backward). */
+typedef struct spanprob_ctx {
+    crfp_infer *inf;
+    const crfp_seq *q;
+    const double *theta;
+    const uint32_t *y;
+    double *out;     /* the sentence's slots, indexed by token */
+    crfp_status st;
+} spanprob_ctx;
+
+static void spanprob(void *ud, size_t start, size_t end, const char *type)
+{
+    (void)type;
+    spanprob_ctx *c = ud;
+    if (c->st == CRFP_OK)
+        c->st = crfp_segment_prob(c->inf, c->q, c->theta, (uint32_t)start, (uint32_t)(end - start),
+                                  c->y + start, &c->out[start]);
+}
+
 static void *worker(void *arg)
 {
     job *j = arg;
@@ -562,11 +587,15 @@ static void *worker(void *arg)
                 w->ybuf = ny;
             int wantm = tg->posteriors || tg->marginal || tg->nmarg;
             double *nm = wantm && ny ? realloc(w->marg, n * Y * sizeof *nm) : w->marg;
-            if (!ny || (wantm && !nm)) {
+            if (nm)
+                w->marg = nm;
+            int wantl = j->spanp != NULL;
+            const char **nl = wantl && ny && nm ? realloc(w->labs, n * sizeof *nl) : w->labs;
+            if (!ny || (wantm && !nm) || (wantl && !nl)) {
                 record_failure(j, CRFP_ENOMEM, "allocating its label buffers", s);
                 break;
             }
-            w->marg = nm;
+            w->labs = nl;
             w->capT = n;
         }
         size_t found = 1;
@@ -613,6 +642,17 @@ static void *worker(void *arg)
             for (size_t k = 0; k < found; k++)
                 j->seqprob[s * tg->nbest + k] = exp(w->scores[k] - logz);
         }
+        if (j->spanp) {
+            /* each span's confidence while the tables are this sentence's */
+            for (size_t t = 0; t < n; t++)
+                w->labs[t] = crfp_crf_label(tg->crf, w->ybuf[t]);
+            spanprob_ctx c = {w->inf, q, theta, w->ybuf, j->spanp + beg, CRFP_OK};
+            crfp_chunk_spans(w->labs, n, spanprob, &c);
+            if (c.st != CRFP_OK) {
+                record_failure(j, c.st, "computing its spans' probabilities", s);
+                break;
+            }
+        }
         for (size_t t = 0; t < n && tg->nmarg; t++)
             rank_marginals(w->marg + t * Y, Y, tg->nmarg, w->taken,
                            j->mlab + (beg + t) * tg->nmarg, j->mval + (beg + t) * tg->nmarg);
@@ -626,6 +666,7 @@ typedef struct span_ctx {
     crfp_doc *doc;
     crfp_annset *set;
     crfp_ann **toks;
+    const double *spanp;   /* the sentence's span probabilities, or NULL */
     crfp_status st;
 } span_ctx;
 
@@ -639,6 +680,11 @@ static void emit_span(void *ud, size_t start, size_t end, const char *type)
                             c->toks[end - 1]->end, &a);
     if (c->st == CRFP_OK)
         c->st = crfp_ann_set_str(c->doc, a, c->tg->spanfeat, type);
+    if (c->st == CRFP_OK && c->spanp) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.6f", c->spanp[start]);
+        c->st = crfp_ann_set_str(c->doc, a, "prob", buf);
+    }
 }
 
 /* Append the output columns to the document's column list so column
@@ -714,11 +760,13 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     j.prob = tg->posteriors ? calloc(j.ntoktotal + 1, sizeof *j.prob) : NULL;
     j.seqprob = tg->posteriors ? calloc(nsent * K + 1, sizeof *j.seqprob) : NULL;
     size_t R = tg->nmarg;
+    j.spanp = tg->posteriors && tg->spantype ? calloc(j.ntoktotal + 1, sizeof *j.spanp) : NULL;
     j.mlab = R ? calloc(j.ntoktotal * R + 1, sizeof *j.mlab) : NULL;
     j.mval = R ? calloc(j.ntoktotal * R + 1, sizeof *j.mval) : NULL;
     j.seqscore = tg->scores ? calloc(nsent * K + 1, sizeof *j.seqscore) : NULL;
     if (!j.sbeg || !j.send || !j.nfound || !j.pred || (tg->posteriors && (!j.prob || !j.seqprob)) ||
-        (tg->scores && !j.seqscore) || (R && (!j.mlab || !j.mval))) {
+        (tg->scores && !j.seqscore) || (R && (!j.mlab || !j.mval)) ||
+        (tg->posteriors && tg->spantype && !j.spanp)) {
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
         goto out;
     }
@@ -846,7 +894,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             }
             for (size_t t = 0; t < n; t++)
                 labs[t] = crfp_crf_label(tg->crf, j.pred[beg + t]);
-            span_ctx c = {tg, doc, set, j.toks + beg, CRFP_OK};
+            span_ctx c = {tg, doc, set, j.toks + beg, j.spanp ? j.spanp + beg : NULL, CRFP_OK};
             crfp_chunk_spans(labs, n, emit_span, &c);
             free(labs);
             st = c.st;
@@ -903,6 +951,7 @@ out:
     free(j.seqscore);
     free(j.mlab);
     free(j.mval);
+    free(j.spanp);
     return st;
 }
 

@@ -30,6 +30,64 @@ static void visit(void *ud, const uint32_t *y, double score)
     }
 }
 
+/* Σ exp(score − mx) over the labellings whose positions start..start+n-1
+ * are lab[0..n): crfp_segment_prob's numerator. */
+typedef struct segsum {
+    uint32_t start, n;
+    const uint32_t *lab;
+    double mx, z;
+} segsum;
+
+static void visit_seg(void *ud, const uint32_t *y, double score)
+{
+    segsum *g = ud;
+    for (uint32_t i = 0; i < g->n; i++)
+        if (y[g->start + i] != g->lab[i])
+            return;
+    g->z += exp(score - g->mx);
+}
+
+/* Segments: against brute force for random segments and labels (whole
+ * sequence included, where it is the labelling's probability), and the
+ * calls the tables do not serve refused. */
+static void segment_checks(int trial, int mode, crfp_crf *crf, crfp_seq *seq, const double *theta,
+                           crfp_infer *w, const brute *b)
+{
+    uint32_t Y = b->Y, T = b->T, lab[8];
+    double logz, p;
+    double *marg = malloc((size_t)T * Y * sizeof *marg);
+    CHECK(crfp_forward_backward(w, seq, theta, &logz, marg) == CRFP_OK, "fb");
+    for (int k = 0; k < 6; k++) {
+        uint32_t start = ct_int(T), n = 1 + ct_int(T - start);
+        if (k == 0)
+            start = 0, n = T;
+        for (uint32_t i = 0; i < n; i++)
+            lab[i] = ct_int(Y);
+        segsum g = {start, n, lab, b->mx, 0.0};
+        ct_enumerate(crf, seq, theta, visit_seg, &g);
+        CHECK(crfp_segment_prob(w, seq, theta, start, n, lab, &p) == CRFP_OK, "segment");
+        CHECK(ct_close(p, g.z / b->z, 1e-10), "trial %d mode %d segment [%u, +%u): %.17g vs %.17g",
+              trial, mode, start, n, p, g.z / b->z);
+        if (n == 1)
+            CHECK(ct_close(p, marg[start * Y + lab[0]], 1e-12), "a one-position segment is the "
+                  "marginal");
+    }
+    lab[0] = 0;
+    CHECK(crfp_segment_prob(w, seq, theta, 0, 0, lab, &p) == CRFP_EINVAL, "n = 0");
+    CHECK(crfp_segment_prob(w, seq, theta, T - 1, 2, lab, &p) == CRFP_EINVAL, "past the end");
+    lab[0] = Y;
+    CHECK(crfp_segment_prob(w, seq, theta, 0, 1, lab, &p) == CRFP_EINVAL, "label out of range");
+    lab[0] = 0;
+    /* tables without the backward pass, or overwritten by Viterbi */
+    CHECK(crfp_forward_backward(w, seq, theta, &logz, NULL) == CRFP_OK, "fb, no marginals");
+    CHECK(crfp_segment_prob(w, seq, theta, 0, 1, lab, &p) == CRFP_EINVAL, "no backward pass");
+    CHECK(crfp_forward_backward(w, seq, theta, &logz, marg) == CRFP_OK, "fb");
+    uint32_t best[8];
+    CHECK(crfp_viterbi(w, seq, theta, best, NULL) == CRFP_OK, "viterbi");
+    CHECK(crfp_segment_prob(w, seq, theta, 0, 1, lab, &p) == CRFP_EINVAL, "after Viterbi");
+    free(marg);
+}
+
 static void tiny_trial(int trial)
 {
     uint32_t Y = 1 + ct_int(4), T = 1 + ct_int(6);
@@ -65,6 +123,7 @@ static void tiny_trial(int trial)
         double lz2;
         CHECK(crfp_forward_backward(w, &seq, theta, &lz2, NULL) == CRFP_OK && lz2 == logz,
               "logZ without marginals");
+        segment_checks(trial, mode, crf, &seq, theta, w, &b);
     }
     free(marg);
     free(pair);

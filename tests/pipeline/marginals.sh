@@ -94,4 +94,35 @@ grep -q "CoNLL-U has no column for predicted-prob, predicted-marginal-1, predict
     || fail "tag to CoNLL-U"
 [ ! -s "$tmp/p.err" ] || { cat "$tmp/p.err" >&2; fail "a plain tagging run warned"; }
 cmp -s "$tmp/u.conllu" "$tmp/plain.conllu" || fail "the extras changed the CoNLL-U output"
+
+# 6. With --posteriors each span gets the probability that its tokens carry
+# the labels they were given (the engine's segment probability, checked
+# against brute force in tests/crf/test_fb): never above any of its
+# tokens' own marginal, and equal to it for a one-token span.
+printf 'U00:%%x[-1,0]\nU01:%%x[0,0]\nU02:%%x[1,0]\nU03:%%x[0,0]/%%x[1,0]\nB\n' >"$tmp/ner.tpl"
+ner="$top_srcdir/samples/ner"
+"$CRFPIPE" -q train --template "$tmp/ner.tpl" --threads 1 --max-iter 30 --model "$tmp/ner.model" \
+    "$ner/train.conll" || fail "train the entity model"
+"$CRFPIPE" tag --model "$tmp/ner.model" --posteriors --to xml -o "$tmp/ner.xml" "$ner/test.conll" \
+    || fail "tag entities with --posteriors"
+awk '
+    /<document / { d++ }
+    /<a id=/ { match($0, /type="[^"]*"/); ty = substr($0, RSTART + 6, RLENGTH - 7)
+               match($0, /start="[0-9]+"/); st = substr($0, RSTART + 7, RLENGTH - 8) + 0
+               match($0, /end="[0-9]+"/); en = substr($0, RSTART + 5, RLENGTH - 6) + 0 }
+    /<f name="predicted-prob">/ && ty == "Token" { gsub(/.*">|<.*/, ""); nt++; td[nt] = d; ts[nt] = st; te[nt] = en; tp[nt] = $0 + 0 }
+    /<f name="prob">/ && ty == "Chunk" { gsub(/.*">|<.*/, ""); nc++; cd[nc] = d; cs[nc] = st; ce[nc] = en; cp[nc] = $0 + 0 }
+    END {
+        for (c = 1; c <= nc; c++) {
+            k = 0; mn = 2
+            for (t = 1; t <= nt; t++)
+                if (td[t] == cd[c] && ts[t] >= cs[c] && te[t] <= ce[c]) { k++; if (tp[t] < mn) mn = tp[t] }
+            if (k == 0 || cp[c] <= 0 || cp[c] > mn + 1e-6) { print "span " c ": prob " cp[c] ", tokens " k ", lowest marginal " mn; bad = 1 }
+            if (k == 1 && (cp[c] - mn > 1e-6 || mn - cp[c] > 1e-6)) { print "one-token span " c ": " cp[c] " vs " mn; bad = 1 }
+            if (k > 1) multi++
+        }
+        print nc " spans, " multi " of several tokens"
+        exit bad || nc < 20 || multi < 5 }' "$tmp/ner.xml" || fail "span probabilities"
+"$CRFPIPE" tag --model "$tmp/ner.model" --to xml -o "$tmp/ner0.xml" "$ner/test.conll" || fail "tag"
+! grep -q '<f name="prob">' "$tmp/ner0.xml" || fail "span probabilities without --posteriors"
 finish

@@ -314,6 +314,17 @@ crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const doub
 crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double *theta,
                                 double *pair);
 
+/* The probability that positions start..start+n-1 carry labels[0..n), given
+ * x: a span's confidence (Culotta & McCallum's constrained
+ * forward-backward), from the tables of the workspace's last run, which
+ * must be crfp_forward_backward with marginals (or crfp_pair_marginals) on
+ * this seq and theta, unchanged since; O(n).  Borrowed arguments; *p
+ * receives the probability.  Errors: CRFP_EINVAL (NULL arguments, n = 0,
+ * a segment past the sequence's end, a label out of range, or no such last
+ * run), CRFP_ENOMEM (building a transition view). */
+crfp_status crfp_segment_prob(crfp_infer *w, const crfp_seq *seq, const double *theta,
+                              uint32_t start, uint32_t n, const uint32_t *labels, double *p);
+
 /* Unnormalised log score of a labelling.  Nothing is checked: crf must be
  * finalized, seq fit it and y hold seq->T label ids.  Cannot fail. */
 double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,

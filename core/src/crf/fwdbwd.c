@@ -110,6 +110,7 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
     const size_t YY = (size_t)Y * Y;
     const uint64_t *gub = w->gub ? w->gub : crf->ublk, *gbb = w->gbb ? w->gbb : crf->bblk;
     const int pf = w->gub == NULL; /* prefetch the gradient only in the model's layout */
+    w->fb_seq = NULL;   /* the tables are about to change */
     if (crfp_infer_reserve(w, T) != CRFP_OK)
         return CRFP_ENOMEM;
     *logz = 0.0;

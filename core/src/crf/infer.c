@@ -188,6 +188,7 @@ crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta)
 
 void crfp_infer_begin(crfp_infer *w, const double *theta)
 {
+    w->fb_seq = NULL;
     if (!w->fixed || w->fixed != theta)
         crfp_infer_epoch(w);
 }
@@ -246,6 +247,9 @@ crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const doub
     st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL, NULL, NULL);
     if (st != CRFP_OK || !marg)
         return st;
+    w->fb_seq = seq;
+    w->fb_theta = theta;
+    w->fb_T = seq->T;
     size_t n = (size_t)seq->T * w->Y;
     for (size_t i = 0; i < n; i++)
         marg[i] = w->alpha[i] * w->beta[i];
@@ -262,7 +266,13 @@ crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double
         return st;
     crfp_infer_begin(w, theta);
     double logz;
-    return crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair, NULL, NULL);
+    st = crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair, NULL, NULL);
+    if (st == CRFP_OK) {
+        w->fb_seq = seq;
+        w->fb_theta = theta;
+        w->fb_T = seq->T;
+    }
+    return st;
 }
 
 double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,

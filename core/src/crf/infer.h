@@ -106,6 +106,13 @@ struct crfp_infer {
     unsigned char *touched_mark;
     uint32_t *touched, ntouched, *scol, *srow, *cnt;
     int multi_dense;  /* the last multi-observation view filled Ls densely */
+    /* The sequence, theta and length whose forward-backward tables (alpha,
+     * beta, psi, c, backward included) the buffers hold, for
+     * crfp_segment_prob; fb_seq NULL: none (another run may have
+     * overwritten them). */
+    const crfp_seq *fb_seq;
+    const double *fb_theta;
+    uint32_t fb_T;
     const double *ones, *zeros;
     double *consts;
     /* Within an epoch (θ unchanged): the dense multi-observation views of
