@@ -144,7 +144,8 @@ static const optdoc eval_opts[] = {
     {"--model", NULL, "FILE", NULL,
      "tag FILE with this model first; the gold label is then the one the model was trained on"},
     {"--label", NULL, "FEATURE", NULL,
-     "token feature holding the gold label (default: found in what crfpipe tag wrote)"},
+     "token feature holding the gold label; in CoNLL-U tagged for several labels, the one "
+     "to score (default: found in what crfpipe tag wrote)"},
     {"--guess", NULL, "FEATURE", NULL,
      "token feature holding the predicted label (default: found in what crfpipe tag wrote)"},
     {"--format", NULL, "FORMAT", NULL,

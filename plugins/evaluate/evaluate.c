@@ -181,26 +181,65 @@ static const char *misc_value(const char *cell, const char *attr, char **buf, si
     return NULL;
 }
 
-/* First MISC attribute of the sentence whose name starts with `prefix`
- * followed by an upper-case letter (PredictedUPOS, GoldXPOS), copied into
- * name (size 64); 0 when none. */
-static int misc_key_with(const crfp_tokseq *seq, int misc, const char *prefix, char *name)
+/* The distinct MISC attributes of the sentence whose names start with
+ * `prefix` followed by an upper-case letter (PredictedUPOS, GoldXPOS), in
+ * order of appearance: the first `max` copied into names (64 bytes each);
+ * returns how many were copied. */
+static size_t misc_keys_with(const crfp_tokseq *seq, int misc, const char *prefix,
+                             char (*names)[64], size_t max)
 {
-    size_t pl = strlen(prefix);
-    for (size_t t = 0; misc >= 0 && t < seq->ntok; t++) {
+    size_t pl = strlen(prefix), found = 0;
+    for (size_t t = 0; misc >= 0 && t < seq->ntok && found < max; t++) {
         const char *cell = seq->cells[t * seq->ncols + (size_t)misc];
-        for (const char *p = cell; p && *p;) {
+        for (const char *p = cell; p && *p && found < max;) {
             const char *e = strchr(p, '|'), *eq = strchr(p, '=');
-            size_t n = e ? (size_t)(e - p) : strlen(p);
-            if (eq && eq < p + n && (size_t)(eq - p) > pl && (size_t)(eq - p) < 64 &&
-                strncmp(p, prefix, pl) == 0 && p[pl] >= 'A' && p[pl] <= 'Z') {
-                memcpy(name, p, (size_t)(eq - p));
-                name[eq - p] = '\0';
-                return 1;
+            size_t n = e ? (size_t)(e - p) : strlen(p), kl = eq ? (size_t)(eq - p) : 0;
+            if (eq && eq < p + n && kl > pl && kl < 64 && strncmp(p, prefix, pl) == 0 &&
+                p[pl] >= 'A' && p[pl] <= 'Z') {
+                size_t i = 0;
+                while (i < found && !(strlen(names[i]) == kl && strncmp(names[i], p, kl) == 0))
+                    i++;
+                if (i == found) {
+                    memcpy(names[found], p, kl);
+                    names[found++][kl] = '\0';
+                }
             }
             p = e ? e + 1 : NULL;
         }
     }
+    return found;
+}
+
+static int misc_key_with(const crfp_tokseq *seq, int misc, const char *prefix, char *name)
+{
+    char one[1][64];
+    if (!misc_keys_with(seq, misc, prefix, one, 1))
+        return 0;
+    memcpy(name, one[0], 64);
+    return 1;
+}
+
+/* Whether the sentence's MISC has the attribute PREFIX + LABEL in the
+ * writer's spelling (upper case; '=', '|' and blanks as '_'), copied into
+ * key (64 bytes). */
+static int misc_has_label_key(const crfp_tokseq *seq, int misc, const char *prefix,
+                              const char *label, char *key)
+{
+    size_t pl = strlen(prefix), ll = strlen(label);
+    if (misc < 0 || pl + ll >= 64)
+        return 0;
+    memcpy(key, prefix, pl);
+    for (size_t i = 0; i < ll; i++) {
+        unsigned char c = (unsigned char)label[i];
+        key[pl + i] = c == '=' || c == '|' || c <= ' ' ? '_'
+                      : c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : (char)c;
+    }
+    key[pl + ll] = '\0';
+    char all[16][64];
+    size_t n = misc_keys_with(seq, misc, prefix, all, 16);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i], key) == 0)
+            return 1;
     return 0;
 }
 
@@ -273,6 +312,25 @@ static const char *doc_name(const evaluator *e, const crfp_doc *doc)
     return crfp_doc_id(doc) ? crfp_doc_id(doc) : "<document>";
 }
 
+/* A CoNLL-U sentence tagged for several labels (GoldUPOS and GoldXPOS in
+ * MISC) does not say which one to score: an error naming them, rather
+ * than a report on whichever comes first. */
+static int several_keys(evaluator *e, const crfp_doc *doc, const crfp_tokseq *seq, int misc)
+{
+    char keys[8][64];
+    size_t n = misc_keys_with(seq, misc, "Gold", keys, 8);
+    n += misc_keys_with(seq, misc, "Predicted", keys + n, 8 - n);
+    if (n < 2)
+        return 0;
+    char list[400] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", keys[i]);
+    crfp_error(e->host, CRFP_EINVAL, "%s: MISC records the predictions of several labels (%s): "
+               "name the one to score with --label (e.g. --label upos)", doc_name(e, doc), list);
+    return 1;
+}
+
 /* Decide where the gold and guessed labels of a sentence are (see the top
  * of the file).  Errors name the input. */
 static crfp_status resolve(evaluator *e, const crfp_doc *doc, const crfp_tokseq *seq,
@@ -283,8 +341,27 @@ static crfp_status resolve(evaluator *e, const crfp_doc *doc, const crfp_tokseq 
     int misc = crfp_tokseq_col(seq, "misc");
     const char *fmt = crfp_doc_meta_str(doc, "format");
     int conllu = fmt && strcmp(fmt, "conllu") == 0;
-    if (*e->guess) {
+    if (!*e->guess && *e->gold && misc_has_label_key(seq, misc, "Predicted", e->gold, pkey)) {
+        /* --label X names which of the recorded predictions to score; a
+         * GoldX= too means the column holds an earlier prediction */
+        guess->col = misc;
+        guess->attr = pkey;
+        if (misc_has_label_key(seq, misc, "Gold", e->gold, gkey)) {
+            gold->col = misc;
+            gold->attr = gkey;
+            return CRFP_OK;
+        }
+    } else if (!*e->guess && *e->gold && misc_has_label_key(seq, misc, "Gold", e->gold, gkey)) {
+        gold->col = misc;
+        gold->attr = gkey;
+        guess->col = crfp_tokseq_col(seq, e->gold);
+        return guess->col >= 0 ? CRFP_OK
+                               : crfp_error(e->host, CRFP_ENOTFOUND, "%s: no column '%s'",
+                                            doc_name(e, doc), e->gold);
+    } else if (*e->guess) {
         guess->col = crfp_tokseq_col(seq, e->guess);
+    } else if (!*e->gold && several_keys(e, doc, seq, misc)) {
+        return CRFP_EINVAL;
     } else if (!*e->gold && misc_key_with(seq, misc, "Predicted", pkey)) {
         guess->col = misc;
         guess->attr = pkey;

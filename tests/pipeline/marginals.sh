@@ -1,7 +1,8 @@
 #!/bin/sh
-# Each token's label distribution (tag --marginals), where a tagger's extra
-# outputs go in a column file, what eval makes of column files, and the
-# label a CoNLL-U corpus trains by default.
+# Each token's label distribution (tag --marginals), span probabilities,
+# where a tagger's extra outputs go in a column file, what eval makes of
+# tagged files (columns, and CoNLL-U tagged for two labels), and the label
+# a CoNLL-U corpus trains by default.
 . "$top_srcdir/tests/pipeline/common.sh"
 pos="$top_srcdir/samples/pos"
 tpl="$top_srcdir/tests/pipeline/tiny.tpl"
@@ -125,4 +126,25 @@ awk '
         exit bad || nc < 20 || multi < 5 }' "$tmp/ner.xml" || fail "span probabilities"
 "$CRFPIPE" tag --model "$tmp/ner.model" --to xml -o "$tmp/ner0.xml" "$ner/test.conll" || fail "tag"
 ! grep -q '<f name="prob">' "$tmp/ner0.xml" || fail "span probabilities without --posteriors"
+
+# 7. A CoNLL-U file tagged for UPOS, then for XPOS, records both in MISC:
+# eval asks which, and --label picks one, scoring as eval --model does,
+# with the prediction in the column or in MISC.
+"$CRFPIPE" -q train --template "$tpl" --threads 1 --max-iter 20 --label xpos \
+    --model "$tmp/x.model" "$tmp/train.conllu" || fail "train --label xpos"
+"$CRFPIPE" tag --model "$tmp/a.model" -o "$tmp/t1.conllu" "$tmp/test.conllu" || fail "tag upos"
+"$CRFPIPE" tag --model "$tmp/x.model" -o "$tmp/t2.conllu" "$tmp/t1.conllu" || fail "tag xpos"
+"$CRFPIPE" tag --model "$tmp/a.model" --prediction-to misc -o "$tmp/t3.conllu" "$tmp/t1.conllu" \
+    || fail "tag upos again, into MISC"
+expect_fail "several labels (GoldUPOS, GoldXPOS)" "$CRFPIPE" eval "$tmp/t2.conllu"
+acc() { sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p'; }
+for l in upos xpos; do
+    m=$tmp/a.model; [ $l = xpos ] && m=$tmp/x.model
+    ref=$("$CRFPIPE" eval --model "$m" "$tmp/test.conllu" | acc)
+    got=$("$CRFPIPE" eval --label $l "$tmp/t2.conllu" | acc)
+    [ -n "$ref" ] && [ "$got" = "$ref" ] || fail "eval --label $l: $got, eval --model: $ref"
+done
+ref=$("$CRFPIPE" eval --model "$tmp/a.model" "$tmp/test.conllu" | acc)
+got=$("$CRFPIPE" eval --label upos "$tmp/t3.conllu" | acc)
+[ "$got" = "$ref" ] || fail "GoldUPOS and PredictedUPOS: $got, eval --model: $ref"
 finish
