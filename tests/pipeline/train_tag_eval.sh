@@ -149,4 +149,31 @@ X
 "$CRFPIPE" tag --model "$tmp/long.model" --columns word,label "$tmp/long.txt" >"$tmp/long.out" \
     || fail "tagging a 10,000-token sentence"
 [ "$(grep -c . "$tmp/long.out")" -eq 10000 ] || fail "tagged output lost tokens"
+
+# 11. A dev set whose columns are not the training data's is refused
+# (templates read columns by position: a dev file without the middle
+# column would have its labels read as that column); columns appended
+# after them, as a tagger's output, are accepted.
+awk 'NR <= 3000 { if ($1 == "") print ""; else print $1, substr($1, 1, 2), $2 }' \
+    "$tmp/long.txt" >"$tmp/three.txt"
+awk '{ if ($1 == "") print ""; else print $1, $3 }' "$tmp/three.txt" >"$tmp/two.txt"
+printf 'U00:%%x[0,0]\nU01:%%x[0,1]\nB\n' >"$tmp/three.tpl"
+expect_fail "has the columns word,label where the training data has word,col1,label" \
+    "$CRFPIPE" train --template "$tmp/three.tpl" --max-iter 2 --dev "$tmp/two.txt" \
+    --model "$tmp/three.model" "$tmp/three.txt"
+"$CRFPIPE" -q train --template "$tmp/three.tpl" --max-iter 2 --model "$tmp/three.model" \
+    "$tmp/three.txt" || fail "train on three columns"
+"$CRFPIPE" -q train --template "$tmp/three.tpl" --max-iter 2 --dev "$tmp/three.txt" \
+    --model "$tmp/three.model" "$tmp/three.txt" || fail "a dev set with the same columns"
+# the same for a second training input of a run
+cat >"$tmp/three.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="conll_reader"/>
+  <stage plugin="templates"><param name="template" value="$tmp/three.tpl"/></stage>
+  <stage plugin="lbfgs"><param name="model" value="$tmp/three.model"/>
+    <param name="max-iter" value="2"/></stage>
+</pipeline>
+X
+expect_fail "two.txt: document 'd1' has the columns word,label" \
+    "$CRFPIPE" -q run "$tmp/three.xml" "$tmp/three.txt" "$tmp/two.txt"
 finish

@@ -224,11 +224,40 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
     return CRFP_OK;
 }
 
+/* Column files name their columns by position (word, col1.., label), and
+ * templates read them by position: a document whose columns are not those
+ * of the first training document (a dev file without the POS column, a
+ * second training file with one more) would be read silently wrong, as
+ * CRF++ refuses an inconsistent column count.  Columns appended after
+ * them (a tagger's output in a dev set tagged earlier) are harmless. */
+static crfp_status check_columns(crfp_trainrun *r, const crfp_doc *doc, int training,
+                                 const char *origin)
+{
+    const char *cols = crfp_doc_meta_str(doc, "columns");
+    if (!cols)
+        return CRFP_OK;
+    if (!r->columns0) {
+        if (training && !(r->columns0 = strdup(cols)))
+            return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
+        return CRFP_OK;
+    }
+    size_t n = strlen(r->columns0);
+    if (strncmp(cols, r->columns0, n) == 0 && (cols[n] == '\0' || cols[n] == ','))
+        return CRFP_OK;
+    return crfp_error(r->host, CRFP_EINVAL, "%s: document '%s' has the columns %s where the "
+                      "training data has %s: templates read columns by position, so they must "
+                      "be the same (give both the same layout, or name them with --columns)",
+                      origin, crfp_doc_id(doc) ? crfp_doc_id(doc) : "", cols, r->columns0);
+}
+
 /* Extract one document's sentences into `ds`. */
 static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, int grow,
                            const char *origin)
 {
     const crfp_features_vtable *fv = r->features->desc->vtable;
+    crfp_status cst = check_columns(r, doc, ds == r->train, origin);
+    if (cst != CRFP_OK)
+        return cst;
     const char *set = crfp_train_param(r, "set");
     crfp_ann **sents;
     size_t nsent;
@@ -1126,6 +1155,7 @@ void crfp_train_free(crfp_trainrun *r)
     free(r->stages);
     free(r->labels);
     free(r->labelname);
+    free(r->columns0);
     free(r->source);
     free(r);
 }

@@ -26,6 +26,7 @@ struct crfp_trainrun {
     const char **labels;
     size_t caplabels;
     char *labelname;
+    char *columns0;     /* the first training document's "columns" metadata */
     char *source;       /* training input name, for messages */
     crfp_crf *init;     /* warm-start model, if any */
     crfp_team *team;

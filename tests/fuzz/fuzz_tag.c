@@ -1,0 +1,258 @@
+/* Fuzz target: tagging hostile documents with every option of the viterbi
+ * stage (n-best lists, posteriors, marginals, posterior decoding, spans and
+ * their probabilities, label bias, input columns).
+ *
+ * The input's first line sets the stage's parameters, "name=value" pairs
+ * separated by ';' (model, threads and set are the target's own and are
+ * skipped); the rest is a CoNLL file (word, pos, label, or any other
+ * width: columns named by position) that conll_reader reads, viterbi tags
+ * and xml_writer writes.  The model is trained once
+ * per process on the hand-written corpus below (BIO chunk labels), so that
+ * every input tags with the same weights.
+ *
+ * A run must end in a written corpus or an error with a message, never a
+ * crash, a hang or a leak.  Oracles on the corpus read back (xml_reader),
+ * with the tagging run's parameters taken from its recorded processor:
+ *   - every token's prediction is one of the model's labels;
+ *   - with posteriors, its probability is in [0, 1];
+ *   - with marginals N, the features OUTPUT-marginal-1..min(N, labels)
+ *     are LABEL/P with distinct labels, P non-increasing, summing to at
+ *     most 1 (to 1 when they are all the labels); the predicted label's P
+ *     is its posterior probability, and with decode=posterior the first
+ *     label is the prediction;
+ *   - with posteriors, each span's prob is in (0, 1] and at most the
+ *     posterior probability of each of its tokens (a joint probability is
+ *     never above a marginal of it). */
+#include "fuzzhost.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Written for this target: a dozen short sentences in the CoNLL-2000
+ * layout (word, POS, BIO chunk), made up, not from any corpus. */
+static const char train_text[] =
+    "The DT B-NP\ncat NN I-NP\nsat VBD B-VP\non IN B-PP\nthe DT B-NP\nmat NN I-NP\n. . O\n\n"
+    "A DT B-NP\nbig JJ I-NP\ndog NN I-NP\nhas VBZ B-VP\nbeen VBN I-VP\nbarking VBG I-VP\n. . O\n\n"
+    "She PRP B-NP\nwill MD B-VP\nvisit VB I-VP\nold JJ B-NP\nfriends NNS I-NP\nin IN B-PP\n"
+    "Paris NNP B-NP\n. . O\n\n"
+    "Prices NNS B-NP\nrose VBD B-VP\nsharply RB O\nlast JJ B-NP\nweek NN I-NP\n. . O\n\n"
+    "We PRP B-NP\nsaw VBD B-VP\nthree CD B-NP\nred JJ I-NP\nbirds NNS I-NP\n. . O\n\n"
+    "The DT B-NP\ncompany NN I-NP\nsaid VBD B-VP\nit PRP B-NP\nwould MD B-VP\ngrow VB I-VP\n"
+    ". . O\n\n"
+    "John NNP B-NP\nSmith NNP I-NP\nlikes VBZ B-VP\ngreen JJ B-NP\ntea NN I-NP\n. . O\n\n"
+    "They PRP B-NP\nare VBP B-VP\nworking VBG I-VP\non IN B-PP\na DT B-NP\nnew JJ I-NP\n"
+    "plan NN I-NP\n. . O\n\n"
+    "Its PRP$ B-NP\nshares NNS I-NP\nfell VBD B-VP\nto TO B-PP\n10 CD B-NP\ndollars NNS I-NP\n"
+    ". . O\n\n"
+    "Mary NNP B-NP\nand CC O\nTom NNP B-NP\nleft VBD B-VP\nearly RB O\n. . O\n\n";
+
+static const char template_text[] =
+    "U00:%x[-1,0]\nU01:%x[0,0]\nU02:%x[1,0]\nU03:%x[0,1]\nU04:%x[-1,1]/%x[0,1]\nB\n";
+
+static const char *const model_labels[] = {"B-NP", "I-NP", "B-VP", "I-VP", "B-PP", "O"};
+#define NLABELS (sizeof model_labels / sizeof model_labels[0])
+
+static char model_path[512];
+
+static int is_label(const char *s)
+{
+    for (size_t i = 0; i < NLABELS; i++)
+        if (s && strcmp(s, model_labels[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void train_model(void)
+{
+    crfp_host *h = fz_host();
+    const char *tpl0 = fz_file("tag.tpl", (const uint8_t *)template_text, strlen(template_text));
+    char tpl[512];
+    snprintf(tpl, sizeof tpl, "%s", tpl0);
+    snprintf(model_path, sizeof model_path, "%s", fz_file("tag.model", NULL, 0));
+    crfp_pipeline *p = crfp_pipeline_new(h);
+    const char *rn[] = {"columns"}, *rv[] = {"word,pos,label"};
+    const char *fn[] = {"template"}, *fvv[] = {tpl};
+    const char *tn[] = {"model", "max-iter", "threads"}, *tv[] = {model_path, "40", "1"};
+    if (!p || crfp_pipeline_add(p, "conll_reader", "set-up", rn, rv, 1, NULL) != CRFP_OK ||
+        crfp_pipeline_add(p, "templates", "set-up", fn, fvv, 1, NULL) != CRFP_OK ||
+        crfp_pipeline_add(p, "lbfgs", "set-up", tn, tv, 3, NULL) != CRFP_OK)
+        fz_fail("set-up: the training pipeline", crfp_errmsg(h));
+    FILE *f = fz_memstream_in((const uint8_t *)train_text, strlen(train_text));
+    crfp_stream in = {f, "train"};
+    if (crfp_pipeline_run(p, &in, NULL) != CRFP_OK)
+        fz_fail("set-up: training", crfp_errmsg(h));
+    fclose(f);
+    crfp_pipeline_free(p);
+}
+
+/* The value of parameter `name` the tagging run recorded, or def. */
+static const char *recorded(const crfp_processor *pr, const char *name, const char *def)
+{
+    for (size_t k = 0; k < pr->nparams; k++)
+        if (strcmp(pr->param_names[k], name) == 0)
+            return pr->param_values[k];
+    return def;
+}
+
+static double number(const char *s, const char *what)
+{
+    char *end;
+    double v = s ? strtod(s, &end) : NAN;
+    if (!s || end == s || *end || !(v >= 0.0 && v <= 1.0))
+        fz_fail(what, s ? s : "(missing)");
+    return v;
+}
+
+static void check_token(const crfp_ann *a, const char *out, int post, size_t R, int decpost)
+{
+    char name[300];
+    const char *pred = crfp_ann_str(a, out);
+    if (!is_label(pred))
+        fz_fail("a prediction that is no label of the model", pred ? pred : "(missing)");
+    snprintf(name, sizeof name, "%s-prob", out);
+    const char *ps = post ? crfp_ann_str(a, name) : NULL;
+    if (post)
+        (void)number(ps, "predicted-prob outside [0, 1]");
+    double sum = 0.0, last = 2.0;
+    char seen[NLABELS] = {0};
+    for (size_t r = 1; r <= R; r++) {
+        snprintf(name, sizeof name, "%s-marginal-%zu", out, r);
+        const char *m = crfp_ann_str(a, name);
+        const char *slash = m ? strrchr(m, '/') : NULL;
+        if (!slash)
+            fz_fail("a marginal that is not LABEL/P", m ? m : "(missing)");
+        size_t i = 0;
+        while (i < NLABELS && !(strlen(model_labels[i]) == (size_t)(slash - m) &&
+                                strncmp(model_labels[i], m, (size_t)(slash - m)) == 0))
+            i++;
+        if (i == NLABELS || seen[i]++)
+            fz_fail("a marginal of an unknown or repeated label", m);
+        double v = number(slash + 1, "a marginal outside [0, 1]");
+        if (v > last)
+            fz_fail("marginals not in descending order", m);
+        last = v;
+        sum += v;
+        if (post && strcmp(model_labels[i], pred) == 0 && strcmp(slash + 1, ps) != 0)
+            fz_fail("the predicted label's marginal is not its posterior", m);
+        if (r == 1 && decpost && strcmp(model_labels[i], pred) != 0)
+            fz_fail("posterior decoding did not take the most probable label", m);
+    }
+    if (sum > 1.0 + 1e-5 * (double)R || (R == NLABELS && sum < 1.0 - 1e-5 * (double)R))
+        fz_fail("marginals do not sum as probabilities", crfp_ann_str(a, out));
+}
+
+static void check_doc(crfp_doc *d)
+{
+    crfp_annset *set = crfp_doc_annset(d, "", 0);
+    size_t np = 0;
+    const crfp_processor *prs = set ? crfp_annset_processors(set, &np) : NULL, *pr = NULL;
+    for (size_t i = 0; i < np; i++)
+        if (strcmp(prs[i].plugin, "viterbi") == 0)
+            pr = &prs[i];
+    if (!pr)
+        return;   /* nothing tagged: a document without tokens */
+    const char *out = recorded(pr, "output", "predicted");
+    int post = strcmp(recorded(pr, "posteriors", "false"), "true") == 0;
+    size_t R = (size_t)strtoul(recorded(pr, "marginals", "0"), NULL, 10);
+    int decpost = strcmp(recorded(pr, "decode", "viterbi"), "posterior") == 0;
+    crfp_ann **all = NULL;
+    size_t n = 0;
+    if (crfp_annset_select(set, NULL, 0, crfp_doc_length(d), &all, &n) != CRFP_OK)
+        fz_fail("set-up", "out of memory");
+    char name[300];
+    snprintf(name, sizeof name, "%s-prob", out);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i]->type, "Token") == 0)
+            check_token(all[i], out, post, R, decpost);
+    for (size_t i = 0; i < n && post; i++) {
+        const char *sp = strcmp(all[i]->type, "Token") ? crfp_ann_str(all[i], "prob") : NULL;
+        if (!sp)
+            continue;
+        double v = number(sp, "a span probability outside [0, 1]");
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (strcmp(all[j]->type, "Token") == 0 && all[j]->start >= all[i]->start &&
+                all[j]->end <= all[i]->end) {
+                k++;
+                if (v > strtod(crfp_ann_str(all[j], name), NULL) + 1e-6)
+                    fz_fail("a span more probable than one of its tokens", sp);
+            }
+        if (k == 0 || v <= 0.0)
+            fz_fail("a span without tokens, or of probability 0", sp);
+    }
+    free(all);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    crfp_host *h = fz_host();
+    if (!model_path[0])
+        train_model();
+    /* The parameters: the first line, at most 64 pairs. */
+    const uint8_t *nl = memchr(data, '\n', size);
+    size_t hl = nl ? (size_t)(nl - data) : size;
+    char *head = malloc(hl + 1);
+    if (!head)
+        fz_fail("set-up", "out of memory");
+    memcpy(head, data, hl);
+    head[hl] = '\0';
+    const char *names[67] = {"model", "threads"}, *values[67] = {model_path, "1"};
+    size_t np = 2;
+    for (char *save = NULL, *pair = strtok_r(head, ";", &save); pair && np < 66;
+         pair = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(pair, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        if (!strcmp(pair, "model") || !strcmp(pair, "threads") || !strcmp(pair, "set"))
+            continue;
+        names[np] = pair;
+        values[np++] = eq + 1;
+    }
+    /* The reader names the columns by position (word, col1, label): a file
+     * of other widths reads too, and input-columns may remap them. */
+    crfp_pipeline *p = crfp_pipeline_new(h);
+    crfp_status st = p ? CRFP_OK : CRFP_ENOMEM;
+    if (st == CRFP_OK)
+        st = crfp_pipeline_add(p, "conll_reader", "fuzz", NULL, NULL, 0, NULL);
+    if (st == CRFP_OK)
+        st = crfp_pipeline_add(p, "viterbi", "fuzz", names, values, np, NULL);
+    if (st == CRFP_OK)
+        st = crfp_pipeline_add(p, "xml_writer", "fuzz", NULL, NULL, 0, NULL);
+    FILE *out = NULL;
+    if (st == CRFP_OK) {
+        const uint8_t *body = nl ? nl + 1 : data + size;
+        FILE *f = fz_memstream_in(body, (size_t)(data + size - body));
+        out = tmpfile();
+        if (!out)
+            fz_fail("set-up", "tmpfile");
+        crfp_stream in = {f, "input"}, os = {out, "output"};
+        st = crfp_pipeline_run(p, &in, &os);
+        fclose(f);
+    }
+    fz_trace("%s", st == CRFP_OK ? "tagged" : crfp_errmsg(h));
+    if (st != CRFP_OK && !crfp_errmsg(h)[0])
+        fz_fail("a run failed without a message", crfp_status_str(st));
+    if (st == CRFP_OK) {
+        /* What was written reads back, and holds what the options promise. */
+        crfp_params *xp;
+        const crfp_reader_vtable *xr = fz_plugin("xml_reader", CRFP_KIND_READER, NULL, NULL, 0, &xp);
+        rewind(out);
+        crfp_doc *docs[64];
+        size_t nd = 0;
+        if (fz_read_docs(xr, xp, out, "output", docs, 64, &nd) != CRFP_OK)
+            fz_fail("the tagged corpus does not read back", crfp_errmsg(h));
+        for (size_t i = 0; i < nd; i++) {
+            check_doc(docs[i]);
+            crfp_doc_free(docs[i]);
+        }
+        crfp_params_free(xp);
+    }
+    if (out)
+        fclose(out);
+    crfp_pipeline_free(p);
+    crfp_error_clear(h);
+    free(head);
+    return 0;
+}
