@@ -202,6 +202,14 @@ static void test_writer_refusals(crfp_host *h)
     CHECK_ST(crfp_doc_set_text(h, nonchar, "x", 1), CRFP_OK);
     crfp_annset_add(h, nonchar, crfp_doc_annset(nonchar, "", 1), "T", 0, 1, &a);
     crfp_ann_set_str(nonchar, a, "v", "ok\xEF\xBF\xBF");
+    /* a plugin's own strings: an annotation type, a feature name */
+    crfp_doc *badtype = crfp_doc_new("badtype");
+    CHECK_ST(crfp_doc_set_text(h, badtype, "x", 1), CRFP_OK);
+    crfp_annset_add(h, badtype, crfp_doc_annset(badtype, "", 1), "E\x92y", 0, 1, &a);
+    crfp_doc *badname = crfp_doc_new("badname");
+    CHECK_ST(crfp_doc_set_text(h, badname, "x", 1), CRFP_OK);
+    crfp_annset_add(h, badname, crfp_doc_annset(badname, "", 1), "T", 0, 1, &a);
+    crfp_ann_set_str(badname, a, "n\xC3", "v");
 
     char *buf = NULL;
     size_t len = 0;
@@ -216,6 +224,10 @@ static void test_writer_refusals(crfp_host *h)
     CHECK_MSG(h, "annotation 77");
     CHECK_ST(crfp_xml_writer_write(w, nonchar), CRFP_EINVAL);
     CHECK_MSG(h, "U+FFFF");
+    CHECK_ST(crfp_xml_writer_write(w, badtype), CRFP_EINVAL);
+    CHECK_MSG(h, "an annotation type is not valid UTF-8 (byte 1)");
+    CHECK_ST(crfp_xml_writer_write(w, badname), CRFP_EINVAL);
+    CHECK_MSG(h, "a feature name is not valid UTF-8");
     CHECK_ST(crfp_xml_writer_write(w, fine), CRFP_OK);
     CHECK_ST(crfp_xml_writer_finish(w), CRFP_OK);
     crfp_xml_writer_close(w);
@@ -230,6 +242,8 @@ static void test_writer_refusals(crfp_host *h)
     crfp_doc_free(dang);
     crfp_doc_free(fine);
     crfp_doc_free(nonchar);
+    crfp_doc_free(badtype);
+    crfp_doc_free(badname);
 }
 
 int main(void)

@@ -54,4 +54,12 @@ printf '<pipeline xmlns="urn:crfpipe:pipeline:1"><stage plugin="x">' >"$tmp/malf
 expect_fail "malformed.xml" "$CRFPIPE" run "$tmp/malformed.xml"
 
 expect_fail "nope.xml" "$CRFPIPE" run "$tmp/nope.xml"
+
+# A string parameter that is not UTF-8 (from a command line; pipeline files
+# are checked by the XML parser) is refused: it would become an annotation
+# type or a feature name that no UTF-8 output can hold.
+"$CRFPIPE" -q train --template "$top_srcdir/tests/pipeline/tiny.tpl" --label upos --max-iter 2 \
+    --model "$tmp/u.model" "$pos/dev.conllu" || fail "train"
+expect_fail "parameter 'spans' is not valid UTF-8 (byte 2)" "$CRFPIPE" tag --model "$tmp/u.model" \
+    --to xml --spans "$(printf 'E\222x')" "$pos/dev.conllu"
 finish

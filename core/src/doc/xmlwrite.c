@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "crfpipe/corpus.h"
+#include "utf.h"
 #include "xmlcommon.h"
 
 #include <errno.h>
@@ -82,7 +83,14 @@ typedef struct check_ctx {
 
 static crfp_status check_str(check_ctx *c, const char *s, const char *what)
 {
-    size_t bad = xml_bad_char(s, strlen(s));
+    /* Documents built by the readers hold valid UTF-8; a plugin's own
+     * strings (an annotation type, a feature name) may not, and the
+     * output must still be XML that reads back. */
+    size_t len = strlen(s), bad = xml_bad_char(s, len), badu;
+    if (!crfp_utf8_valid(s, len, &badu) && (bad == (size_t)-1 || badu < bad))
+        return crfp_error(c->w->host, CRFP_EINVAL,
+                          "%s: document '%s': %s is not valid UTF-8 (byte %zu)", c->w->out->name,
+                          c->docid, what, badu);
     if (bad == (size_t)-1)
         return CRFP_OK;
     const unsigned char *p = (const unsigned char *)s + bad;

@@ -2,6 +2,7 @@
  * text against a plugin's declaration. */
 #include "config.h"
 #include "crfpipe/params.h"
+#include "../doc/utf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -175,6 +176,12 @@ crfp_status crfp_params_set(crfp_host *host, crfp_params *p, const char *where,
     if (!ok)
         return crfp_error(host, CRFP_EINVAL, "%s: parameter '%s' expects %s, got '%s'", where,
                           name, type_phrase(sp->type), value);
+    /* Strings name labels, features, annotation types and the like, which
+     * end up in documents and UTF-8 output; a path may be any bytes. */
+    size_t bad;
+    if (sp->type == CRFP_PARAM_STRING && !crfp_utf8_valid(value, strlen(value), &bad))
+        return crfp_error(host, CRFP_EINVAL, "%s: parameter '%s' is not valid UTF-8 (byte %zu)",
+                          where, name, bad + 1);
     char *copy;
     if (sp->type == CRFP_PARAM_PATH && value[0] && value[0] != '/' && basedir && basedir[0]) {
         size_t bl = strlen(basedir), vl = strlen(value);
