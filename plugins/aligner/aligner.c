@@ -602,7 +602,7 @@ static crfp_status train(aligner *A, const char *path)
     crfp_status st = load_lexicon(A, path, &wl);
     if (st != CRFP_OK) {
         wl_free(&wl);
-        return crfp_error_prefix(A->host, "aligner: training on %s", path);
+        return crfp_error_wrap(A->host, st, "aligner: training on %s", path);
     }
     if (wl.n == 0) {
         wl_free(&wl);

@@ -570,8 +570,8 @@ fail:
     crfp_doc_free(doc);
     if (st == CRFP_ENOMEM)
         return oom(r);
-    return crfp_error_prefix(r->host, "%s: document ending at line %lu", r->L.in->name,
-                             r->L.lineno);
+    return crfp_error_wrap(r->host, st, "%s: document ending at line %lu", r->L.in->name,
+                           r->L.lineno);
 }
 
 static crfp_status r_open(crfp_host *host, const crfp_params *p, crfp_stream *in, void **state)

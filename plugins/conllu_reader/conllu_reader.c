@@ -516,8 +516,8 @@ fail:
     crfp_doc_free(doc);
     if (st == CRFP_ENOMEM)
         return oom(r);
-    return crfp_error_prefix(r->host, "%s: document ending at line %lu", r->L.in->name,
-                             r->L.lineno);
+    return crfp_error_wrap(r->host, st, "%s: document ending at line %lu", r->L.in->name,
+                           r->L.lineno);
 }
 
 static void reset_doc(reader *r, int whole)

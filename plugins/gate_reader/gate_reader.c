@@ -87,7 +87,7 @@ static crfp_status gr_open(crfp_host *host, const crfp_params *p, crfp_stream *i
         if (*base == '<' && n >= 2 && base[n - 1] == '>')
             r->id = strndup(base + 1, n - 2);
         else
-            r->id = strdup(base);
+            r->id = crfp_utf8_repair(base);   /* a file name may be any bytes */
     }
     if (!r->id) {
         gr_close(r);
@@ -346,7 +346,7 @@ static crfp_status read_text(pstate *ps)
     ps->have_text = 1;
     crfp_status st = crfp_doc_set_text(ps->r->host, ps->doc, ps->text ? ps->text : "", ps->tlen);
     if (st != CRFP_OK)
-        return crfp_error_prefix(ps->r->host, "%s:%d", name_of(ps), line_of(ps));
+        return crfp_error_wrap(ps->r->host, st, "%s:%d", name_of(ps), line_of(ps));
     return CRFP_OK;
 }
 

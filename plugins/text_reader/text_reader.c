@@ -98,6 +98,7 @@ typedef struct treader {
     const char *normname;         /* "NFC", "NFKC" */
     crfp_offset_unit unit;
     char *idbase;
+    char *source;   /* the input's name as UTF-8, for the "source" feature */
     int skip_blank;
     size_t maxbytes;              /* 0 = unlimited */
     size_t maxline;               /* the host's line limit, split=line */
@@ -188,8 +189,9 @@ static crfp_status tr_open(crfp_host *host, const crfp_params *p, crfp_stream *i
         }
     }
     if (!r->idbase)
-        r->idbase = strdup(id);
-    if (!r->in_buf || !r->idbase) {
+        r->idbase = crfp_utf8_repair(id);   /* a file name may be any bytes */
+    r->source = crfp_utf8_repair(in->name ? in->name : "input");
+    if (!r->in_buf || !r->idbase || !r->source) {
         tr_close(r);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
@@ -581,7 +583,7 @@ static crfp_status make_doc(treader *r, crfp_doc **out)
     if (st == CRFP_OK)
         st = crfp_doc_meta_set_str(doc, "format", "text");
     if (st == CRFP_OK)
-        st = crfp_doc_meta_set_str(doc, "source", in_name(r));
+        st = crfp_doc_meta_set_str(doc, "source", r->source);
     if (st == CRFP_OK && r->split != SPLIT_FILE)
         st = set_int(doc, "line", (int64_t)r->doc_line);
     if (st == CRFP_OK)
@@ -616,7 +618,7 @@ static crfp_status make_doc(treader *r, crfp_doc **out)
         crfp_doc_free(doc);
         if (st == CRFP_ENOMEM)
             return crfp_error(host, CRFP_ENOMEM, "out of memory");
-        return crfp_error_prefix(host, "%s", in_name(r));
+        return crfp_error_wrap(host, st, "%s", in_name(r));
     }
     r->ndocs++;
     r->leader.len = 0;
@@ -780,6 +782,7 @@ static void tr_close(void *state)
         return;
     free(r->in_buf);
     free(r->idbase);
+    free(r->source);
     free(r->line.s);
     free(r->text.s);
     free(r->trailer.s);

@@ -546,6 +546,40 @@ static void test_team_nesting(void)
     crfp_team_free(t);
 }
 
+/* crfp_utf8_repair: valid UTF-8 comes back unchanged; each byte that is not
+ * part of a valid sequence (stray continuation, truncated or overlong
+ * sequence, surrogate, above U+10FFFF) becomes U+FFFD, and the result is
+ * valid (a document accepts it as an id and as a feature). */
+static void test_utf8_repair(crfp_host *h)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"", ""},
+        {"caf\xC3\xA9 \xF0\x9F\x98\x80", "caf\xC3\xA9 \xF0\x9F\x98\x80"},
+        {"caf\xE9.txt", "caf\xEF\xBF\xBD.txt"},
+        {"\x80x", "\xEF\xBF\xBDx"},
+        {"end\xE2\x82", "end\xEF\xBF\xBD\xEF\xBF\xBD"},
+        {"\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD"},
+        {"\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+        {"\xF4\x90\x80\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *r = crfp_utf8_repair(cases[i].in);
+        CHECK(r && strcmp(r, cases[i].out) == 0);
+        crfp_doc *d = crfp_doc_new(r);
+        CHECK(d && crfp_doc_meta_set_str(d, "source", r) == CRFP_OK);
+        crfp_doc_free(d);
+        free(r);
+    }
+    CHECK(crfp_utf8_repair(NULL) == NULL);
+    /* what the repair is for: a document refuses the raw name */
+    crfp_doc *d = crfp_doc_new("x");
+    CHECK(d && crfp_doc_meta_set_str(d, "source", "caf\xE9") != CRFP_OK);
+    crfp_doc_free(d);
+    (void)h;
+}
+
 int main(void)
 {
     crfp_host *h = crfp_host_new();
@@ -562,6 +596,7 @@ int main(void)
     test_ids_and_order(h);
     test_sentbuf_columns(h);
     test_team_nesting();
+    test_utf8_repair(h);
     crfp_host_free(h);
     if (doc_failures)
         fprintf(stderr, "%d check(s) failed\n", doc_failures);

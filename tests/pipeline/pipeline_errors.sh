@@ -62,4 +62,15 @@ expect_fail "nope.xml" "$CRFPIPE" run "$tmp/nope.xml"
     --model "$tmp/u.model" "$pos/dev.conllu" || fail "train"
 expect_fail "parameter 'spans' is not valid UTF-8 (byte 2)" "$CRFPIPE" tag --model "$tmp/u.model" \
     --to xml --spans "$(printf 'E\222x')" "$pos/dev.conllu"
+
+# A file name that is not UTF-8 (any bytes on POSIX) still gives its
+# document, named with U+FFFD for the bad byte (it used to vanish, exit 0).
+for fmt in text gate; do
+    f="$tmp/$(printf 'caf\351').$fmt"
+    if [ $fmt = text ]; then echo "Hello world." >"$f"
+    else printf '<GateDocument><TextWithNodes><Node id="0"/>Hi<Node id="2"/></TextWithNodes></GateDocument>' >"$f"; fi
+    "$CRFPIPE" convert --from $fmt --to xml -o "$tmp/name.xml" "$f" || fail "$fmt: a file name that is not UTF-8"
+    grep -q "<document id=\"caf$(printf '\357\277\275').$fmt\"" "$tmp/name.xml" ||
+        { cat "$tmp/name.xml" >&2; fail "$fmt: the document of a file name that is not UTF-8"; }
+done
 finish

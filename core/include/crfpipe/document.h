@@ -88,6 +88,12 @@ typedef struct crfp_doc crfp_doc;
 /* New empty document (id may be NULL).  NULL on allocation failure.
  * The caller owns it (crfp_doc_free); `id` is copied.  Its text is "". */
 crfp_doc *crfp_doc_new(const char *id);
+
+/* A copy of the NUL-terminated s in which every byte that is not part of
+ * valid UTF-8 is replaced by U+FFFD: a file name (any bytes on POSIX) made
+ * fit for a document id or a feature, which must be UTF-8.  malloc'd, the
+ * caller frees it; NULL when out of memory or s is NULL. */
+char *crfp_utf8_repair(const char *s);
 void crfp_doc_free(crfp_doc *doc);   /* NULL accepted */
 
 /* The id, owned by the document and valid until the next crfp_doc_set_id.

@@ -1,8 +1,10 @@
 /* crfpipe — strict UTF-8 validation and byte <-> UTF-16/code point offsets. */
 #include "config.h"
 #include "utf.h"
+#include "crfpipe/document.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int crfp_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {
@@ -39,6 +41,33 @@ int crfp_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
         return 0;
     *cp = v;
     return n;
+}
+
+char *crfp_utf8_repair(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *out = malloc(3 * n + 1);   /* each bad byte grows to 3 */
+    if (!out)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, o = 0;
+    while (i < n) {
+        uint32_t cp;
+        int k = crfp_utf8_decode(p + i, n - i, &cp);
+        if (k > 0) {
+            memcpy(out + o, s + i, (size_t)k);
+            o += (size_t)k;
+            i += (size_t)k;
+        } else {
+            memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = '\0';
+    return out;
 }
 
 int crfp_utf8_valid(const char *s, size_t len, size_t *bad)
