@@ -595,7 +595,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw)
     const char *fname = crfp_crf_features_plugin(m->crf);
     const crfp_plugin *fp;
     if ((st = crfp_host_load_kind(m->host, fname, CRFP_KIND_FEATURES, &fp)) != CRFP_OK) {
-        crfp_error_prefix(m->host, "%s: features plugin of the model", m->path);
+        crfp_error_wrap(m->host, st, "%s: features plugin of the model", m->path);
         raise_host(m->host, st);
         return -1;
     }

@@ -944,8 +944,8 @@ static crfp_status al_process(void *state, crfp_doc *doc)
         if (r < 0) {
             st = crfp_errcode(A->host) != CRFP_OK ? crfp_errcode(A->host) : CRFP_ENOMEM;
             const char *wd = crfp_ann_str(sents[s], "word");
-            crfp_error_prefix(A->host, "aligner: document '%s', word '%s'",
-                              crfp_doc_id(doc) ? crfp_doc_id(doc) : "", wd ? wd : "?");
+            crfp_error_wrap(A->host, st, "aligner: document '%s', word '%s'",
+                                crfp_doc_id(doc) ? crfp_doc_id(doc) : "", wd ? wd : "?");
             break;
         }
         if (r == 0 || n == 0)

@@ -822,7 +822,7 @@ static crfp_status read_set(pstate *ps)
                      : crfp_annset_add(ps->r->host, ps->doc, set, type, (size_t)so, (size_t)eo,
                                        &a);
             if (st != CRFP_OK)
-                crfp_error_prefix(ps->r->host, "%s:%d", name_of(ps), line_of(ps));
+                crfp_error_wrap(ps->r->host, st, "%s:%d", name_of(ps), line_of(ps));
         }
         xmlFree(ids);
         xmlFree(type);

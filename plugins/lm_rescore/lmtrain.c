@@ -108,7 +108,7 @@ crfp_status lm_train(crfp_host *host, const crfp_params *p, const char *path, re
                              "output", "phone", NULL};
         if ((st = stage_open(host, "graphemes", CRFP_KIND_TOKENIZER, gkv, &gr)) != CRFP_OK ||
             (st = stage_open(host, "aligner", CRFP_KIND_TOKENIZER, akv, &al)) != CRFP_OK) {
-            crfp_error_prefix(host, "the joint model's alignment");
+            crfp_error_wrap(host, st, "the joint model's alignment");
             goto out;
         }
     }

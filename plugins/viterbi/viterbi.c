@@ -381,7 +381,7 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     const char *fname = crfp_crf_features_plugin(tg->crf);
     const crfp_plugin *fp;
     if ((st = crfp_host_load_kind(host, fname, CRFP_KIND_FEATURES, &fp)) != CRFP_OK) {
-        crfp_error_prefix(host, "%s: features plugin of the model", model);
+        crfp_error_wrap(host, st, "%s: features plugin of the model", model);
         goto fail;
     }
     tg->fv = fp->desc->vtable;

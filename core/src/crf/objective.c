@@ -141,8 +141,8 @@ crfp_status crfp_crfobj_new(crfp_host *host, const crfp_crf *crf, const crfp_dat
                               i + 1);
         crfp_status st = crfp_seq_check(host, crf, seq);
         if (st != CRFP_OK) {
-            /* st, not the prefix's return: with no host that is CRFP_OK */
-            crfp_error_prefix(host, "sequence %zu", i + 1);
+            /* st whatever the host recorded (there may be no host) */
+            crfp_error_wrap(host, st, "sequence %zu", i + 1);
             return st;
         }
     }

@@ -695,7 +695,7 @@ static crfp_status parse_ann(crfp_xml_reader *R, crfp_doc *doc, crfp_annset *set
     st = crfp_annset_add_with_id(R->host, doc, set, id, a[1], (size_t)start, (size_t)end, &ann);
     if (st != CRFP_OK) {
         R->state = ST_FAILED;
-        crfp_error_prefix(R->host, "%s:%d", R->in->name, line);
+        crfp_error_wrap(R->host, st, "%s:%d", R->in->name, line);
         goto out;
     }
     st = parse_features(R, doc, ann);
@@ -787,7 +787,7 @@ static crfp_status parse_document(crfp_xml_reader *R, crfp_doc **out)
                        (st = read_content(R)) == CRFP_OK &&
                        (st = crfp_doc_set_text(R->host, doc, R->buf, R->len)) != CRFP_OK) {
                 R->state = ST_FAILED;
-                crfp_error_prefix(R->host, "%s:%d", R->in->name, el);
+                crfp_error_wrap(R->host, st, "%s:%d", R->in->name, el);
             }
             stage = 1;
         } else if (stage == 1 && is_elem(R, "meta")) {

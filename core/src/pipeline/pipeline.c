@@ -170,7 +170,7 @@ crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *
     const crfp_plugin *pl;
     crfp_status st = crfp_host_load(host, plugin, &pl);
     if (st != CRFP_OK) {
-        crfp_error_prefix(host, "%s: stage '%s'", where, plugin);
+        crfp_error_wrap(host, st, "%s: stage '%s'", where, plugin);
         return st;
     }
     crfp_kind kind = pl->desc->kind;
@@ -353,7 +353,7 @@ static crfp_status open_writer(crfp_pipeline *p, crfp_stream *out)
     crfp_status st = wv->open(p->host, w->params, out, &w->state);
     if (st != CRFP_OK) {
         w->state = NULL;
-        crfp_error_prefix(p->host, "%s", out->name);
+        crfp_error_wrap(p->host, st, "%s", out->name);
     }
     return st;
 }
@@ -369,7 +369,7 @@ static crfp_status process_doc(crfp_pipeline *p, crfp_doc *doc)
             continue;
         const crfp_stage_vtable *sv = s->plugin->desc->vtable;
         if ((st = sv->process(s->state, doc)) != CRFP_OK)
-            crfp_error_prefix(p->host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+            crfp_error_wrap(p->host, st, "%s: stage '%s'", s->where, s->plugin->desc->name);
     }
     return st;
 }
@@ -437,7 +437,7 @@ static crfp_status process_doc_concurrent(crfp_pipeline *p, crfp_doc *doc)
             continue;
         const crfp_stage_vtable *sv = s->plugin->desc->vtable;
         if ((st = sv->process_concurrent(s->state, doc)) != CRFP_OK)
-            crfp_error_prefix(p->host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+            crfp_error_wrap(p->host, st, "%s: stage '%s'", s->where, s->plugin->desc->name);
     }
     return st;
 }
@@ -598,7 +598,7 @@ static crfp_status feed_dev(crfp_pipeline *p, stage *reader, crfp_trainrun *run)
     if (st == CRFP_OK)
         st = rv->open(host, reader->params, &shard.stream, &state);
     if (st != CRFP_OK)
-        crfp_error_prefix(host, "%s", path);
+        crfp_error_wrap(host, st, "%s", path);
     while (st == CRFP_OK) {
         crfp_doc *doc = NULL;
         if ((st = rv->next(state, &doc)) != CRFP_OK || !doc)
@@ -713,7 +713,7 @@ crfp_status crfp_pipeline_begin(crfp_pipeline *p, crfp_stream *out)
         }
         if (st != CRFP_OK) {
             s->state = NULL;
-            crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+            crfp_error_wrap(host, st, "%s: stage '%s'", s->where, s->plugin->desc->name);
             goto fail;
         }
         if ((st = check_misuse(host, s)) != CRFP_OK)
@@ -763,7 +763,7 @@ crfp_status crfp_pipeline_feed(crfp_pipeline *p, crfp_stream *in, crfp_stream *o
     ss->inputs++;
     if ((st = rv->open(host, reader->params, in, &reader->state)) != CRFP_OK) {
         reader->state = NULL;
-        crfp_error_prefix(host, "%s", in->name);
+        crfp_error_wrap(host, st, "%s", in->name);
         goto out;
     }
     if (own_writer && (st = open_writer(p, out)) != CRFP_OK)
@@ -825,7 +825,7 @@ crfp_status crfp_pipeline_end(crfp_pipeline *p, int finish)
         const crfp_stage_vtable *sv = s->plugin->desc->vtable;
         if ((k == CRFP_KIND_TOKENIZER || k == CRFP_KIND_TAGGER) && sv->finish)
             if ((st = sv->finish(s->state)) != CRFP_OK)
-                crfp_error_prefix(host, "%s: stage '%s'", s->where, s->plugin->desc->name);
+                crfp_error_wrap(host, st, "%s: stage '%s'", s->where, s->plugin->desc->name);
     }
     if (finish && st == CRFP_OK && ss->common_out && ss->writer && ss->writer->state) {
         const crfp_writer_vtable *wv = ss->writer->plugin->desc->vtable;
