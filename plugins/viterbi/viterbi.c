@@ -453,6 +453,11 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         st = crfp_error(host, CRFP_EINVAL, "span-feature must not be empty");
         goto fail;
     }
+    if (tg->posteriors && tg->spantype && strcmp(tg->spanfeat, "prob") == 0) {
+        st = crfp_error(host, CRFP_EINVAL, "span-feature 'prob' would be overwritten by each "
+                        "span's probability (posteriors=true): choose another name");
+        goto fail;
+    }
     const char *ic = crfp_params_str(p, "input-columns");
     if (ic && (st = colmap_parse(host, &tg->cm, ic)) != CRFP_OK)
         goto fail;

@@ -126,6 +126,8 @@ awk '
         exit bad || nc < 20 || multi < 5 }' "$tmp/ner.xml" || fail "span probabilities"
 "$CRFPIPE" tag --model "$tmp/ner.model" --to xml -o "$tmp/ner0.xml" "$ner/test.conll" || fail "tag"
 ! grep -q '<f name="prob">' "$tmp/ner0.xml" || fail "span probabilities without --posteriors"
+expect_fail "span-feature 'prob' would be overwritten" "$CRFPIPE" tag --model "$tmp/ner.model" \
+    --posteriors --span-feature prob --to xml "$ner/test.conll"
 
 # 7. A CoNLL-U file tagged for UPOS, then for XPOS, records both in MISC:
 # eval asks which, and --label picks one, scoring as eval --model does,
