@@ -113,6 +113,7 @@ typedef struct tagger {
     char *bias_spec;  /* label-bias, for provenance */
     colmap cm;        /* cm.n == 0: the document's columns */
     unsigned char *cm_warned;   /* per mapped column: its absence was reported */
+    int cols_checked;           /* the input's columns were compared with the model's */
     char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob, OUTPUT-marginal-1..nmarg */
     const char *model_path;
     /* Idle decoding workspaces; at most as many exist as workers ever ran
@@ -712,6 +713,79 @@ static crfp_status set_list(crfp_doc *doc, crfp_ann *sent, const char *output, c
     return crfp_ann_set(doc, sent, name, &v);
 }
 
+/* Whether every name of the comma-separated list is one a column reader
+ * gives by position (word, col1, col2, ..., label). */
+static int positional(const char *list)
+{
+    for (const char *p = list; p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        int ok = (l == 4 && !strncmp(p, "word", 4)) || (l == 5 && !strncmp(p, "label", 5));
+        if (!ok && l > 3 && !strncmp(p, "col", 3)) {
+            ok = 1;
+            for (size_t i = 3; i < l; i++)
+                ok &= p[i] >= '0' && p[i] <= '9';
+        }
+        if (!ok)
+            return 0;
+        p = e ? e + 1 : NULL;
+    }
+    return 1;
+}
+
+/* list without the name `drop` (malloc'd; NULL when out of memory). */
+static char *without(const char *list, const char *drop)
+{
+    char *out = malloc(strlen(list) + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0, dl = drop ? strlen(drop) : 0;
+    for (const char *p = list; p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (!(drop && l == dl && !strncmp(p, drop, l))) {
+            if (o)
+                out[o++] = ',';
+            memcpy(out + o, p, l);
+            o += l;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* Templates read columns by position, so a model applied to columns other
+ * than those it was trained on reads its features from the wrong ones (a
+ * model of word/POS files on CoNLL-U reads the ids as words) without any
+ * error.  Warn once per tagger when the input's columns (label aside) do
+ * not start with the model's: column-file names given by position match
+ * any other such names (a file without its gold column is fine), but not
+ * named columns.  input-columns maps explicitly and is not checked. */
+static void check_columns(tagger *tg, const crfp_doc *doc)
+{
+    const char *mc = crfp_crf_meta(tg->crf, "columns");
+    const char *dc = crfp_doc_meta_str(doc, "columns");
+    if (tg->cols_checked || tg->cm.n || !mc || !dc)
+        return;
+    tg->cols_checked = 1;
+    int mp = positional(mc), dp = positional(dc);
+    if (mp && dp)
+        return;
+    const char *label = crfp_crf_meta(tg->crf, "label");
+    char *m = without(mc, label), *d = without(dc, label);
+    size_t ml = m ? strlen(m) : 0;
+    int ok = m && d && mp == dp && strncmp(d, m, ml) == 0 && (d[ml] == '\0' || d[ml] == ',');
+    if (m && d && !ok)
+        crfp_log(tg->host, CRFP_LOG_WARN,
+                 "viterbi: the model %s was trained on the columns %s, and document '%s' has %s: "
+                 "templates read columns by position, so its features may come from the wrong "
+                 "columns (input-columns maps them by name)", tg->model_path, mc,
+                 crfp_doc_id(doc) ? crfp_doc_id(doc) : "", dc);
+    free(m);
+    free(d);
+}
+
 /* The outputs become columns of the document (a writer without a column
  * list shows them; a later template reads them). */
 static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
@@ -751,6 +825,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     crfp_status st = crfp_doc_sentences(host, doc, tg->set, &sents, &nsent);
     if (st != CRFP_OK)
         return st;
+    check_columns(tg, doc);
     st = crfp_annset_select(set, "Token", 0, crfp_doc_length(doc), &j.toks, &j.ntoktotal);
     if (st != CRFP_OK) {
         free(sents);

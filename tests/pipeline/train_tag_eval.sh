@@ -165,6 +165,23 @@ expect_fail "has the columns word,label where the training data has word,col1,la
     "$tmp/three.txt" || fail "train on three columns"
 "$CRFPIPE" -q train --template "$tmp/three.tpl" --max-iter 2 --dev "$tmp/three.txt" \
     --model "$tmp/three.model" "$tmp/three.txt" || fail "a dev set with the same columns"
+# The model records its columns; tagging warns (once) where the input's
+# differ, as CoNLL-U's do from a word/POS file's, and is quiet on the
+# training layout and on the same file without its gold column.
+"$CRFPIPE" model info "$tmp/three.model" | grep -q "^meta	columns	word,col1,label$" \
+    || fail "the model does not record its columns"
+awk '{ if ($1 == "") print ""; else print $1, $2 }' "$tmp/three.txt" >"$tmp/nogold.txt"
+for f in three.txt nogold.txt; do
+    "$CRFPIPE" tag --model "$tmp/three.model" -o "$tmp/t.out" "$tmp/$f" 2>"$tmp/t.err" || fail "tag $f"
+    ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning on $f"
+done
+"$CRFPIPE" tag --model "$tmp/three.model" -o "$tmp/t.out" "$pos/test.conllu" 2>"$tmp/t.err" ||
+    fail "tag CoNLL-U with a column-file model"
+[ "$(grep -c 'trained on the columns word,col1,label, and document .* has id,form,' "$tmp/t.err")" -eq 1 ] \
+    || { cat "$tmp/t.err" >&2; fail "no single warning for CoNLL-U input to a column-file model"; }
+"$CRFPIPE" tag --model "$tmp/three.model" --input-columns form,xpos -o "$tmp/t.out" \
+    "$pos/test.conllu" 2>"$tmp/t.err" || fail "tag with input-columns"
+! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning despite input-columns"
 # the same for a second training input of a run
 cat >"$tmp/three.xml" <<X
 <pipeline xmlns="urn:crfpipe:pipeline:1">

@@ -983,18 +983,26 @@ crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trai
     /* Every rank holds the same model; rank 0 writes it. */
     if (crfp_dist_rank() != 0)
         return CRFP_OK;
-    char buf[64];
+    char rho1[64], rho2[64], iters[32];
     const crfp_params *sp = r->stages[r->cur].params;
-    crfp_crf_set_meta(r->crf, "label", r->labelname);
-    crfp_crf_set_meta(r->crf, "trainer", trainers);
-    snprintf(buf, sizeof buf, "%.17g", crfp_params_float(sp, "rho1"));
-    crfp_crf_set_meta(r->crf, "rho1", buf);
-    snprintf(buf, sizeof buf, "%.17g", crfp_params_float(sp, "rho2"));
-    crfp_crf_set_meta(r->crf, "rho2", buf);
+    snprintf(rho1, sizeof rho1, "%.17g", crfp_params_float(sp, "rho1"));
+    snprintf(rho2, sizeof rho2, "%.17g", crfp_params_float(sp, "rho2"));
     /* the iterate the model holds (dev-keep=best may keep an earlier one) */
-    snprintf(buf, sizeof buf, "%d", r->kept_iter);
-    crfp_crf_set_meta(r->crf, "iterations", buf);
-    crfp_status st = crfp_crf_save(r->host, r->crf, path);
+    snprintf(iters, sizeof iters, "%d", r->kept_iter);
+    /* What the model learnt from: its label (eval and the CoNLL-U writer
+     * look for it) and, for column files, the columns, which taggers
+     * compare with their input's since templates read them by position.
+     * A model without them would be wrong, not smaller: none may fail. */
+    const char *keys[] = {"label", "trainer", "rho1", "rho2", "iterations", "columns"};
+    const char *vals[] = {r->labelname, trainers, rho1, rho2, iters, r->columns0};
+    crfp_status st = CRFP_OK;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && st == CRFP_OK; i++)
+        if (vals[i])
+            st = crfp_crf_set_meta(r->crf, keys[i], vals[i]);
+    if (st != CRFP_OK)
+        return crfp_error(r->host, st, "%s: cannot record the model's metadata: %s", path,
+                          crfp_status_str(st));
+    st = crfp_crf_save(r->host, r->crf, path);
     if (st == CRFP_OK)
         crfp_log(r->host, CRFP_LOG_INFO, "model written to %s", path);
     return st;
