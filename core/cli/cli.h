@@ -89,6 +89,13 @@ int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, co
 int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **names,
                   const char **values, size_t *n, size_t max);
 
+/* The value of `--OPT NAME=VALUE` (--reader-param, --writer-param), split
+ * in place (argv's storage is ours) and appended to names/values (n of max
+ * used).  Returns 1, or -1 after a usage message (no '=', an empty name,
+ * too many). */
+int cli_param_pair(const char *cmd, const char *opt, char *arg, const char **names,
+                   const char **values, size_t *n, size_t max);
+
 /* Run pipeline `p` from inpath to outpath (NULL/"-" = stdin/stdout); the
  * output file appears only if the run succeeds.  Returns an exit code. */
 int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, const char *outpath);

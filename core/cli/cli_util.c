@@ -298,6 +298,24 @@ int cli_stage_opt(const char *cmd, int argc, char **argv, int *i, const char **n
     return 1;
 }
 
+int cli_param_pair(const char *cmd, const char *opt, char *arg, const char **names,
+                   const char **values, size_t *n, size_t max)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        cli_usage(cmd, "--%s expects NAME=VALUE, got '%s'", opt, arg);
+        return -1;
+    }
+    if (*n == max) {
+        cli_usage(cmd, "too many --%s options", opt);
+        return -1;
+    }
+    *eq = '\0';
+    names[*n] = arg;
+    values[(*n)++] = eq + 1;
+    return 1;
+}
+
 void *cli_append_observed(void **arr, size_t *n, size_t *cap, size_t elem,
                           const void *defaults, const void *src, size_t srcsize)
 {

@@ -18,6 +18,8 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
 {
     const char *format = NULL, *columns = NULL, *input = NULL, *model = NULL, *threads = NULL;
     const char *decode = NULL, *gold = NULL, *guess = NULL, *output = NULL, *plot = NULL, *v;
+    const char *rn[32], *rv[32];
+    size_t nr = 0;
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -30,6 +32,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             format = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
             columns = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "reader-param", &v)) != 0) {
+            if (r > 0)   /* one slot stays for --columns */
+                r = cli_param_pair(argv[0], "reader-param", (char *)v, rn, rv, &nr, 31);
+        }
         else if ((r = cli_opt(argv[0], argc, argv, &i, "model", &v)) != 0)
             model = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "threads", &v)) != 0)
@@ -75,7 +81,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
     }
-    const char *rn[] = {"columns"}, *rv[] = {columns};
+    if (columns) {
+        rn[nr] = "columns";
+        rv[nr++] = columns;
+    }
     const char *tn[4], *tv[4], *en[5], *ev[5];
     size_t nt = 0, ne = 0;
     tn[nt] = "model", tv[nt++] = model;
@@ -97,7 +106,7 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     if (plot)
         en[ne] = "plot", ev[ne++] = plot;
     int rc;
-    if (crfp_pipeline_add(p, reader, "input", rn, rv, columns ? 1 : 0, NULL) == CRFP_OK &&
+    if (crfp_pipeline_add(p, reader, "input", rn, rv, nr, NULL) == CRFP_OK &&
         (!model || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&
         crfp_pipeline_add(p, report->desc->name, "eval", en, ev, ne, NULL) == CRFP_OK)
         rc = cli_run_pipeline(host, p, input, output);

@@ -43,8 +43,8 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
 {
     const char *format = NULL, *to = NULL, *columns = NULL, *output = NULL, *outdir = NULL;
     const char *tagger = "viterbi", *v, *model = NULL;
-    const char *names[32], *values[32], *wn[32], *wv[32];
-    size_t n = 0, nw = 0, nin = 0;
+    const char *names[32], *values[32], *wn[32], *wv[32], *rn[32], *rv[32];
+    size_t n = 0, nw = 0, nr = 0, nin = 0;
     for (int i = 1; i < argc; i++) {
         int r = 0;
         if (strcmp(argv[i], "-o") == 0) {
@@ -79,17 +79,11 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
         else if ((r = cli_opt(argv[0], argc, argv, &i, "tagger", &v)) != 0)
             tagger = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "writer-param", &v)) != 0) {
-            const char *eq = r > 0 ? strchr(v, '=') : NULL;
-            if (r > 0 && (!eq || eq == v))
-                return cli_usage(argv[0], "--writer-param expects NAME=VALUE, got '%s'", v);
-            if (r > 0 && nw == 32)
-                return cli_usage(argv[0], "too many writer options");
-            if (r > 0) {
-                /* argv strings are ours to split */
-                ((char *)eq)[0] = '\0';
-                wn[nw] = v;
-                wv[nw++] = eq + 1;
-            }
+            if (r > 0)
+                r = cli_param_pair(argv[0], "writer-param", (char *)v, wn, wv, &nw, 32);
+        } else if ((r = cli_opt(argv[0], argc, argv, &i, "reader-param", &v)) != 0) {
+            if (r > 0)   /* one slot stays for --columns */
+                r = cli_param_pair(argv[0], "reader-param", (char *)v, rn, rv, &nr, 31);
         } else if (is_writer)
             r = cli_stage_opt(argv[0], argc, argv, &i, wn, wv, &nw, 32);
         else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
@@ -170,9 +164,12 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
         fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
     }
-    const char *cn[] = {"columns"}, *cv[] = {columns};
+    if (columns) {
+        rn[nr] = "columns";
+        rv[nr++] = columns;
+    }
     int rc;
-    if (crfp_pipeline_add(p, reader, "input", cn, cv, columns ? 1 : 0, NULL) == CRFP_OK &&
+    if (crfp_pipeline_add(p, reader, "input", rn, rv, nr, NULL) == CRFP_OK &&
         crfp_pipeline_add(p, tagger, "--tagger", names, values, n, NULL) == CRFP_OK &&
         crfp_pipeline_add(p, writer, "output", wn, wv, nw, NULL) == CRFP_OK)
         rc = nin <= 1 && !outdir ? cli_run_pipeline(host, p, input, output)

@@ -85,7 +85,7 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     const char *trainer = "lbfgs", *features = "templates", *tpl = NULL, *format = NULL;
     const char *columns = NULL, *input = NULL, *v;
     const char *report = NULL, *path_report = NULL, *table = NULL;
-    kv tp = {{0}, {0}, 0};
+    kv tp = {{0}, {0}, 0}, rp = {{0}, {0}, 0};
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -113,9 +113,14 @@ int cmd_train(crfp_host *host, int argc, char **argv)
                 return cli_usage(argv[0], "-o needs a file");
             table = argv[++i];
             r = 1;
-        } else if ((r = cli_opt(argv[0], argc, argv, &i, "output", &v)) != 0)
+        } else if ((r = cli_opt(argv[0], argc, argv, &i, "output", &v)) != 0) {
             table = v;
-        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
+        } else if ((r = cli_opt(argv[0], argc, argv, &i, "reader-param", &v)) != 0) {
+            /* for the training file and the dev file alike */
+            if (r > 0)
+                r = cli_param_pair(argv[0], "reader-param", (char *)v, rp.names, rp.values, &rp.n,
+                                   MAXP - 1);
+        } else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */
             r = cli_stage_opt(argv[0], argc, argv, &i, tp.names, tp.values, &tp.n, MAXP);
@@ -161,7 +166,7 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
     }
-    kv rp = {{0}, {0}, 0}, fp = {{0}, {0}, 0};
+    kv fp = {{0}, {0}, 0};
     if (columns)
         kv_add(&rp, "columns", columns);
     if (tpl)

@@ -94,6 +94,9 @@ static const optdoc train_opts[] = {
      "the content)"},
     {"--columns", NULL, "NAMES", NULL,
      "comma-separated column names of a CoNLL input (default: word, col1..colN-2, label)"},
+    {"--reader-param", NULL, "NAME=VALUE", NULL,
+     "any other parameter of the reader of TRAIN and --dev (crfpipe plugins READER), e.g. "
+     "separator=tab for columns holding spaces"},
     {"--report", NULL, "FILE", NULL,
      "plot the objective, the dev error and the active features against iteration and time: "
      "SVG, or PNG when FILE ends in .png; FILE.tsv writes the figures instead, one row per "
@@ -131,6 +134,9 @@ static const optdoc tag_opts[] = {
      "input format: conll, conllu, xml (default: from the file name, else from the content)"},
     {"--to", NULL, "FORMAT", NULL, "output format (default: the input's format)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
+    {"--reader-param", NULL, "NAME=VALUE", NULL,
+     "any other parameter of the input format's reader (crfpipe plugins READER), e.g. "
+     "separator=tab for columns holding spaces"},
     {"--tagger", NULL, "NAME", "viterbi", "tagger plugin"},
     {"--posteriors", NULL, NULL, NULL,
      "add the marginal of each predicted label (predicted-prob), the sequence "
@@ -151,6 +157,9 @@ static const optdoc eval_opts[] = {
     {"--format", NULL, "FORMAT", NULL,
      "input format: conll, conllu, xml (default: from the file name, else from the content)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
+    {"--reader-param", NULL, "NAME=VALUE", NULL,
+     "any other parameter of the input format's reader (crfpipe plugins READER), e.g. "
+     "separator=tab for columns holding spaces"},
     {"--threads", NULL, "N", "0", "decoding threads with --model (0 = all cores)"},
     {"--decode", NULL, "MODE", "viterbi",
      "with --model: viterbi (the best labelling) or posterior (each token's most probable label)"},

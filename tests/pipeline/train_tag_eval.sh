@@ -193,4 +193,24 @@ cat >"$tmp/three.xml" <<X
 X
 expect_fail "two.txt: document 'd1' has the columns word,label" \
     "$CRFPIPE" -q run "$tmp/three.xml" "$tmp/three.txt" "$tmp/two.txt"
+
+# 12. --reader-param reaches the reader of train (and its dev set), tag and
+# eval: tab-separated columns whose cells hold spaces ("New York").
+awk 'NF && NR % 3 { printf "%s %s\t%s\t%s\n", $1, $1, $2, $3; next }
+     NF { printf "%s\t%s\t%s\n", $1, $2, $3; next } { print "" }' "$tmp/three.txt" >"$tmp/tabs.txt"
+expect_fail "fields, but the document's first token line" "$CRFPIPE" train \
+    --template "$tmp/three.tpl" --max-iter 2 --model "$tmp/tabs.model" "$tmp/tabs.txt"
+"$CRFPIPE" -q train --template "$tmp/three.tpl" --max-iter 5 --reader-param separator=tab \
+    --dev "$tmp/tabs.txt" --model "$tmp/tabs.model" "$tmp/tabs.txt" || fail "train --reader-param"
+"$CRFPIPE" tag --model "$tmp/tabs.model" --reader-param separator=tab -o "$tmp/tabs.out" \
+    "$tmp/tabs.txt" || fail "tag --reader-param"
+awk -F'\t' 'NF && NF != 4 { bad = 1 } NF && $1 ~ / / { sp++ } END { exit bad || sp < 100 }' "$tmp/tabs.out" \
+    || fail "the tagged file lost its cells with spaces"
+a1=$("$CRFPIPE" eval --reader-param separator=tab "$tmp/tabs.out" | sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+a2=$("$CRFPIPE" eval --reader-param separator=tab --model "$tmp/tabs.model" "$tmp/tabs.txt" |
+     sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p')
+[ -n "$a1" ] && [ "$a1" = "$a2" ] || fail "eval --reader-param: $a1 vs $a2"
+expect_fail "unknown parameter 'sep'" "$CRFPIPE" tag --model "$tmp/tabs.model" \
+    --reader-param sep=tab "$tmp/tabs.txt"
+expect_fail "expects NAME=VALUE" "$CRFPIPE" eval --reader-param tab "$tmp/tabs.out"
 finish
