@@ -755,13 +755,23 @@ static char *without(const char *list, const char *drop)
     return out;
 }
 
+static size_t count_names(const char *list)
+{
+    size_t n = *list ? 1 : 0;
+    for (const char *p = list; *p; p++)
+        n += *p == ',';
+    return n;
+}
+
 /* Templates read columns by position, so a model applied to columns other
  * than those it was trained on reads its features from the wrong ones (a
  * model of word/POS files on CoNLL-U reads the ids as words) without any
  * error.  Warn once per tagger when the input's columns (label aside) do
- * not start with the model's: column-file names given by position match
- * any other such names (a file without its gold column is fine), but not
- * named columns.  input-columns maps explicitly and is not checked. */
+ * not start with the model's.  Names a column reader gives by position say
+ * only how many columns there are: two such lists always match (a file
+ * without its gold column is fine), and one matches a named list with as
+ * many columns besides the label, with or without its own last (gold)
+ * column.  input-columns maps explicitly and is not checked. */
 static void check_columns(tagger *tg, const crfp_doc *doc)
 {
     const char *mc = crfp_crf_meta(tg->crf, "columns");
@@ -775,7 +785,15 @@ static void check_columns(tagger *tg, const crfp_doc *doc)
     const char *label = crfp_crf_meta(tg->crf, "label");
     char *m = without(mc, label), *d = without(dc, label);
     size_t ml = m ? strlen(m) : 0;
-    int ok = m && d && mp == dp && strncmp(d, m, ml) == 0 && (d[ml] == '\0' || d[ml] == ',');
+    int ok;
+    if (mp == dp) {
+        ok = m && d && strncmp(d, m, ml) == 0 && (d[ml] == '\0' || d[ml] == ',');
+    } else {
+        /* the named side's columns besides its label, against the
+         * positional side's columns with or without its last */
+        size_t named = count_names(mp ? d ? d : "" : m ? m : ""), pos = count_names(mp ? mc : dc);
+        ok = named == pos || named + 1 == pos;
+    }
     if (m && d && !ok)
         crfp_log(tg->host, CRFP_LOG_WARN,
                  "viterbi: the model %s was trained on the columns %s, and document '%s' has %s: "

@@ -179,6 +179,16 @@ done
     fail "tag CoNLL-U with a column-file model"
 [ "$(grep -c 'trained on the columns word,col1,label, and document .* has id,form,' "$tmp/t.err")" -eq 1 ] \
     || { cat "$tmp/t.err" >&2; fail "no single warning for CoNLL-U input to a column-file model"; }
+# named columns in training, by position in tagging: as many columns, quiet
+"$CRFPIPE" -q train --template "$tmp/three.tpl" --max-iter 2 --columns word,pos,chunk \
+    --model "$tmp/named.model" "$tmp/three.txt" || fail "train with named columns"
+for f in three.txt nogold.txt; do
+    "$CRFPIPE" tag --model "$tmp/named.model" -o "$tmp/t.out" "$tmp/$f" 2>"$tmp/t.err" || fail "tag $f"
+    ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning on $f (named model)"
+done
+"$CRFPIPE" tag --model "$tmp/named.model" -o "$tmp/t.out" "$pos/test.conllu" 2>"$tmp/t.err" ||
+    fail "tag CoNLL-U with a named-column model"
+grep -q 'trained on the columns word,pos,chunk' "$tmp/t.err" || fail "no warning (named model, CoNLL-U)"
 "$CRFPIPE" tag --model "$tmp/three.model" --input-columns form,xpos -o "$tmp/t.out" \
     "$pos/test.conllu" 2>"$tmp/t.err" || fail "tag with input-columns"
 ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning despite input-columns"
