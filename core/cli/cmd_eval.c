@@ -32,10 +32,6 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             format = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
             columns = v;
-        else if ((r = cli_opt(argv[0], argc, argv, &i, "reader-param", &v)) != 0) {
-            if (r > 0)   /* one slot stays for --columns */
-                r = cli_param_pair(argv[0], "reader-param", (char *)v, rn, rv, &nr, 31);
-        }
         else if ((r = cli_opt(argv[0], argc, argv, &i, "model", &v)) != 0)
             model = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "threads", &v)) != 0)
@@ -48,6 +44,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             guess = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "report", &v)) != 0)
             plot = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "reader-param", &v)) > 0)
+            r = cli_param_pair(argv[0], "reader-param", (char *)v, rn, rv, &nr, 31);
+        else if (r < 0)
+            return CLI_USAGE;
         else if (argv[i][0] == '-' && argv[i][1])
             return cli_unknown_option(host, argc, argv, argv[i]);
         else if (!input) {
