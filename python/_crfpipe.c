@@ -870,7 +870,10 @@ static crfp_status run_one(Model *m, const batch *b, onecall *c, char *msg, size
     } else if (st == CRFP_OK) {
         c->prob = exp(crfp_path_score(m->crf, seq, theta, c->y) - logz);
     }
-    if (st != CRFP_OK)
+    if (st == CRFP_EINVAL && seq && !*crfp_errmsg(m->host))
+        snprintf(msg, len, "the model's scores are too large for probabilities (weights of "
+                 "about 700 or more); tag() decodes it, probabilities cannot be had");
+    else if (st != CRFP_OK)
         snprintf(msg, len, "%s", *crfp_errmsg(m->host) ? crfp_errmsg(m->host)
                                                         : crfp_status_str(st));
     pthread_mutex_unlock(&m->mu);

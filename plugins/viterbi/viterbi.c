@@ -522,6 +522,10 @@ static void rank_marginals(const double *m, uint32_t Y, size_t n, unsigned char 
     }
 }
 
+/* Forward-backward refuses scores whose exp() overflows (a label bias in
+ * the thousands), which Viterbi decodes in log space without trouble. */
+static const char OVERFLOW_WHAT[] = "computing its probabilities";
+
 /* A span's probability: that its tokens carry the labels they were given
  * (crfp_segment_prob, after the sentence's forward-backward). */
 typedef struct spanprob_ctx {
@@ -628,7 +632,8 @@ static void *worker(void *arg)
             st = crfp_nbest(w->inf, q, theta, tg->nbest, w->ybuf, w->scores, &found);
         if (st != CRFP_OK) {
             record_failure(j, st,
-                           tg->marginal ? "computing its marginals"
+                           tg->marginal ? (st == CRFP_EINVAL ? OVERFLOW_WHAT
+                                                             : "computing its marginals")
                            : tg->nbest == 1 ? "running Viterbi" : "finding its n best", s);
             break;
         }
@@ -639,7 +644,7 @@ static void *worker(void *arg)
             memcpy(j->seqscore + s * tg->nbest, w->scores, found * sizeof *w->scores);
         if ((tg->posteriors || tg->nmarg) && !tg->marginal &&
             (st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg)) != CRFP_OK) {
-            record_failure(j, st, "computing its posteriors", s);
+            record_failure(j, st, st == CRFP_EINVAL ? OVERFLOW_WHAT : "computing its posteriors", s);
             break;
         }
         if (tg->posteriors) {
@@ -910,6 +915,10 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             crfp_error_prefix(host, "extracting the features%s", where);
         else if (st == CRFP_ENOMEM)
             crfp_error(host, st, "out of memory %s%s", j.fail_what, where);
+        else if (j.fail_what == OVERFLOW_WHAT)
+            crfp_error(host, st, "%s%s failed: its scores are too large for exp() (a label-bias "
+                       "or weights of about 700 or more); Viterbi decoding works, without posteriors, "
+                       "marginals or decode=posterior", j.fail_what, where);
         else
             crfp_error(host, st, "%s%s failed: %s", j.fail_what, where, crfp_status_str(st));
         goto out;

@@ -190,9 +190,33 @@ static void sparse_dense_trial(int trial, double pzero)
     crfp_crf_free(crf);
 }
 
+/* Scores whose exp() overflows: forward-backward refuses them (EINVAL, no
+ * NaN marginals), Viterbi still decodes. */
+static void overflow_check(void)
+{
+    crfp_crf *crf = ct_model(3, 5);
+    ct_weights(crf, 0.0, 0, 2.0);
+    double *w = crfp_crf_weights(crf);
+    for (size_t i = 0; i < crfp_crf_nparams(crf); i++)
+        w[i] *= 1000.0;
+    crfp_seq seq;
+    ct_seq_make(crf, 5, 3, 2, &seq);
+    crfp_infer *inf = crfp_infer_new(crf);
+    double logz, marg[5 * 3], pair[5 * 4 * 3];
+    uint32_t y[5];
+    CHECK(crfp_forward_backward(inf, &seq, w, &logz, marg) == CRFP_EINVAL, "overflow: fb");
+    CHECK(crfp_forward_backward(inf, &seq, w, &logz, NULL) == CRFP_EINVAL, "overflow: log Z");
+    CHECK(crfp_pair_marginals(inf, &seq, w, pair) == CRFP_EINVAL, "overflow: pairs");
+    CHECK(crfp_viterbi(inf, &seq, w, y, NULL) == CRFP_OK, "overflow: Viterbi");
+    crfp_infer_free(inf);
+    ct_seq_free(&seq);
+    crfp_crf_free(crf);
+}
+
 int main(void)
 {
     ct_rng = 0x1234567887654321ULL;
+    overflow_check();
     for (int trial = 0; trial < 400; trial++)
         tiny_trial(trial);
     for (int trial = 0; trial < 20; trial++) {

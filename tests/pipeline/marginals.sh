@@ -58,6 +58,16 @@ grep -q 'name="marginals" value="3"' "$("$CRFPIPE" tag --model "$tmp/a.model" --
 "$CRFPIPE" validate "$tmp/m3.xml" >/dev/null || fail "the XML with marginals is not valid"
 expect_fail "marginals must be 0 or more" "$CRFPIPE" tag --model "$tmp/a.model" --marginals -1 \
     "$tmp/test.conllu"
+# a bias whose exp() overflows: probabilities are refused (they came out
+# NaN), Viterbi decoding is not
+expect_fail "its scores are too large for exp()" "$CRFPIPE" tag --model "$tmp/a.model" \
+    --posteriors --label-bias NOUN:5000 "$tmp/test.conllu"
+expect_fail "its scores are too large for exp()" "$CRFPIPE" tag --model "$tmp/a.model" \
+    --decode posterior --label-bias NOUN:5000 "$tmp/test.conllu"
+"$CRFPIPE" tag --model "$tmp/a.model" --label-bias NOUN:5000 "$tmp/test.conllu" >"$tmp/b.out" \
+    || fail "Viterbi with a large bias"
+awk '/^[0-9]+\t/ { n++; if ($4 != "NOUN") bad = 1 } END { exit bad || !n }' "$tmp/b.out" \
+    || fail "a bias of +5000 did not make every token a NOUN"
 
 # 3. A column file tagged with extra outputs keeps the gold label and the
 # prediction as its last two columns, so eval (and conlleval) read it as

@@ -304,7 +304,9 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
                        uint32_t *out_y, double *scores, size_t *found);
 
 /* Forward-backward: log Z, and (when not NULL) token marginals
- * marg[t*Y + y] = P(y_t = y | x).  CRFP_EINVAL also for logz NULL. */
+ * marg[t*Y + y] = P(y_t = y | x).  CRFP_EINVAL also for logz NULL, and for
+ * scores too large for exp() (log Z not finite: a weight or label bias of
+ * about 700 or more), where marg is left unset; Viterbi has no such limit. */
 crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const double *theta,
                                   double *logz, double *marg);
 

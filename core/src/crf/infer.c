@@ -245,6 +245,11 @@ crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const doub
         return st;
     crfp_infer_begin(w, theta);
     st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL, NULL, NULL);
+    if (st == CRFP_OK && !isfinite(*logz)) {
+        /* exp() of scores this large overflows: no probability to give */
+        w->fb_seq = NULL;
+        return CRFP_EINVAL;
+    }
     if (st != CRFP_OK || !marg)
         return st;
     w->fb_seq = seq;
@@ -267,6 +272,8 @@ crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double
     crfp_infer_begin(w, theta);
     double logz;
     st = crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair, NULL, NULL);
+    if (st == CRFP_OK && !isfinite(logz))
+        return CRFP_EINVAL;
     if (st == CRFP_OK) {
         w->fb_seq = seq;
         w->fb_theta = theta;
