@@ -131,6 +131,13 @@ crfp_status bcd_train(crfp_host *host, const bcd_opts *o, const crfp_trainset *t
     double F;
     if ((st = objective(ts, ws, theta, &F)) != CRFP_OK)
         goto out;
+    if (!isfinite(F)) {
+        /* every block's statistics would be NaN too: nothing to descend */
+        st = crfp_error(host, CRFP_EINVAL, "bcd: the objective is not finite (%g) at the "
+                        "starting point (a warm start whose weights are too large for exp()?)",
+                        F);
+        goto out;
+    }
     crfp_log(host, CRFP_LOG_INFO, "bcd: %zu blocks, window radius %u%s, F = %.10g", nb,
              o->radius, o->radius ? "" : " (exact)", F);
     Fwin[0] = F;
@@ -198,6 +205,11 @@ crfp_status bcd_train(crfp_host *host, const bcd_opts *o, const crfp_trainset *t
         sweep++;
         if ((st = objective(ts, ws, theta, &F)) != CRFP_OK)
             goto out;
+        if (!isfinite(F)) {
+            st = crfp_error(host, CRFP_EINVAL, "bcd: the objective is not finite (%g) after sweep "
+                            "%d", F, sweep);
+            goto out;
+        }
         crfp_log(host, CRFP_LOG_DEBUG, "bcd: sweep %d: %zu blocks updated of %zu, %zu retries, "
                  "%zu left unchanged after %d trials", sweep, changed, tried, retries, given_up,
                  o->max_tries);

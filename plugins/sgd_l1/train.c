@@ -335,6 +335,14 @@ crfp_status sgd_calibrate(sgd_run *r, const sgd_opts *o, double *eta0)
     int trials = 0;
     if ((st = calib_objective(r, &c, o->batch, &f0)) != CRFP_OK)
         goto out;
+    if (!isfinite(f0)) {
+        /* no rate can be judged, and the epochs would only report a
+         * divergence that is not the rate's doing */
+        st = crfp_error(r->host, CRFP_EINVAL, "sgd_l1: the objective is not finite (%g) at the "
+                        "starting point (a warm start whose weights are too large for exp()?)",
+                        f0);
+        goto out;
+    }
     calib_restore(r, &c);
     if ((st = calib_trial(r, o, &c, e, &fe)) != CRFP_OK ||
         (st = calib_trial(r, o, &c, 2 * e, &f2)) != CRFP_OK)

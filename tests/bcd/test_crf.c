@@ -89,6 +89,17 @@ int main(void)
     CHECK(vb->train(host, pb, ts, xb) == CRFP_EINVAL, "max-tries 0 accepted");
     crfp_params_free(pb);
 
+    /* a starting point whose scores overflow exp() (a warm start of huge
+     * weights): a clear error, not a model of NaN weights */
+    for (size_t k = 0; k < dim; k++)
+        xb[k] = xl[k] * 1e4;
+    pb = tinycrf_params(host, bcd, kvw);
+    ts->monitor = NULL;
+    CHECK(vb->train(host, pb, ts, xb) == CRFP_EINVAL &&
+              strstr(crfp_errmsg(host), "not finite") != NULL,
+          "a non-finite starting objective: %s", crfp_errmsg(host));
+    crfp_params_free(pb);
+
     free(xl);
     free(xb);
     free(x0);

@@ -98,6 +98,16 @@ int main(void)
     crfp_trainset_free(ts3);
     crfp_team_free(team);
 
+    /* a starting point whose scores overflow exp() (a warm start of huge
+     * weights): said as such, not blamed on the learning rate */
+    for (size_t k = 0; k < dim; k++)
+        x2[k] = xl[k] * 1e4;
+    ps = tinycrf_params(host, sgd, kvs);
+    CHECK(vs->train(host, ps, ts, x2) == CRFP_EINVAL &&
+              strstr(crfp_errmsg(host), "not finite") != NULL,
+          "a non-finite starting objective: %s", crfp_errmsg(host));
+    crfp_params_free(ps);
+
     free(xl);
     free(xs);
     free(x2);
