@@ -215,6 +215,33 @@ int main(void)
     }
     reseal(file, n);
     CHECK(load_bytes(host, bad, file, n) == CRFP_OK, "restored");
+    /* A weight forged to NaN or infinity, checksum and all: refused, since
+     * Viterbi would answer label 0 everywhere; and such a model in memory
+     * is not saved. */
+    {
+        double quarter = 0.25, forged[2] = {NAN, INFINITY};
+        size_t at = n;
+        for (size_t k = 12; k + 8 <= n - 8 && at == n; k++)
+            if (memcmp(file + k, &quarter, 8) == 0)
+                at = k;
+        CHECK(at < n, "the weight 1/4 is in the file");
+        for (int f = 0; f < 2 && at < n; f++) {
+            memcpy(file + at, &forged[f], 8);
+            reseal(file, n);
+            CHECK(load_bytes(host, bad, file, n) == CRFP_EFORMAT &&
+                      strstr(crfp_errmsg(host), "is not finite") != NULL,
+                  "a %s weight loaded: %s", f ? "infinite" : "NaN", crfp_errmsg(host));
+        }
+        crfp_crf *mm = NULL;
+        CHECK(crfp_crf_load(host, path, &mm) == CRFP_OK, "reload");
+        if (mm) {
+            crfp_crf_weights(mm)[0] = NAN;
+            CHECK(crfp_crf_save(host, mm, bad) == CRFP_EINVAL &&
+                      strstr(crfp_errmsg(host), "not finite") != NULL,
+                  "a NaN weight saved: %s", crfp_errmsg(host));
+        }
+        crfp_crf_free(mm);
+    }
     free(file);
     /* Missing file. */
     crfp_crf *none = NULL;

@@ -15,6 +15,7 @@
  * loaded model is smaller than the trained one but scores identically.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -268,6 +269,17 @@ static int write_all(int fd, const unsigned char *buf, size_t n)
     return 0;
 }
 
+/* The first weight that is NaN or infinite, or SIZE_MAX.  A model never
+ * holds one: scores would compare as NaN and Viterbi would answer label 0
+ * everywhere without a word, so save refuses them and load reports them. */
+static size_t first_nonfinite(const crfp_crf *crf)
+{
+    for (size_t i = 0; i < crf->nparams; i++)
+        if (!isfinite(crf->w[i]))
+            return i;
+    return SIZE_MAX;
+}
+
 crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path)
 {
     if (!crf || !path)
@@ -275,6 +287,10 @@ crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path
     if (!crf->final)
         return crfp_error(host, CRFP_EINVAL, "%s: cannot save a model that is not finalized",
                           path);
+    size_t bad = first_nonfinite(crf);
+    if (bad != SIZE_MAX)
+        return crfp_error(host, CRFP_EINVAL, "%s: weight %zu of the model is not finite (%g): "
+                          "its training diverged; nothing was written", path, bad, crf->w[bad]);
     crfp_status st = crfp_crf_check_save_path(host, path);
     if (st != CRFP_OK)
         return st;
@@ -928,6 +944,15 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
                                 : crfp_error(host, CRFP_EFORMAT,
                                              "%s: the model file changed while it was being "
                                              "read", path);
+            } else {
+                size_t bad = first_nonfinite(*out);
+                if (bad != SIZE_MAX) {
+                    st = crfp_error(host, CRFP_EFORMAT, "%s: weight %zu is not finite (%g): "
+                                    "a model's weights are finite numbers", path, bad,
+                                    (*out)->w[bad]);
+                    crfp_crf_free(*out);
+                    *out = NULL;
+                }
             }
         }
     }
