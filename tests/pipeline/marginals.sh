@@ -136,6 +136,13 @@ awk '
         exit bad || nc < 20 || multi < 5 }' "$tmp/ner.xml" || fail "span probabilities"
 "$CRFPIPE" tag --model "$tmp/ner.model" --to xml -o "$tmp/ner0.xml" "$ner/test.conll" || fail "tag"
 ! grep -q '<f name="prob">' "$tmp/ner0.xml" || fail "span probabilities without --posteriors"
+# the sentences' results go to their own slots: any number of threads
+# writes the same corpus, options and all
+for th in 1 3; do
+    "$CRFPIPE" tag --model "$tmp/ner.model" --threads $th --posteriors --marginals 3 --nbest 2 \
+        --to xml -o "$tmp/ner-t$th.xml" "$ner/test.conll" || fail "tag --threads $th"
+done
+cmp -s "$tmp/ner-t1.xml" "$tmp/ner-t3.xml" || fail "1 and 3 threads tag differently"
 expect_fail "span-feature 'prob' would be overwritten" "$CRFPIPE" tag --model "$tmp/ner.model" \
     --posteriors --span-feature prob --to xml "$ner/test.conll"
 
