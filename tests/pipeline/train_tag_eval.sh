@@ -192,6 +192,22 @@ grep -q 'trained on the columns word,pos,chunk' "$tmp/t.err" || fail "no warning
 "$CRFPIPE" tag --model "$tmp/three.model" --input-columns form,xpos -o "$tmp/t.out" \
     "$pos/test.conllu" 2>"$tmp/t.err" || fail "tag with input-columns"
 ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning despite input-columns"
+# A dev sentence with a label the training data lacks cannot be scored: the
+# first is named, the count reported once, the rest of the dev set used;
+# a dev set of nothing else is an error.
+awk 'BEGIN { for (i = 0; i < 40; i++) print "w1 " (i % 2 ? "zz" : "A") "\n" }' >"$tmp/unk.txt"
+awk 'NR <= 60' "$tmp/three.txt" | awk '{ print $1, $3 }' >>"$tmp/unk.txt"
+awk '{ print $1, $3 }' "$tmp/three.txt" >"$tmp/two-train.txt"
+"$CRFPIPE" train --template "$tmp/long.tpl" --max-iter 2 --dev "$tmp/unk.txt" \
+    --model "$tmp/unk.model" "$tmp/two-train.txt" 2>"$tmp/unk.err" || fail "train with unknown dev labels"
+[ "$(grep -c "label 'zz' unknown" "$tmp/unk.err")" -eq 1 ] || fail "not one warning for the first"
+grep -q "dev: 20 of [0-9]* sentences (20 tokens) left out" "$tmp/unk.err" ||
+    { cat "$tmp/unk.err" >&2; fail "no count of the dev sentences left out"; }
+grep -q '^iter.*dev-err' "$tmp/unk.err" || fail "no dev error for the rest"
+awk 'BEGIN { print "w1 zz\n\nw2 zz\n" }' >"$tmp/allunk.txt"
+expect_fail "none of the dev set's 2 sentences can be scored" "$CRFPIPE" train \
+    --template "$tmp/long.tpl" --max-iter 2 --dev "$tmp/allunk.txt" --model "$tmp/unk.model" \
+    "$tmp/two-train.txt"
 # the same for a second training input of a run
 cat >"$tmp/three.xml" <<X
 <pipeline xmlns="urn:crfpipe:pipeline:1">

@@ -339,9 +339,13 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
         st = crfp_dataset_add(r->host, ds, r->crf, r->obs, r->labels, grow);
         if (st == CRFP_ENOTFOUND && !grow) {
             /* A dev sentence with a label never seen in training cannot be
-             * scored; say so once per sentence and go on. */
-            crfp_log(r->host, CRFP_LOG_WARN, "%s: %s (sentence skipped)", origin,
-                     crfp_errmsg(r->host));
+             * scored: the first is named, all are counted, and the summary
+             * says how much of the dev set the dev error leaves out. */
+            if (r->dev_unknown[0]++ == 0)
+                crfp_log(r->host, CRFP_LOG_WARN, "%s: document '%s', sentence %zu: %s (sentence "
+                         "left out of the dev error; the others like it are counted)", origin,
+                         crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, crfp_errmsg(r->host));
+            r->dev_unknown[1] += seq->ntok;
             st = CRFP_OK;
         }
     }
@@ -1045,8 +1049,22 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     r->total[3] = crfp_dataset_tokens(r->dev);
     r->total[4] = r->skipped[0];
     r->total[5] = r->skipped[1];
-    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 6)) != CRFP_OK)
+    r->total[6] = r->dev_unknown[0];
+    r->total[7] = r->dev_unknown[1];
+    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 8)) != CRFP_OK)
         return st;
+    if (r->total[6] && r->total[2] == 0) {
+        crfp_dist_set_failure_kind(CRFP_DIST_FAIL_SAME);
+        return crfp_error(host, CRFP_EINVAL, "none of the dev set's %llu sentences can be scored: "
+                          "each has a label the training data lacks",
+                          (unsigned long long)r->total[6]);
+    }
+    if (r->total[6])
+        crfp_log(host, CRFP_LOG_WARN, "dev: %llu of %llu sentences (%llu tokens) left out: "
+                 "their labels include one the training data lacks, which the model cannot "
+                 "predict; the dev error is over the other sentences",
+                 (unsigned long long)r->total[6], (unsigned long long)(r->total[6] + r->total[2]),
+                 (unsigned long long)r->total[7]);
     if (r->total[4] || r->total[5])
         crfp_log(host, CRFP_LOG_INFO, "unlabelled=skip: left out %llu training and %llu dev "
                  "sentences with a token lacking the '%s' label",
