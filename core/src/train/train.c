@@ -1059,7 +1059,7 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
                           "each has a label the training data lacks",
                           (unsigned long long)r->total[6]);
     }
-    if (r->total[6])
+    if (r->total[6] && crfp_dist_rank() == 0)   /* the job's figures, said once */
         crfp_log(host, CRFP_LOG_WARN, "dev: %llu of %llu sentences (%llu tokens) left out: "
                  "their labels include one the training data lacks, which the model cannot "
                  "predict; the dev error is over the other sentences",
