@@ -55,7 +55,7 @@ run 60 1 'blank.conll: no labelled sentences' --quiet train --template "$top_src
 # Messages quote the data: its control bytes (an escape sequence that would
 # clear or retitle the terminal) are written \xHH, in warnings and errors.
 printf 'a X\nb Y\n\n' > esc-train.conll
-printf 'a X\nb \033[2JY\n\n' > esc-dev.conll
+printf 'a X\nb \033[2JY\n\na X\n\n' > esc-dev.conll
 printf 'U00:%%x[0,0]\nB\n' > esc.tpl
 run 60 0 "label '\\\\x1b\\[2JY' unknown to the model" --quiet train --template esc.tpl --dev esc-dev.conll \
     --model esc.model esc-train.conll
