@@ -53,6 +53,14 @@ typedef struct cli_output {
 /* --force-special: let -o write into FIFOs, devices and through symlinks. */
 void cli_output_force_special(int on);
 crfp_status cli_output_open(crfp_host *host, cli_output *o, const char *path);
+/* Whether paths a and b name one existing file, however spelt (hard links
+ * and "./x" included); NULL and "-" name none. */
+int cli_same_file(const char *a, const char *b);
+/* cli_output_open, refusing (CRFP_EINVAL, message in host) an output that
+ * is the file `input` itself: the output replaces it only at the end, but
+ * then the input is gone (a model overwritten by `model info -o`). */
+crfp_status cli_output_open_over(crfp_host *host, cli_output *o, const char *path,
+                                 const char *input);
 crfp_status cli_output_commit(crfp_host *host, cli_output *o);
 void cli_output_abort(cli_output *o);
 /* Whether an output could be written at `path` (NULL or "-": stdout, yes):

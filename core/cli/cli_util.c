@@ -67,6 +67,26 @@ static crfp_status open_failed(cli_output *o, crfp_status st)
     return st;
 }
 
+int cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-"))
+        return 0;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+crfp_status cli_output_open_over(crfp_host *host, cli_output *o, const char *path,
+                                 const char *input)
+{
+    if (cli_same_file(path, input)) {
+        memset(o, 0, sizeof *o);
+        return crfp_error(host, CRFP_EINVAL, "%s: is the input %s itself; writing the output "
+                          "there would destroy it (choose another -o)", path, input);
+    }
+    return cli_output_open(host, o, path);
+}
+
 crfp_status cli_output_open(crfp_host *host, cli_output *o, const char *path)
 {
     memset(o, 0, sizeof *o);

@@ -85,7 +85,7 @@ static int run(crfp_host *host, const char *rname, const char *wname, const sett
     void *rstate = NULL, *wstate = NULL;
     int out_open = 0;
     crfp_status st = cli_input_open(host, &in, inpath);
-    if (st == CRFP_OK && (st = cli_output_open(host, &out, outpath)) == CRFP_OK)
+    if (st == CRFP_OK && (st = cli_output_open_over(host, &out, outpath, inpath)) == CRFP_OK)
         out_open = 1;
     cli_progress *bar = st == CRFP_OK ? cli_progress_start(host, in.fp, "converting") : NULL;
     if (st == CRFP_OK)

@@ -13,7 +13,7 @@ crfp_status cli_model_open(crfp_host *host, const char *out, const char *path, c
                            crfp_crf **crf)
 {
     /* the output first: a bad -o fails before a big model loads */
-    crfp_status st = cli_output_open(host, o, out);
+    crfp_status st = cli_output_open_over(host, o, out, path);
     if (st != CRFP_OK)
         return st;
     if ((st = crfp_crf_load(host, path, crf)) != CRFP_OK)

@@ -18,7 +18,7 @@ int cli_run_pipeline(crfp_host *host, crfp_pipeline *p, const char *inpath, cons
     if (cli_input_open(host, &in, inpath) != CRFP_OK)
         return cli_fail(host);
     int training = crfp_pipeline_is_training(p);
-    if (!training && cli_output_open(host, &out, outpath) != CRFP_OK) {
+    if (!training && cli_output_open_over(host, &out, outpath, inpath) != CRFP_OK) {
         cli_input_close(&in);
         return cli_fail(host);
     }
@@ -125,7 +125,18 @@ int cli_run_many(crfp_host *host, crfp_pipeline *p, const char *cmd, const char 
     }
     cli_output common;
     int have_common = !training && !outdir;
-    crfp_status st = have_common ? cli_output_open(host, &common, outpath) : CRFP_OK;
+    crfp_status st = CRFP_OK;
+    for (size_t i = 0; have_common && i < nin && st == CRFP_OK; i++)
+        if (cli_same_file(outpath, inputs[i]))
+            st = crfp_error(host, CRFP_EINVAL, "%s: is the input %s itself; writing the output "
+                            "there would destroy it (choose another -o)", outpath, inputs[i]);
+    if (st != CRFP_OK) {
+        for (size_t i = 0; names && i < nin; i++)
+            free(names[i]);
+        free(names);
+        return cli_fail(host);
+    }
+    st = have_common ? cli_output_open(host, &common, outpath) : CRFP_OK;
     if (st == CRFP_OK)
         st = crfp_pipeline_begin(p, have_common ? &common.stream : NULL);
     else

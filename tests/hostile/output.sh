@@ -61,4 +61,25 @@ kill "$live" 2>/dev/null
 [ -e "new.conll.tmp.$live.AbCdEf" ] || fail "the temporary of a live process was removed"
 rm -f "new.conll.tmp.$live.AbCdEf"
 ls new.conll.tmp.* 2>/dev/null && fail "convert left a temporary behind"
+
+# An output that is the input itself, however spelt (./, a hard link), is
+# refused before anything is written: the output replaces its file only at
+# the end, and then the input was gone (a model overwritten by model info,
+# a corpus by its eval report).
+printf 'U00:%%x[0,0]\nB\n' > s.tpl
+cp in.conll keep.conll
+run 30 0 '' train --template s.tpl --max-iter 2 --model s.model in.conll
+cp s.model s-keep.model
+ln in.conll hard.conll
+run 10 1 'is the input in.conll itself' convert --to xml in.conll -o ./in.conll
+run 10 1 'is the input in.conll itself' tag --model s.model -o hard.conll in.conll
+run 10 1 'is the input in.conll itself' eval --model s.model -o in.conll in.conll
+run 10 1 'is the input in.conll itself' tag --model s.model -o in.conll keep.conll in.conll
+run 10 1 'is the input s.model itself' model info -o s.model s.model
+run 10 2 '--model in.conll is the training file itself' train --template s.tpl --model in.conll in.conll
+run 10 2 '--report keep.conll is the dev file itself' train --template s.tpl --dev keep.conll \
+    --report keep.conll --model s2.model in.conll
+cmp -s in.conll keep.conll && cmp -s s.model s-keep.model || fail "an input was written over"
+# a warm start may write its own model: it is read whole before training
+run 30 0 '' train --template s.tpl --max-iter 2 --init-model s.model --model s.model in.conll
 exit 0
