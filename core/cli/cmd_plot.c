@@ -125,6 +125,10 @@ int cmd_plot(crfp_host *host, int argc, char **argv)
                        "RUN.tsv)");
     if (rc == CLI_OK && !out)
         rc = cli_usage(argv[0], "-o FILE is required (SVG, or PNG when it ends in .png)");
+    for (size_t k = 0; k < nspec && rc == CLI_OK; k++)
+        if (cli_same_file(out, specs[k]))
+            rc = cli_usage(argv[0], "-o %s is the table %s itself; drawing there would destroy "
+                           "it", out, specs[k]);
     if (rc != CLI_OK) {
         free(specs);
         return rc;

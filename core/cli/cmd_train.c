@@ -159,17 +159,19 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         return cli_usage(argv[0], "-o needs --rho1-path or --cv-folds");
     /* Every file training writes comes after the data is read: one of
      * them naming the training or dev file would destroy it. */
-    const char *dev = NULL, *model = NULL;
+    const char *dev = NULL, *model = NULL, *ckpt = NULL;
     for (size_t k = 0; k < tp.n; k++) {
         const char *dot = strchr(tp.names[k], '.'), *nm = dot ? dot + 1 : tp.names[k];
         if (strcmp(nm, "dev") == 0)
             dev = tp.values[k];
         else if (strcmp(nm, "model") == 0)
             model = tp.values[k];
+        else if (strcmp(nm, "checkpoint") == 0)
+            ckpt = tp.values[k];
     }
-    const char *outs[] = {model, report, path_report, table};
-    const char *what[] = {"--model", "--report", "--path-report", "-o"};
-    for (size_t k = 0; k < 4; k++)
+    const char *outs[] = {model, report, path_report, table, ckpt};
+    const char *what[] = {"--model", "--report", "--path-report", "-o", "--checkpoint"};
+    for (size_t k = 0; k < 5; k++)
         if (cli_same_file(outs[k], input) || cli_same_file(outs[k], dev))
             return cli_usage(argv[0], "%s %s is the %s file itself; writing it would destroy it",
                              what[k], outs[k], cli_same_file(outs[k], input) ? "training" : "dev");

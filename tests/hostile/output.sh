@@ -79,7 +79,13 @@ run 10 1 'is the input s.model itself' model info -o s.model s.model
 run 10 2 '--model in.conll is the training file itself' train --template s.tpl --model in.conll in.conll
 run 10 2 '--report keep.conll is the dev file itself' train --template s.tpl --dev keep.conll \
     --report keep.conll --model s2.model in.conll
-cmp -s in.conll keep.conll && cmp -s s.model s-keep.model || fail "an input was written over"
+run 10 2 '--checkpoint in.conll is the training file itself' train --template s.tpl \
+    --checkpoint in.conll --model s2.model in.conll
+run 30 0 '' train --template s.tpl --max-iter 2 --report s.tsv --model s2.model in.conll
+cp s.tsv s-keep.tsv
+run 10 2 '-o s.tsv is the table s.tsv itself' plot -o s.tsv s.tsv
+cmp -s in.conll keep.conll && cmp -s s.model s-keep.model && cmp -s s.tsv s-keep.tsv ||
+    fail "an input was written over"
 # a warm start may write its own model: it is read whole before training
 run 30 0 '' train --template s.tpl --max-iter 2 --init-model s.model --model s.model in.conll
 exit 0
