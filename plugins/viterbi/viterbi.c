@@ -113,8 +113,12 @@ typedef struct tagger {
     char *bias_spec;  /* label-bias, for provenance */
     colmap cm;        /* cm.n == 0: the document's columns */
     unsigned char *cm_warned;   /* per mapped column: its absence was reported */
-    int cols_checked;           /* the input's columns were compared with the model's */
+    /* the input's columns were compared with the model's; documents may be
+     * tagged concurrently (process_concurrent), so it is claimed atomically */
+    atomic_int cols_checked;
     char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob, OUTPUT-marginal-1..nmarg */
+    const char **extras;  /* the outputs written besides OUTPUT (into outnames) */
+    size_t nextras;
     const char *model_path;
     /* Idle decoding workspaces; at most as many exist as workers ever ran
      * at once.  The lock guards only the list. */
@@ -365,6 +369,7 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     if (!tg)
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     tg->host = host;
+    atomic_init(&tg->cols_checked, 0);
     if (pthread_mutex_init(&tg->idle_lock, NULL) != 0) {
         free(tg);
         return crfp_error(host, CRFP_ENOMEM, "cannot create a lock");
@@ -480,6 +485,16 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         else
             snprintf(tg->outnames[k], olen, "%s-marginal-%zu", tg->output, k - tg->nbest);
     }
+    /* up to 999 n-best, the probability and up to model-labels (4096)
+     * marginals: on the heap, made once for every document */
+    if (!(tg->extras = malloc((tg->nbest + tg->nmarg + 1) * sizeof *tg->extras)))
+        goto nomem;
+    for (size_t k = 1; k < tg->nbest; k++)
+        tg->extras[tg->nextras++] = tg->outnames[k];
+    if (tg->posteriors)
+        tg->extras[tg->nextras++] = tg->outnames[tg->nbest];
+    for (size_t r = 1; r <= tg->nmarg; r++)
+        tg->extras[tg->nextras++] = tg->outnames[tg->nbest + r];
     *state = tg;
     return CRFP_OK;
 nomem:
@@ -781,9 +796,8 @@ static void check_columns(tagger *tg, const crfp_doc *doc)
 {
     const char *mc = crfp_crf_meta(tg->crf, "columns");
     const char *dc = crfp_doc_meta_str(doc, "columns");
-    if (tg->cols_checked || tg->cm.n || !mc || !dc)
+    if (tg->cm.n || !mc || !dc || atomic_exchange(&tg->cols_checked, 1))
         return;
-    tg->cols_checked = 1;
     int mp = positional(mc), dp = positional(dc);
     if (mp && dp)
         return;
@@ -817,16 +831,8 @@ static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
      * the gold label when the input ends with it: gold and prediction stay
      * the last two columns, which is where conlleval and crfpipe eval look
      * in a column file that cannot say which column is which. */
-    const char *extra[1000 + 1 + 1000];
-    size_t n = 0;
-    for (size_t k = 1; k < tg->nbest; k++)
-        extra[n++] = tg->outnames[k];
-    if (tg->posteriors)
-        extra[n++] = tg->outnames[tg->nbest];
-    for (size_t r = 1; r <= tg->nmarg; r++)
-        extra[n++] = tg->outnames[tg->nbest + r];
     const char *label = crfp_crf_meta(tg->crf, "label");
-    crfp_status st = columns_insert(doc, extra, n, label && *label ? label : NULL);
+    crfp_status st = columns_insert(doc, tg->extras, tg->nextras, label && *label ? label : NULL);
     if (st == CRFP_OK)
         st = columns_extend(doc, (const char *const *)tg->outnames, 1);
     return st;
@@ -1074,6 +1080,7 @@ static void tagger_close(void *state)
         for (size_t k = 0; k <= tg->nbest + tg->nmarg; k++)
             free(tg->outnames[k]);
     free(tg->outnames);
+    free(tg->extras);
     free(tg->output);
     free(tg->set);
     free(tg->spantype);

@@ -58,6 +58,17 @@ grep -q 'name="marginals" value="3"' "$("$CRFPIPE" tag --model "$tmp/a.model" --
 "$CRFPIPE" validate "$tmp/m3.xml" >/dev/null || fail "the XML with marginals is not valid"
 expect_fail "marginals must be 0 or more" "$CRFPIPE" tag --model "$tmp/a.model" --marginals -1 \
     "$tmp/test.conllu"
+# every marginal of a model with more labels than n-best allows entries
+# (2,100): the extra outputs' list overflowed a fixed array and crashed
+awk 'BEGIN { for (i = 0; i < 2100; i++) printf "w%d L%d\n\n", i, i }' >"$tmp/many.txt"
+printf 'U00:%%x[0,0]\n' >"$tmp/many.tpl"
+"$CRFPIPE" -q train --template "$tmp/many.tpl" --max-iter 1 --threads 1 --model "$tmp/many.model" \
+    "$tmp/many.txt" || fail "train 2,100 labels"
+printf 'w1\nw2\n\n' >"$tmp/two.txt"
+"$CRFPIPE" tag --model "$tmp/many.model" --columns word --nbest 3 --posteriors --marginals 5000 \
+    -o "$tmp/many.out" "$tmp/two.txt" || fail "tag with 2,100 marginals"
+awk 'NF && NF != 1 + 2 + 1 + 2100 + 1 { bad = 1 } END { exit bad || NR < 2 }' "$tmp/many.out" \
+    || fail "not every marginal of 2,100 labels written"
 # a bias whose exp() overflows: probabilities are refused (they came out
 # NaN), Viterbi decoding is not
 expect_fail "its scores are too large for exp()" "$CRFPIPE" tag --model "$tmp/a.model" \
