@@ -62,11 +62,14 @@ crfp_status crfp_xml_writer_open(crfp_host *host, crfp_stream *out, crfp_xml_wri
 
 /* XML 1.0 cannot carry C0 controls other than tab, LF and CR (CR goes out
  * as &#13;), nor U+FFFE/U+FFFF.  Returns the byte offset of the first such
- * character, or (size_t)-1. */
-static size_t xml_bad_char(const char *s, size_t len)
+ * character, or (size_t)-1.  *high (may be NULL) is set when a byte above
+ * ASCII comes before it: only then is there UTF-8 to validate. */
+static size_t xml_bad_char(const char *s, size_t len, int *high)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < len; i++) {
+        if (p[i] >= 0x80 && high)
+            *high = 1;
         if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
             return i;
         if (p[i] == 0xEF && i + 2 < len && p[i + 1] == 0xBF && (p[i + 2] == 0xBE || p[i + 2] == 0xBF))
@@ -86,8 +89,9 @@ static crfp_status check_str(check_ctx *c, const char *s, const char *what)
     /* Documents built by the readers hold valid UTF-8; a plugin's own
      * strings (an annotation type, a feature name) may not, and the
      * output must still be XML that reads back. */
-    size_t len = strlen(s), bad = xml_bad_char(s, len), badu;
-    if (!crfp_utf8_valid(s, len, &badu) && (bad == (size_t)-1 || badu < bad))
+    int high = 0;
+    size_t len = strlen(s), bad = xml_bad_char(s, len, &high), badu;
+    if (high && !crfp_utf8_valid(s, len, &badu) && (bad == (size_t)-1 || badu < bad))
         return crfp_error(c->w->host, CRFP_EINVAL,
                           "%s: document '%s': %s is not valid UTF-8 (byte %zu)", c->w->out->name,
                           c->docid, what, badu);
@@ -143,7 +147,7 @@ static crfp_status check_doc(crfp_xml_writer *w, const crfp_doc *doc)
     crfp_status st = check_str(&c, c.docid, "the id");
     size_t len;
     const char *text = crfp_doc_text(doc, &len);
-    size_t bad = xml_bad_char(text, len);
+    size_t bad = xml_bad_char(text, len, NULL);   /* UTF-8 since crfp_doc_set_text */
     if (st == CRFP_OK && bad != (size_t)-1) {
         const unsigned char *p = (const unsigned char *)text + bad;
         unsigned cp = p[0] < 0x20 ? p[0] : p[2] == 0xBE ? 0xFFFEu : 0xFFFFu;
