@@ -66,6 +66,21 @@ crfp_status columns_insert(crfp_doc *doc, const char *const *names, size_t n,
     return st;
 }
 
+size_t columns_misc_key(char *buf, size_t cap, const char *prefix, const char *label)
+{
+    size_t n = strlen(prefix), m = strlen(label);
+    if (buf && n + m < cap) {
+        memcpy(buf, prefix, n);
+        for (size_t i = 0; i < m; i++) {
+            unsigned char c = (unsigned char)label[i];
+            buf[n + i] = c == '=' || c == '|' || c <= ' ' ? '_'
+                         : c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : (char)c;
+        }
+        buf[n + m] = '\0';
+    }
+    return n + m;
+}
+
 char *columns_name(const char *prefix, const char *suffix)
 {
     size_t la = strlen(prefix), lb = strlen(suffix);

@@ -29,4 +29,13 @@ PLUGIN_COMMON_API crfp_status columns_extend(crfp_doc *doc, const char *const *n
 PLUGIN_COMMON_API crfp_status columns_insert(crfp_doc *doc, const char *const *names, size_t n,
                                              const char *before_last);
 
+/* The CoNLL-U MISC attribute that holds a label's gold value or prediction
+ * ("Gold" + "upos" -> "GoldUPOS"): PREFIX then LABEL in capitals, with the
+ * characters MISC keys cannot hold ('=', '|', blanks) as '_'.  What the
+ * CoNLL-U writer writes and crfpipe eval looks for.  Written into buf (cap
+ * bytes, NUL-terminated) when it fits, as snprintf does; returns its
+ * length, so that buf NULL / cap 0 asks for the size.  Cannot fail. */
+PLUGIN_COMMON_API size_t columns_misc_key(char *buf, size_t cap, const char *prefix,
+                                          const char *label);
+
 #endif

@@ -35,8 +35,8 @@
  */
 #include "config.h"
 #include "../conll_writer/colwalk.h"
+#include "../common/columns.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -627,20 +627,13 @@ static crfp_status parse_map(writer *w, const char *map)
     return CRFP_OK;
 }
 
-/* "Gold" + the label in capitals (GoldUPOS); a label's characters that
- * MISC keys cannot hold ('=', '|', spaces) become '_'. */
+/* columns_misc_key, malloc'd (NULL when out of memory). */
 static char *misc_key(const char *prefix, const char *label)
 {
-    size_t n = strlen(prefix), m = strlen(label);
-    char *s = malloc(n + m + 1);
-    if (!s)
-        return NULL;
-    memcpy(s, prefix, n);
-    for (size_t i = 0; i < m; i++) {
-        unsigned char c = (unsigned char)label[i];
-        s[n + i] = c == '=' || c == '|' || c <= ' ' ? '_' : (char)toupper(c);
-    }
-    s[n + m] = '\0';
+    size_t n = columns_misc_key(NULL, 0, prefix, label);
+    char *s = malloc(n + 1);
+    if (s)
+        columns_misc_key(s, n + 1, prefix, label);
     return s;
 }
 

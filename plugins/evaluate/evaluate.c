@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../common/columns.h"
 #include "g2p.h"
 #include "plot.h"
 
@@ -219,22 +220,14 @@ static int misc_key_with(const crfp_tokseq *seq, int misc, const char *prefix, c
     return 1;
 }
 
-/* Whether the sentence's MISC has the attribute PREFIX + LABEL in the
- * writer's spelling (upper case; '=', '|' and blanks as '_'), copied into
- * key (64 bytes). */
+/* Whether the sentence's MISC has the attribute PREFIX + LABEL as the
+ * CoNLL-U writer spells it (columns_misc_key), copied into key (64 bytes). */
 static int misc_has_label_key(const crfp_tokseq *seq, int misc, const char *prefix,
                               const char *label, char *key)
 {
-    size_t pl = strlen(prefix), ll = strlen(label);
-    if (misc < 0 || pl + ll >= 64)
+    /* keys of 64 bytes or more are never collected (misc_keys_with) */
+    if (misc < 0 || columns_misc_key(key, 64, prefix, label) >= 64)
         return 0;
-    memcpy(key, prefix, pl);
-    for (size_t i = 0; i < ll; i++) {
-        unsigned char c = (unsigned char)label[i];
-        key[pl + i] = c == '=' || c == '|' || c <= ' ' ? '_'
-                      : c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : (char)c;
-    }
-    key[pl + ll] = '\0';
     char all[16][64];
     size_t n = misc_keys_with(seq, misc, prefix, all, 16);
     for (size_t i = 0; i < n; i++)
