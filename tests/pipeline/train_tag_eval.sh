@@ -171,24 +171,20 @@ expect_fail "has the columns word,label where the training data has word,col1,la
 "$CRFPIPE" model info "$tmp/three.model" | grep -q "^meta	columns	word,col1,label$" \
     || fail "the model does not record its columns"
 awk '{ if ($1 == "") print ""; else print $1, $2 }' "$tmp/three.txt" >"$tmp/nogold.txt"
-for f in three.txt nogold.txt; do
-    "$CRFPIPE" tag --model "$tmp/three.model" -o "$tmp/t.out" "$tmp/$f" 2>"$tmp/t.err" || fail "tag $f"
-    ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning on $f"
-done
-"$CRFPIPE" tag --model "$tmp/three.model" -o "$tmp/t.out" "$pos/test.conllu" 2>"$tmp/t.err" ||
-    fail "tag CoNLL-U with a column-file model"
-[ "$(grep -c 'trained on the columns word,col1,label, and document .* has id,form,' "$tmp/t.err")" -eq 1 ] \
-    || { cat "$tmp/t.err" >&2; fail "no single warning for CoNLL-U input to a column-file model"; }
-# named columns in training, by position in tagging: as many columns, quiet
+# the same with the columns named in training, by position in tagging
 "$CRFPIPE" -q train --template "$tmp/three.tpl" --max-iter 2 --columns word,pos,chunk \
     --model "$tmp/named.model" "$tmp/three.txt" || fail "train with named columns"
-for f in three.txt nogold.txt; do
-    "$CRFPIPE" tag --model "$tmp/named.model" -o "$tmp/t.out" "$tmp/$f" 2>"$tmp/t.err" || fail "tag $f"
-    ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning on $f (named model)"
+for m in three:word,col1,label named:word,pos,chunk; do
+    model=$tmp/${m%%:*}.model cols=${m#*:}
+    for f in three.txt nogold.txt; do
+        "$CRFPIPE" tag --model "$model" -o "$tmp/t.out" "$tmp/$f" 2>"$tmp/t.err" || fail "tag $f"
+        ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning on $f ($m)"
+    done
+    "$CRFPIPE" tag --model "$model" -o "$tmp/t.out" "$pos/test.conllu" 2>"$tmp/t.err" ||
+        fail "tag CoNLL-U with a column-file model ($m)"
+    [ "$(grep -c "trained on the columns $cols, and document .* has id,form," "$tmp/t.err")" -eq 1 ] \
+        || { cat "$tmp/t.err" >&2; fail "no single warning for CoNLL-U input ($m)"; }
 done
-"$CRFPIPE" tag --model "$tmp/named.model" -o "$tmp/t.out" "$pos/test.conllu" 2>"$tmp/t.err" ||
-    fail "tag CoNLL-U with a named-column model"
-grep -q 'trained on the columns word,pos,chunk' "$tmp/t.err" || fail "no warning (named model, CoNLL-U)"
 "$CRFPIPE" tag --model "$tmp/three.model" --input-columns form,xpos -o "$tmp/t.out" \
     "$pos/test.conllu" 2>"$tmp/t.err" || fail "tag with input-columns"
 ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning despite input-columns"
