@@ -56,9 +56,11 @@ crfp_status cli_output_open(crfp_host *host, cli_output *o, const char *path);
 /* Whether paths a and b name one existing file, however spelt (hard links
  * and "./x" included); NULL and "-" name none. */
 int cli_same_file(const char *a, const char *b);
-/* cli_output_open, refusing (CRFP_EINVAL, message in host) an output that
- * is the file `input` itself: the output replaces it only at the end, but
- * then the input is gone (a model overwritten by `model info -o`). */
+/* CRFP_EINVAL (message in host) when output `path` is the file `input`
+ * itself: the output replaces it only at the end, but then the input is
+ * gone (a model overwritten by `model info -o`); else CRFP_OK. */
+crfp_status cli_not_input(crfp_host *host, const char *path, const char *input);
+/* cli_output_open after cli_not_input. */
 crfp_status cli_output_open_over(crfp_host *host, cli_output *o, const char *path,
                                  const char *input);
 crfp_status cli_output_commit(crfp_host *host, cli_output *o);

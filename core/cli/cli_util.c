@@ -76,13 +76,21 @@ int cli_same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+crfp_status cli_not_input(crfp_host *host, const char *path, const char *input)
+{
+    if (!cli_same_file(path, input))
+        return CRFP_OK;
+    return crfp_error(host, CRFP_EINVAL, "%s: is the input %s itself; writing the output there "
+                      "would destroy it (choose another -o)", path, input);
+}
+
 crfp_status cli_output_open_over(crfp_host *host, cli_output *o, const char *path,
                                  const char *input)
 {
-    if (cli_same_file(path, input)) {
+    crfp_status st = cli_not_input(host, path, input);
+    if (st != CRFP_OK) {
         memset(o, 0, sizeof *o);
-        return crfp_error(host, CRFP_EINVAL, "%s: is the input %s itself; writing the output "
-                          "there would destroy it (choose another -o)", path, input);
+        return st;
     }
     return cli_output_open(host, o, path);
 }

@@ -127,9 +127,7 @@ int cli_run_many(crfp_host *host, crfp_pipeline *p, const char *cmd, const char 
     int have_common = !training && !outdir;
     crfp_status st = CRFP_OK;
     for (size_t i = 0; have_common && i < nin && st == CRFP_OK; i++)
-        if (cli_same_file(outpath, inputs[i]))
-            st = crfp_error(host, CRFP_EINVAL, "%s: is the input %s itself; writing the output "
-                            "there would destroy it (choose another -o)", outpath, inputs[i]);
+        st = cli_not_input(host, outpath, inputs[i]);
     if (st != CRFP_OK) {
         for (size_t i = 0; names && i < nin; i++)
             free(names[i]);
