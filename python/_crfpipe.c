@@ -227,78 +227,149 @@ static const char *utf8_of(PyObject *o, Py_ssize_t *n, const char *what)
     return s;
 }
 
-/* One token's attributes (a str, a sequence of str, or a dict of
- * name -> str / weight) as one cell in tmp. */
-static int token_attrs(PyObject *tok, arena *tmp)
+/* Nesting deeper than this is taken for a mistake (or a dict holding
+ * itself), not flattened. */
+#define ATTR_MAX_DEPTH 16
+
+/* The attribute prefix + s (pn + n bytes) appended to tmp; sep, when not
+ * NUL, goes between them. */
+static int put_attr2(arena *tmp, const char *prefix, size_t pn, char sep, const char *s,
+                     size_t n)
 {
-    Py_ssize_t n;
-    const char *s;
-    tmp->n = 0;
-    if (PyUnicode_Check(tok)) {
-        if (!(s = utf8_of(tok, &n, "an attribute")))
-            return -1;
-        return put_attr(tmp, s, (size_t)n);
+    if (pn == 0 && sep == '\0') {
+        if (put_attr(tmp, s, n) == 0)
+            return 0;
+        PyErr_NoMemory();
+        return -1;
     }
-    if (PyDict_Check(tok)) {
-        PyObject *k, *v;
-        Py_ssize_t pos = 0;
-        while (PyDict_Next(tok, &pos, &k, &v)) {
-            Py_ssize_t kn;
-            const char *ks = utf8_of(k, &kn, "an attribute name");
-            if (!ks)
-                return -1;
-            if (PyUnicode_Check(v)) {
-                /* {"word": "the"} is the attribute "word=the" */
-                Py_ssize_t vn;
-                const char *vs = utf8_of(v, &vn, "an attribute value");
-                if (!vs)
-                    return -1;
-                char *kv = malloc((size_t)kn + (size_t)vn + 2);
-                if (!kv)
-                    return -1;
-                memcpy(kv, ks, (size_t)kn);
-                kv[kn] = '=';
-                memcpy(kv + kn + 1, vs, (size_t)vn);
-                int r = put_attr(tmp, kv, (size_t)(kn + vn + 1));
-                free(kv);
-                if (r != 0)
-                    return -1;
-                continue;
-            }
+    size_t k = pn + (sep != '\0') + n;
+    char small[256];
+    char *kv = k <= sizeof small ? small : malloc(k);
+    if (!kv) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(kv, prefix, pn);
+    if (sep != '\0')
+        kv[pn] = sep;
+    memcpy(kv + pn + (sep != '\0'), s, n);
+    int r = put_attr(tmp, kv, k);
+    if (kv != small)
+        free(kv);
+    if (r != 0 && !PyErr_Occurred())
+        PyErr_NoMemory();
+    return r;
+}
+
+static int attrs_of(PyObject *v, const char *prefix, size_t pn, arena *tmp, int depth);
+
+/* The attributes of dict d, every name after prefix (pn bytes, "" at the
+ * top): {"word": "the"} is "word=the", {"upper": True} (a weight of 1)
+ * "upper", a weight of 0 nothing, and a nested dict, list, tuple or set
+ * {"suffix": {...}} / {"tags": [...]} its own attributes, each after
+ * "suffix:" / "tags:" as python-crfsuite flattens them. */
+static int dict_attrs(PyObject *d, const char *prefix, size_t pn, arena *tmp, int depth)
+{
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(d, &pos, &k, &v)) {
+        Py_ssize_t kn;
+        const char *ks = utf8_of(k, &kn, "an attribute name");
+        if (!ks)
+            return -1;
+        /* name: prefix + key */
+        size_t nn = pn + (size_t)kn;
+        char small[256];
+        char *name = nn + 1 <= sizeof small ? small : malloc(nn + 1);
+        if (!name) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(name, prefix, pn);
+        memcpy(name + pn, ks, (size_t)kn);
+        name[nn] = '\0';
+        int r = 0;
+        if (PyUnicode_Check(v)) {
+            Py_ssize_t vn;
+            const char *vs = utf8_of(v, &vn, "an attribute value");
+            r = vs ? put_attr2(tmp, name, nn, '=', vs, (size_t)vn) : -1;
+        } else if (PyDict_Check(v) || PyList_Check(v) || PyTuple_Check(v) || PyAnySet_Check(v)) {
+            name[nn] = ':';
+            r = attrs_of(v, name, nn + 1, tmp, depth + 1);
+        } else {
             double w = PyFloat_AsDouble(v);
             if (w == -1.0 && PyErr_Occurred()) {
-                PyErr_Format(PyExc_TypeError, "attribute '%s': value must be str or a number",
-                             ks);
-                return -1;
-            }
-            if (w == 0.0)
-                continue;
-            if (w != 1.0) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "attribute '%s': value must be str, a number, "
+                             "or a dict, list or set of attributes, not %.80s", name,
+                             Py_TYPE(v)->tp_name);
+                r = -1;
+            } else if (w != 0.0 && w != 1.0) {
                 /* PyErr_Format has no %g */
                 char ws[32];
                 snprintf(ws, sizeof ws, "%g", w);
                 PyErr_Format(PyExc_ValueError, "attribute '%s' has weight %s: crfpipe's "
-                             "observations are binary (give 1 or 0, or a str value)", ks, ws);
-                return -1;
+                             "observations are binary (give 1 or 0, or a str value)", name, ws);
+                r = -1;
+            } else if (w == 1.0) {
+                r = put_attr2(tmp, name, nn, '\0', "", 0);
             }
-            if (put_attr(tmp, ks, (size_t)kn) != 0)
-                return -1;
         }
-        return 0;
+        if (name != small)
+            free(name);
+        if (r != 0)
+            return -1;
     }
-    PyObject *f = PySequence_Fast(tok, "a token must be a str, a sequence of str or a dict");
+    return 0;
+}
+
+/* The attributes of v after prefix: a str is one, a dict as dict_attrs, a
+ * list, tuple or set of str (or of dicts, lists...) each of its items'. */
+static int attrs_of(PyObject *v, const char *prefix, size_t pn, arena *tmp, int depth)
+{
+    if (depth > ATTR_MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "attributes nested more than %d deep (a dict that "
+                     "holds itself?)", ATTR_MAX_DEPTH);
+        return -1;
+    }
+    if (PyUnicode_Check(v)) {
+        Py_ssize_t n;
+        const char *s = utf8_of(v, &n, "an attribute");
+        return s ? put_attr2(tmp, prefix, pn, '\0', s, (size_t)n) : -1;
+    }
+    if (PyDict_Check(v))
+        return dict_attrs(v, prefix, pn, tmp, depth);
+    /* a set is iterated into a list first: its order does not matter, since
+     * a token's attributes are a set */
+    PyObject *f = PyAnySet_Check(v) ? PySequence_List(v)
+                                    : PySequence_Fast(v, "a token must be a str, a sequence "
+                                                         "of str or a dict");
     if (!f)
         return -1;
     Py_ssize_t m = PySequence_Fast_GET_SIZE(f);
     PyObject **it = PySequence_Fast_ITEMS(f);
-    for (Py_ssize_t i = 0; i < m; i++) {
-        if (!(s = utf8_of(it[i], &n, "an attribute")) || put_attr(tmp, s, (size_t)n) != 0) {
-            Py_DECREF(f);
-            return -1;
+    int r = 0;
+    for (Py_ssize_t i = 0; i < m && r == 0; i++) {
+        if (!PyUnicode_Check(it[i]) && !PyDict_Check(it[i]) && !PyList_Check(it[i]) &&
+            !PyTuple_Check(it[i]) && !PyAnySet_Check(it[i])) {
+            PyErr_Format(PyExc_TypeError, "an attribute must be str, not %.80s",
+                         Py_TYPE(it[i])->tp_name);
+            r = -1;
+        } else {
+            r = attrs_of(it[i], prefix, pn, tmp, depth + 1);
         }
     }
     Py_DECREF(f);
-    return 0;
+    return r;
+}
+
+/* One token's attributes (a str, a sequence of str, or a dict of
+ * name -> str / weight / nested attributes) as one cell in tmp; the same
+ * conversion serves training (attr_cell) and tagging. */
+static int token_attrs(PyObject *tok, arena *tmp)
+{
+    tmp->n = 0;
+    return attrs_of(tok, "", 0, tmp, 0);
 }
 
 /* Append one sentence (a sequence of tokens) to b.  Template models take
@@ -1806,6 +1877,21 @@ static PyObject *plugins(PyObject *self, PyObject *args, PyObject *kw)
     return res;
 }
 
+/* attr_cell(token) -> str: a token of an attribute model as the cell of the
+ * attributes plugin, as tagging converts it, so that Trainer writes its
+ * training file with the very conversion Tagger applies. */
+static PyObject *attr_cell(PyObject *self, PyObject *tok)
+{
+    (void)self;
+    arena tmp = {0};
+    PyObject *res = NULL;
+    if (token_attrs(tok, &tmp) == 0)
+        res = PyUnicode_DecodeUTF8(tmp.n ? tmp.p : "_", tmp.n ? (Py_ssize_t)tmp.n : 1,
+                                   "strict");
+    free(tmp.p);
+    return res;
+}
+
 static PyMethodDef module_methods[] = {
     {"run_stages", (PyCFunction)(void (*)(void))run_stages, METH_VARARGS | METH_KEYWORDS,
      "run_stages(stages, input, is_path=False, basedir=None, log=None, iterations=None,\n"
@@ -1821,6 +1907,9 @@ static PyMethodDef module_methods[] = {
     {"stage_params", (PyCFunction)(void (*)(void))stage_params, METH_VARARGS | METH_KEYWORDS,
      "stage_params(plugin) -> [(name, type, default, help), ...]: what a stage of that\n"
      "plugin accepts (for a trainer, with the parameters every trainer takes)."},
+    {"attr_cell", attr_cell, METH_O,
+     "attr_cell(token) -> str: a token's attributes as the attributes plugin reads them\n"
+     "(space-separated and escaped; '_' when it has none)."},
     {"plugins", (PyCFunction)(void (*)(void))plugins, METH_VARARGS | METH_KEYWORDS,
      "plugins() -> [dict(name, kind, version, file, description), ...]"},
     {NULL, NULL, 0, NULL},

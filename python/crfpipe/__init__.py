@@ -37,12 +37,13 @@ import warnings
 import xml.etree.ElementTree as ET
 
 from ._crfpipe import Error, Model, stage_params
+from ._crfpipe import attr_cell as _attr_cell
 from ._crfpipe import plugins as _plugins
 from ._crfpipe import run_pipeline as _run_pipeline
 from ._crfpipe import run_stages as _run_stages
 
-__all__ = ["Error", "Model", "ModelInfo", "Trainer", "Tagger", "CRF", "run", "dump_model",
-           "plugins", "stage_params", "CrfpipeWarning"]
+__all__ = ["Error", "Model", "ModelInfo", "ItemSequence", "Trainer", "Tagger", "CRF", "run",
+           "dump_model", "plugins", "stage_params", "CrfpipeWarning"]
 
 # crfpipe_log_level values (status.h)
 _LOG_ERROR, _LOG_WARN, _LOG_INFO, _LOG_PROGRESS = 0, 1, 2, 3
@@ -104,39 +105,59 @@ def _check_cell(v, what):
     return v
 
 
-def _escape_attr(a):
-    if a == "_":
-        return "\\_"
-    return (a.replace("\\", "\\\\").replace(" ", "\\s").replace("\t", "\\t")
-            .replace("\n", "\\n").replace("\r", "\\r"))
+class ItemSequence:
+    """A sequence's tokens converted once to crfpipe's attributes
+    (python-crfsuite's ItemSequence): give it to Trainer.append or Tagger
+    instead of the list when the same sequence is used more than once.
+
+    Tokens are given as to the Trainer of an attribute model: a list of
+    attribute strings, or a dict of name -> str value (the attribute
+    "name=value"), weight (True/1: "name"; False/0: none) or nested dict,
+    list or set, whose attributes get "name:" in front, as python-crfsuite
+    flattens them.
+    """
+
+    def __init__(self, xseq):
+        if isinstance(xseq, ItemSequence):
+            self._cells = list(xseq._cells)
+        else:
+            self._cells = [_attr_cell(t) for t in xseq]
+
+    def items(self):
+        """Each token's attributes as a dict {attribute: 1.0}."""
+        return [{a: 1.0 for a in _split_cell(c)} for c in self._cells]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        # each token as the list of its attributes, which every conversion
+        # takes back unchanged
+        return iter([_split_cell(c) for c in self._cells])
+
+    def __repr__(self):
+        return "<ItemSequence of size %d>" % len(self)
 
 
-def _attr_cell(tok):
-    """One token's attributes as the attributes plugin reads them."""
-    if isinstance(tok, str):
-        attrs = [tok]
-    elif isinstance(tok, dict):
-        attrs = []
-        for k, v in tok.items():
-            if not isinstance(k, str):
-                raise TypeError("an attribute name must be str, not %s" % type(k).__name__)
-            if isinstance(v, str):
-                attrs.append("%s=%s" % (k, v))
-            elif v == 1:
-                attrs.append(k)
-            elif v != 0:
-                raise ValueError("attribute %r has weight %r: crfpipe's observations are "
-                                 "binary (give 1 or 0, or a str value)" % (k, v))
-    else:
-        attrs = list(tok)
-        for a in attrs:
-            if not isinstance(a, str):
-                raise TypeError("an attribute must be str, not %s" % type(a).__name__)
-    for a in attrs:
-        if "\0" in a:
-            raise ValueError("attribute %r: training data cannot hold a NUL character" % a)
-    cell = " ".join(_escape_attr(a) for a in attrs if a)
-    return cell or "_"
+_UNESCAPE = {"s": " ", "t": "\t", "n": "\n", "r": "\r", "\\": "\\", "_": "_"}
+
+
+def _split_cell(cell):
+    """The attributes of an attribute cell (the inverse of attr_cell)."""
+    if cell == "_":
+        return []
+    out = []
+    for a in cell.split(" "):
+        r, i = [], 0
+        while i < len(a):
+            if a[i] == "\\" and i + 1 < len(a):
+                r.append(_UNESCAPE.get(a[i + 1], a[i + 1]))
+                i += 2
+            else:
+                r.append(a[i])
+                i += 1
+        out.append("".join(r))
+    return out
 
 
 class Trainer:
@@ -150,8 +171,8 @@ class Trainer:
     (underscores read as dashes): see ``params()`` and ``help(name)``.
 
     Without ``template`` a token is a list of attribute strings, or a dict
-    (name -> str value, or weight 1/0), as in python-crfsuite: every
-    attribute is an observation.  With ``template`` (a template file) or
+    (name -> str value, weight 1/0, or a nested dict, list or set), as in
+    python-crfsuite (see ItemSequence): every attribute is an observation.  With ``template`` (a template file) or
     ``template_text`` a token is a tuple of column values (named by
     ``columns``) or a dict of them, and the template makes the observations.
     """

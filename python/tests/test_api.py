@@ -87,6 +87,54 @@ def test_dict_tokens(ewt, tmp_path):
         tagger.tag([{"w": "x", "score": float("nan")}])
 
 
+def test_nested_tokens_and_item_sequence(ewt, tmp_path):
+    """python-crfsuite flattens {"suffix": {"2": "ab"}} and {"tags": [...]}
+    with "name:" in front; the same attributes written flat train the very
+    same model, and an ItemSequence gives the same model and labels again."""
+    nested, flat = [], []
+    for rows, y in ewt["train"][:200]:
+        xn, xf = [], []
+        for t, r in enumerate(rows):
+            w = r[1]
+            xn.append({"w": w.lower(), "suf": {"2": w[-2:], "3": {"x": w[-3:]}},
+                       "shape": ["title"] if w[:1].isupper() else [],
+                       "near": {"prev=" + (rows[t - 1][1] if t else "<s>")},
+                       "bias": 1.0, "digit": w.isdigit()})
+            xf.append(["w=" + w.lower(), "suf:2=" + w[-2:], "suf:3:x=" + w[-3:]]
+                      + (["shape:title"] if w[:1].isupper() else [])
+                      + ["near:prev=" + (rows[t - 1][1] if t else "<s>"), "bias"]
+                      + (["digit"] if w.isdigit() else []))
+        nested.append((xn, y))
+        flat.append((xf, y))
+    dumps, tags = [], []
+    for data, wrap in ((nested, list), (flat, list), (nested, crfpipe.ItemSequence)):
+        tr = crfpipe.Trainer(verbose=False, params={"max_iterations": 8})
+        for x, y in data:
+            tr.append(wrap(x), y)
+        path = str(tmp_path / ("m%d.model" % len(dumps)))
+        tr.train(path)
+        tg = crfpipe.Tagger().open(path)
+        # the weight lines only: the metadata holds the training file's name
+        dumps.append(sorted(l for l in tg.dump().splitlines() if l[:2] in ("U\t", "B\t")))
+        tags.append(tg.tag_batch([wrap(x) for x, _ in data[:40]]))
+    assert dumps[0] and dumps[0] == dumps[1] == dumps[2]
+    assert tags[0] == tags[1] == tags[2]
+    assert ("suf:3:x=" + ewt["train"][0][0][0][1][-3:], ewt["train"][0][1][0]) in \
+        crfpipe.Tagger().open(str(tmp_path / "m0.model")).info().state_features
+    seq = crfpipe.ItemSequence([{"a": "b c", "n": {"x": True, "y": False}}, ["_", "p\\q"], []])
+    assert len(seq) == 3
+    assert seq.items() == [{"a=b c": 1.0, "n:x": 1.0}, {"_": 1.0, "p\\q": 1.0}, {}]
+    assert crfpipe.ItemSequence(seq).items() == seq.items()
+    loop = {}
+    loop["me"] = loop
+    for bad, err, msg in (([loop], ValueError, "nested more than"),
+                          ([{"a": None}], TypeError, "value must be str"),
+                          ([{"a": {"b": 2}}], ValueError, "'a:b' has weight 2"),
+                          ([{"a": [3]}], TypeError, "must be str, not int")):
+        with pytest.raises(err, match=msg):
+            crfpipe.ItemSequence(bad)
+
+
 def test_nul_characters(attr_model, tmp_path):
     """C reads NUL-terminated strings: "a\0b" must be refused, not taken for
     "a" (tagging used to do that without a word; training failed on a NUL
