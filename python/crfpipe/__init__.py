@@ -441,6 +441,8 @@ class ModelInfo(dict):
       models); previous is "<start>" at the first token
     - bigram_features: {(observation, previous, label): weight}, every
       bigram weight, those of B patterns on observations included
+    - attributes: {observation: index} of the observations with a non-zero
+      unigram weight, numbered in the model's order
     - header: the model's metadata (trainer, rho1, rho2, ...)
 
     Only non-zero weights are listed, as in crfpipe model dump.
@@ -463,6 +465,15 @@ class ModelInfo(dict):
     @property
     def state_features(self):
         return dict(self._weights("U"))
+
+    @property
+    def attributes(self):
+        # the weights come in observation order (crfp_crf_foreach_weight)
+        out = {}
+        for o, _ in self._weights("U"):
+            if o not in out:
+                out[o] = len(out)
+        return out
 
     @property
     def bigram_features(self):
@@ -738,6 +749,20 @@ class CRF:
     def transition_features_(self):
         """{(previous, label): weight} of the label bigram ("<start>" first)."""
         return self.tagger_.info().transitions
+
+    @property
+    def attributes_(self):
+        """The attributes (observations) with a non-zero unigram weight."""
+        return list(self.tagger_.info().attributes)
+
+    @property
+    def num_attributes_(self):
+        return len(self.tagger_.info().attributes)
+
+    @property
+    def size_(self):
+        """The model file's size in bytes."""
+        return os.path.getsize(self.tagger_.info()["path"])
 
     def predict(self, X):
         return self.tagger_.tag_batch(list(X), self.threads)

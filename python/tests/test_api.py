@@ -119,8 +119,13 @@ def test_nested_tokens_and_item_sequence(ewt, tmp_path):
         tags.append(tg.tag_batch([wrap(x) for x, _ in data[:40]]))
     assert dumps[0] and dumps[0] == dumps[1] == dumps[2]
     assert tags[0] == tags[1] == tags[2]
+    info = crfpipe.Tagger().open(str(tmp_path / "m0.model")).info()
     assert ("suf:3:x=" + ewt["train"][0][0][0][1][-3:], ewt["train"][0][1][0]) in \
-        crfpipe.Tagger().open(str(tmp_path / "m0.model")).info().state_features
+        info.state_features
+    # python-crfsuite's attributes: each observation with a weight, once
+    attrs = info.attributes
+    assert set(attrs) == {o for o, _ in info.state_features}
+    assert sorted(attrs.values()) == list(range(len(attrs)))
     seq = crfpipe.ItemSequence([{"a": "b c", "n": {"x": True, "y": False}}, ["_", "p\\q"], []])
     assert len(seq) == 3
     assert seq.items() == [{"a=b c": 1.0, "n:x": 1.0}, {"_": 1.0, "p\\q": 1.0}, {}]
@@ -401,6 +406,11 @@ def test_sklearn_estimator(ewt, tmp_path):
     clone = pickle.loads(pickle.dumps(crf))
     assert clone.predict(Xt) == pred
     assert crf.training_log_ and "objective" in crf.training_log_[0]
+    # sklearn-crfsuite's attributes_, num_attributes_ and size_
+    assert set(crf.attributes_) == {a for a, _ in crf.state_features_}
+    assert crf.num_attributes_ == len(crf.attributes_) > 100
+    assert crf.size_ == os.path.getsize(crf.tagger_.info()["path"]) > 0
+    assert clone.attributes_ == crf.attributes_
 
 
 def test_cross_validate(ewt, tmp_path):
