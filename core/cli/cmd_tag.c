@@ -141,8 +141,9 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
     const char *same = crfp_plugin_format(rpl);
     if (cli_writer_for(host, to ? to : format ? format : same, NULL, &writer) != CRFP_OK)
         return cli_lookup_fail(host, argv[0]);
-    /* The CoNLL-U writer needs to know which column the model predicts;
-     * an explicit --writer-param label=... wins. */
+    /* A writer that declares a `label` parameter (CoNLL-U, CRFsuite) is
+     * told which token feature the model predicts, where it puts or keeps
+     * the gold; an explicit --writer-param label=... wins. */
     const crfp_plugin *wpl = NULL;
     if (crfp_host_load(host, writer, &wpl) != CRFP_OK)
         return cli_fail(host);
@@ -150,7 +151,10 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
     int has_label = 0;
     for (size_t k = 0; k < nw; k++)
         has_label |= strcmp(wn[k], "label") == 0;
-    if (wpl && strcmp(crfp_plugin_format(wpl), "conllu") == 0 && model && !has_label && nw < 32) {
+    int takes_label = 0;
+    for (size_t k = 0; wpl && k < wpl->desc->nparams; k++)
+        takes_label |= strcmp(wpl->desc->params[k].name, "label") == 0;
+    if (takes_label && model && !has_label && nw < 32) {
         if (cli_model_label(host, model, &label) != CRFP_OK)
             return cli_fail(host);
         if (label) {

@@ -139,7 +139,9 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     if (!input)
         return cli_usage(argv[0], "no training file given");
     if (!tpl && strcmp(features, "templates") == 0)
-        return cli_usage(argv[0], "--template FILE is required");
+        return cli_usage(argv[0], "--template FILE is required (or --features attributes "
+                                  "for data that carries its attributes, as CRFsuite's "
+                                  "format does)");
     /* The path's table and chart exist only for a path (a --rho1-path
      * given to the trainer, or to trainer N of a chain, which the driver
      * then refuses with its reason); the folds' table only for a

@@ -90,8 +90,8 @@ static const optdoc train_opts[] = {
      "feature template file, CRF++/Wapiti syntax (crfpipe-templates(5)); required with the "
      "templates features plugin"},
     {"--format", NULL, "FORMAT", NULL,
-     "format of TRAIN and of --dev: conll, conllu, xml (default: from the file name, else from "
-     "the content)"},
+     "format of TRAIN and of --dev: conll, conllu, xml, crfsuite, any of crfpipe plugins "
+     "--formats (default: from the file name, else from the content)"},
     {"--columns", NULL, "NAMES", NULL,
      "comma-separated column names of a CoNLL input (default: word, col1..colN-2, label)"},
     {"--reader-param", NULL, "NAME=VALUE", NULL,
@@ -131,7 +131,8 @@ static const optdoc tag_opts[] = {
     {"--output-dir", NULL, "DIR", NULL,
      "with several inputs, one output each in DIR, named after the input (see crfpipe run)"},
     {"--format", NULL, "FORMAT", NULL,
-     "input format: conll, conllu, xml (default: from the file name, else from the content)"},
+     "input format: conll, conllu, xml, crfsuite, any of crfpipe plugins --formats "
+     "(default: from the file name, else from the content)"},
     {"--to", NULL, "FORMAT", NULL, "output format (default: the input's format)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
     {"--reader-param", NULL, "NAME=VALUE", NULL,
@@ -155,7 +156,8 @@ static const optdoc eval_opts[] = {
     {"--guess", NULL, "FEATURE", NULL,
      "token feature holding the predicted label (default: found in what crfpipe tag wrote)"},
     {"--format", NULL, "FORMAT", NULL,
-     "input format: conll, conllu, xml (default: from the file name, else from the content)"},
+     "input format: conll, conllu, xml, crfsuite, any of crfpipe plugins --formats "
+     "(default: from the file name, else from the content)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
     {"--reader-param", NULL, "NAME=VALUE", NULL,
      "any other parameter of the input format's reader (crfpipe plugins READER), e.g. "
@@ -183,7 +185,8 @@ static const optdoc run_opts[] = {
 
 static const optdoc convert_opts[] = {
     {"--from", NULL, "FORMAT", NULL,
-     "input format: conll, conllu, xml (default: from the file name, else from the content)"},
+     "input format: conll, conllu, xml, crfsuite, any of crfpipe plugins --formats "
+     "(default: from the file name, else from the content)"},
     {"--to", NULL, "FORMAT", NULL, "output format (required)"},
     {"--columns", NULL, "NAMES", NULL,
      "comma-separated names of the input's columns with --from conll, of the columns written "

@@ -91,3 +91,26 @@ char *columns_name(const char *prefix, const char *suffix)
     }
     return s;
 }
+
+size_t columns_unwritten(const char *cols, int (*known)(void *ud, const char *name, size_t len),
+                         void *ud, char *list, size_t cap, size_t *more)
+{
+    size_t len = 0, n = 0, over = 0;
+    if (cap)
+        list[0] = '\0';
+    for (const char *p = cols, *e; p; p = e ? e + 1 : NULL) {
+        e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == 0 || known(ud, p, l))
+            continue;
+        if (len + l + 3 < cap) {
+            len += (size_t)snprintf(list + len, cap - len, "%s%.*s", n ? ", " : "", (int)l, p);
+            n++;
+        } else {
+            over++;
+        }
+    }
+    if (more)
+        *more = over;
+    return n;
+}

@@ -38,4 +38,13 @@ PLUGIN_COMMON_API crfp_status columns_insert(crfp_doc *doc, const char *const *n
 PLUGIN_COMMON_API size_t columns_misc_key(char *buf, size_t cap, const char *prefix,
                                           const char *label);
 
+/* The columns of a document's "columns" metadata `cols` that a writer
+ * cannot hold (those for which known(ud, name, len) is 0), listed as
+ * "a, b, c" in list (cap bytes, NUL-terminated); *more (may be NULL)
+ * receives how many more did not fit.  Returns how many are listed.  What
+ * a writer names in its one warning about columns it leaves out. */
+PLUGIN_COMMON_API size_t columns_unwritten(const char *cols,
+                                           int (*known)(void *ud, const char *name, size_t len),
+                                           void *ud, char *list, size_t cap, size_t *more);
+
 #endif

@@ -87,6 +87,7 @@ typedef struct writer {
     char *goldkey, *predkey;   /* "GoldUPOS", "PredictedUPOS" */
     int warned[NCOL + 1];
     int warned_cols;    /* columns with no place here were reported */
+    const char *cols0;  /* while reporting them: the first column */
 } writer;
 
 /* Per document: what is written where. */
@@ -492,32 +493,28 @@ static crfp_status scan_doc(writer *w, plan *pl, const crfp_doc *doc, const colw
  * a word.  Not reported: the CoNLL-U columns, the mapped features, the
  * prediction, and the first column, which column readers make the text
  * (written as FORM). */
+static int known_column(void *ud, const char *p, size_t l)
+{
+    const writer *w = ud;
+    /* the first column: column readers make it the text, written as FORM */
+    if (p == w->cols0 || (strlen(w->pred) == l && strncmp(w->pred, p, l) == 0))
+        return 1;
+    for (int k = 0; k < NCOL; k++)
+        if ((strlen(colname[k]) == l && strncmp(colname[k], p, l) == 0) ||
+            (w->feat[k] && strlen(w->feat[k]) == l && strncmp(w->feat[k], p, l) == 0))
+            return 1;
+    return 0;
+}
+
 static void report_dropped(writer *w, const crfp_doc *doc, const char *where)
 {
     const char *cols = crfp_doc_meta_str(doc, "columns");
     if (w->warned_cols || !cols)
         return;
     char list[256];
-    size_t len = 0, n = 0, more = 0;
-    list[0] = '\0';
-    for (const char *p = cols, *e; p; p = e ? e + 1 : NULL) {
-        e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        int known = p == cols || (strlen(w->pred) == l && strncmp(w->pred, p, l) == 0);
-        for (int k = 0; k < NCOL && !known; k++)
-            known = (strlen(colname[k]) == l && strncmp(colname[k], p, l) == 0) ||
-                    (w->feat[k] && strlen(w->feat[k]) == l && strncmp(w->feat[k], p, l) == 0);
-        if (known || l == 0)
-            continue;
-        if (len + l + 3 < sizeof list) {
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.*s", n ? ", " : "",
-                                    (int)l, p);
-            n++;
-        } else {
-            more++;
-        }
-    }
-    if (n == 0)
+    size_t more;
+    w->cols0 = cols;
+    if (columns_unwritten(cols, known_column, w, list, sizeof list, &more) == 0)
         return;
     w->warned_cols = 1;
     crfp_log(w->host, CRFP_LOG_WARN,

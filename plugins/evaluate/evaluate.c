@@ -389,8 +389,13 @@ static crfp_status resolve(evaluator *e, const crfp_doc *doc, const crfp_tokseq 
             return crfp_error(e->host, CRFP_ENOTFOUND, "no predicted labels in %s: it has %zu "
                               "column%s, and a scored file needs the gold label and the "
                               "prediction as its last two (crfpipe tag appends it); tag it "
-                              "first, or score it with crfpipe eval --model MODEL",
-                              doc_name(e, doc), seq->ncols, seq->ncols == 1 ? "" : "s");
+                              "first, or score it with crfpipe eval --model MODEL%s",
+                              doc_name(e, doc), seq->ncols, seq->ncols == 1 ? "" : "s",
+                              /* two columns are word and label as often as gold and
+                               * prediction (crfsuite tag -r): the user says which */
+                              seq->ncols == 2 ? "; if they are the gold and predicted labels "
+                              "(crfsuite tag -r, crfpipe's crfsuite output), give --label "
+                              "word --guess label" : "");
         } else {
             guess->col = (int)seq->ncols - 1;
         }

@@ -1,0 +1,212 @@
+/* Fuzz target: CRFsuite's data format (crfsuite_reader), then what is read
+ * through the attributes features plugin and the crfsuite_writer.
+ *
+ * The first byte of the input picks a configuration; the rest is the file.
+ *   bit 0     weights=binary (else error)
+ *   bit 1     block=1 (else 1000)
+ *   bit 2     the host's `line` limit is 40 bytes (else the default)
+ * The reader must return documents or an error with a message, never
+ * crash, leak or hang.  Oracles on what it returns:
+ *   - with the 40-byte limit, a reader that gets to the end of the input
+ *     without an error has met no longer line;
+ *   - every Token spans one line of the input, not blank and not a
+ *     declaration, which starts with its `label` (when it has one) and a
+ *     TAB or the end of the line; a Token without a label is a line
+ *     starting with a TAB;
+ *   - `attrs` is "_" or attributes separated by single spaces, holding no
+ *     raw space, TAB, line break or other control byte, every backslash
+ *     one of the escapes \s \t \n \r \\ \_;
+ *   - the attributes plugin extracts every Token (one bias bigram each);
+ *   - the writer writes one line per Token and a blank line per Sentence. */
+#include "fuzzhost.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXDOCS 64
+
+static const crfp_reader_vtable *reader_for(unsigned c, crfp_params **params)
+{
+    static const crfp_reader_vtable *rd[4];
+    static crfp_params *rp[4];
+    if (!rd[c]) {
+        const char *names[] = {"weights", "block"};
+        const char *values[] = {(c & 1) ? "binary" : "error", (c & 2) ? "1" : "1000"};
+        rd[c] = fz_plugin("crfsuite_reader", CRFP_KIND_READER, names, values, 2, &rp[c]);
+    }
+    *params = rp[c];
+    return rd[c];
+}
+
+static void check_cell(const char *a)
+{
+    if (!a || !a[0])
+        fz_fail("attrs", "missing or empty");
+    if (strcmp(a, "_") == 0)
+        return;
+    if (a[0] == ' ')
+        fz_fail("attrs", "starts with a space");
+    for (const char *p = a; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < ' ' || c == 0x7f)
+            fz_fail("attrs", "holds a control byte");
+        if (c == ' ' && (p[1] == ' ' || p[1] == '\0'))
+            fz_fail("attrs", "two spaces together or a trailing space");
+        if (c == '\\') {
+            if (!p[1] || !strchr("stnr\\_", p[1]))
+                fz_fail("attrs", "a backslash that is no escape");
+            p++;
+        }
+    }
+}
+
+/* Every Token against the input text: a whole line starting with its
+ * label; returns the number of Tokens and of Sentences. */
+static void check_doc(crfp_doc *doc, size_t *ntok, size_t *nsent)
+{
+    size_t tlen, len = crfp_doc_length(doc);
+    const char *text = crfp_doc_text(doc, &tlen);
+    crfp_annset *set = crfp_doc_annset(doc, "", 0);
+    if (!set)
+        fz_fail("crfsuite_reader", "a document without its annotation set");
+    crfp_ann **sen = NULL, **tok = NULL;
+    size_t ns = 0, nt = 0;
+    if (crfp_annset_select(set, "Sentence", 0, len, &sen, &ns) != CRFP_OK ||
+        crfp_annset_select(set, "Token", 0, len, &tok, &nt) != CRFP_OK)
+        fz_fail("select", crfp_errmsg(fz_host()));
+    if (ns == 0 || nt < ns)
+        fz_fail("crfsuite_reader", "a document without sentences, or an empty sentence");
+    for (size_t i = 0; i < nt; i++) {
+        size_t b0, b1;
+        if (crfp_doc_to_byte(doc, tok[i]->start, &b0) != CRFP_OK ||
+            crfp_doc_to_byte(doc, tok[i]->end, &b1) != CRFP_OK || b0 >= b1 || b1 > tlen)
+            fz_fail("crfsuite_reader", "a Token outside the text, or empty");
+        const char *l = text + b0;
+        size_t n = b1 - b0;
+        if ((b0 > 0 && text[b0 - 1] != '\n') || (b1 < tlen && text[b1] != '\n') ||
+            memchr(l, '\n', n) || l[0] == '@')
+            fz_fail("crfsuite_reader", "a Token is not one line of data");
+        const char *lab = crfp_ann_str(tok[i], "label");
+        size_t ln = lab ? strlen(lab) : 0;
+        if (lab ? (ln == 0 || ln > n || memcmp(l, lab, ln) != 0 || (ln < n && l[ln] != '\t'))
+                : l[0] != '\t')
+            fz_fail("crfsuite_reader", "the label is not the line's first field");
+        check_cell(crfp_ann_str(tok[i], "attrs"));
+    }
+    *ntok += nt;
+    *nsent += ns;
+    free(sen);
+    free(tok);
+}
+
+/* The attributes plugin makes observations of every Token: each sentence
+ * as a one-column token sequence of its cells. */
+static void extract(crfp_doc *doc)
+{
+    static const crfp_features_vtable *fx;
+    static void *ex;
+    if (!fx) {
+        crfp_params *fp = NULL;
+        fx = fz_plugin("attributes", CRFP_KIND_FEATURES, NULL, NULL, 0, &fp);
+        if (fx->create(fz_host(), fp, &ex) != CRFP_OK)
+            fz_fail("attributes", crfp_errmsg(fz_host()));
+    }
+    static const char *const colnames[] = {"attrs"};
+    crfp_annset *set = crfp_doc_annset(doc, "", 0);
+    crfp_ann **sen = NULL;
+    size_t ns = 0;
+    if (crfp_annset_select(set, "Sentence", 0, crfp_doc_length(doc), &sen, &ns) != CRFP_OK)
+        fz_fail("select", crfp_errmsg(fz_host()));
+    for (size_t i = 0; i < ns; i++) {
+        crfp_ann **tok = NULL;
+        size_t nt = 0;
+        if (crfp_annset_select(set, "Token", sen[i]->start, sen[i]->end, &tok, &nt) != CRFP_OK)
+            fz_fail("select", crfp_errmsg(fz_host()));
+        const char **cells = malloc(nt * sizeof *cells);
+        crfp_obsseq *o = crfp_obsseq_new();
+        if (!cells || !o)
+            fz_fail("set-up", "out of memory");
+        for (size_t t = 0; t < nt; t++)
+            cells[t] = crfp_ann_str(tok[t], "attrs");
+        crfp_tokseq seq = {nt, 1, colnames, cells};
+        if (fx->extract(ex, &seq, o) != CRFP_OK)
+            fz_fail("attributes", crfp_errmsg(fz_host()));
+        if (crfp_obsseq_ntok(o) != nt)
+            fz_fail("attributes", "not one observation list per Token");
+        crfp_obsseq_free(o);
+        free(cells);
+        free(tok);
+    }
+    free(sen);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    crfp_host *h = fz_host();
+    unsigned c = data[0] & 3;
+    int small = (data[0] & 4) != 0;
+    fz_line_limit(small ? 40 : FZ_DEFAULT_LINE);
+    crfp_params *rp;
+    const crfp_reader_vtable *rd = reader_for(c, &rp);
+    const uint8_t *text = data + 1;
+    size_t tlen = size - 1;
+
+    FILE *fp = fz_memstream_in(text, tlen);
+    crfp_doc *docs[MAXDOCS];
+    size_t n, ntok = 0, nsent = 0;
+    crfp_status st = fz_read_docs(rd, rp, fp, "fuzz.crfsuite", docs, MAXDOCS, &n);
+    fclose(fp);
+    for (size_t i = 0; i < n; i++) {
+        check_doc(docs[i], &ntok, &nsent);
+        extract(docs[i]);
+    }
+    if (st != CRFP_OK && !crfp_errmsg(h)[0])
+        fz_fail("reader failed without a message", crfp_status_str(st));
+    fz_trace("config %u%s: %zu document(s), %zu tokens: %s", c, small ? " line=40" : "", n, ntok,
+             st == CRFP_OK ? "ok" : crfp_errmsg(h));
+    crfp_error_clear(h);
+    if (small && fz_longest_line(text, tlen) > 41 && st == CRFP_OK && n < MAXDOCS)
+        fz_fail("line limit", "a line over the limit was read without an error");
+
+    /* the writer: a line per Token, a blank line per Sentence */
+    static const crfp_writer_vtable *wr;
+    static crfp_params *wp;
+    if (!wr)
+        wr = fz_plugin("crfsuite_writer", CRFP_KIND_WRITER, NULL, NULL, 0, &wp);
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *out = open_memstream(&buf, &blen);
+    if (!out)
+        fz_fail("setup", "open_memstream");
+    crfp_stream os = {out, "fuzz.out"};
+    void *ws = NULL;
+    crfp_status wst = wr->open(h, wp, &os, &ws);
+    for (size_t i = 0; i < n && wst == CRFP_OK; i++)
+        wst = wr->write(ws, docs[i]);
+    if (wst == CRFP_OK)
+        wst = wr->finish(ws);
+    if (ws)
+        wr->close(ws);
+    fclose(out);
+    /* a label holding a CR is refused by the writer (it would end a line) */
+    if (wst == CRFP_OK) {
+        size_t lines = 0, blank = 0;
+        for (size_t i = 0; i < blen; i++)
+            if (buf[i] == '\n') {
+                lines++;
+                blank += i == 0 || buf[i - 1] == '\n';
+            }
+        if (lines != ntok + nsent || blank != nsent)
+            fz_fail("crfsuite_writer", "not a line per Token and a blank line per Sentence");
+    } else if (!crfp_errmsg(h)[0]) {
+        fz_fail("writer failed without a message", crfp_status_str(wst));
+    }
+    free(buf);
+    for (size_t i = 0; i < n; i++)
+        crfp_doc_free(docs[i]);
+    fz_trace("writer: %s", wst == CRFP_OK ? "ok" : crfp_errmsg(h));
+    crfp_error_clear(h);
+    return 0;
+}
