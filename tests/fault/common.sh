@@ -34,6 +34,11 @@ run_cmd() {
     # n-best, probabilities and ranked marginals, placed before the gold
     tagextra) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 \
                   --nbest 2 --posteriors --marginals 3 -o "$2" "$data/tiny.conll" ;;
+    # CRFsuite data: trained with the attributes plugin, then tagged
+    crfsuite) $RUNNER "$CRFPIPE" --quiet train --features attributes --threads 1 \
+                  --model "$2" "$data/tiny.crfsuite" ;;
+    crfsuitetag) $RUNNER "$CRFPIPE" tag --model "$tmp/cs.model" --threads 1 -o "$2" \
+                     "$data/tiny.crfsuite" ;;
     convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
                  "$2" ;;
     run) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -i "$data/tiny.conll" -o "$2" ;;
@@ -64,7 +69,7 @@ setup_models() {
   <stage plugin="xml_writer"/>
 </pipeline>
 X
-    if ! run_cmd train "$tmp/ref.model" 2>"$tmp/err"; then
+    if ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err"; then
         cat "$tmp/err" >&2
         echo "FAIL: training the reference model without faults" >&2
         exit 1
