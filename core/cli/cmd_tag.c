@@ -53,8 +53,11 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
             output = argv[++i];
             continue;
         }
-        if (strcmp(argv[i], "--posteriors") == 0) {
-            names[n] = "posteriors";
+        if (strcmp(argv[i], "--posteriors") == 0 || strcmp(argv[i], "--force") == 0) {
+            /* flags: the tagger's boolean parameters of those names */
+            if (n == 32)
+                return cli_usage(argv[0], "too many options");
+            names[n] = argv[i] + 2;
             values[n++] = "true";
             continue;
         }

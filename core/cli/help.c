@@ -143,6 +143,10 @@ static const optdoc tag_opts[] = {
      "add the marginal of each predicted label (predicted-prob), the sequence "
      "probabilities, and each span's probability that its tokens carry their labels "
      "(feature prob; the tagger's posteriors parameter)"},
+    {"--force", NULL, NULL, NULL,
+     "forced decoding, as Wapiti's --force: tokens whose gold label (or --force-feature) "
+     "holds one of the model's labels keep it, the others are decoded around them; _ or "
+     "empty leaves a token free (the tagger's force parameter)"},
     {"--writer-param", NULL, "NAME=VALUE", NULL,
      "any other parameter of the output format's writer (crfpipe plugins WRITER)"},
 };
@@ -559,8 +563,8 @@ static crfp_status tag_extra(crfp_host *host, int argc, char **argv, helpdoc *h)
     if (!s)
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        /* crfpipe tag's own --output (the file) and --posteriors (a flag)
-         * take the place of the tagger's parameters of those names. */
+        /* crfpipe tag's own --output (the file), --posteriors and --force
+         * (flags) take the place of the tagger's parameters of those names. */
         if (table_has(tag_opts, N(tag_opts), specs[i].name))
             continue;
         if (add_spec(h, s, &specs[i], 0) != CRFP_OK)

@@ -37,6 +37,14 @@
  * every previous label y' (start included) adds d to y's score at every
  * token, whatever the labels around it.
  *
+ * `force` (Wapiti's --force) keeps the label of every token whose
+ * `force-feature` (default: the model's label feature, the gold column)
+ * holds one, and decodes the others around them: the engine scores every
+ * other label of such a token -inf (crfp_infer_set_force), so n-best
+ * lists, posteriors and marginals are those of the agreeing labellings.
+ * Labels to keep come from partial annotation, a gazetteer or a user's
+ * corrections; one the model lacks is an error naming the token.
+ *
  * Decoding workspaces outlive the documents: a worker takes one from the
  * tagger's free list and gives it back when its document is done.  With
  * fixed weights a workspace's transition cache fills once for the run
@@ -82,6 +90,13 @@ static const crfp_param_spec params[] = {
     {"label-bias", CRFP_PARAM_STRING, NULL,
      "LABEL:VALUE,... added to the score of LABEL at every token (e.g. O:-1 favours "
      "entities); needs the template's constant bigram pattern B"},
+    {"force", CRFP_PARAM_BOOL, "false",
+     "forced decoding (Wapiti's --force): a token whose force-feature holds one of the model's "
+     "labels keeps that label, and the others are decoded around it (empty or _ leaves a token "
+     "free)"},
+    {"force-feature", CRFP_PARAM_STRING, NULL,
+     "with force: the token feature holding the labels to keep (default: the model's label, "
+     "e.g. the gold column)"},
     {"input-columns", CRFP_PARAM_STRING, NULL,
      "the template's columns in order, each NAME or NAME=TOKEN_FEATURE (e.g. word=string,pos); "
      "default: the document's columns"},
@@ -106,6 +121,7 @@ typedef struct tagger {
     size_t nmarg;     /* marginals: how many of each token's labels (<= Y) */
     int marginal;     /* decode=posterior: argmax of each token's marginal */
     int scores;       /* write OUTPUT-scores */
+    char *force;      /* force: the token feature whose labels are kept, else NULL */
     char *output;
     char *set;
     char *spantype;   /* NULL: no spans */
@@ -219,6 +235,7 @@ typedef struct job {
     double *mval;             /* ... and its marginal */
     double *seqprob;          /* per sentence, per k: probability */
     double *seqscore;         /* per sentence, per k: log score (scores=true) */
+    uint32_t *forced;         /* force: per token, the label kept, or CRFP_FREE_LABEL */
     atomic_size_t next;
     atomic_int failed;
     int nth;                  /* team members that take part */
@@ -432,6 +449,12 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         goto fail;
     }
     tg->scores = crfp_params_bool(p, "scores");
+    if (crfp_params_bool(p, "force")) {
+        const char *ff = crfp_params_str(p, "force-feature");
+        const char *ml = crfp_crf_meta(tg->crf, "label");
+        if (!(tg->force = strdup(ff && *ff ? ff : ml && *ml ? ml : "label")))
+            goto nomem;
+    }
     tg->output = strdup(crfp_params_str(p, "output"));
     tg->set = strdup(crfp_params_str(p, "set"));
     if (!tg->output || !tg->set)
@@ -623,6 +646,13 @@ static void *worker(void *arg)
             w->labs = nl;
             w->capT = n;
         }
+        /* the workspace outlives the sentence: the force is set for this
+         * one and ended below, whatever happens */
+        if (j->forced && (st = crfp_infer_set_force(w->inf, j->forced + beg, (uint32_t)n)) !=
+                             CRFP_OK) {
+            record_failure(j, st, "forcing its labels", s);
+            break;
+        }
         size_t found = 1;
         double logz = 0;
         if (tg->marginal) {
@@ -682,7 +712,9 @@ static void *worker(void *arg)
         for (size_t t = 0; t < n && tg->nmarg; t++)
             rank_marginals(w->marg + t * Y, Y, tg->nmarg, w->taken,
                            j->mlab + (beg + t) * tg->nmarg, j->mval + (beg + t) * tg->nmarg);
+        crfp_infer_set_force(w->inf, NULL, 0);
     }
+    crfp_infer_set_force(w->inf, NULL, 0);
     wspace_give(tg, w);
     return NULL;
 }
@@ -838,6 +870,32 @@ static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
     return st;
 }
 
+/* force: each token's label to keep, from its force feature, into
+ * j->forced; a value that is none of the model's labels is an error naming
+ * the token (the model cannot produce it, and dropping it would decode the
+ * token freely without a word). */
+static crfp_status forced_labels(tagger *tg, const crfp_doc *doc, job *j)
+{
+    if (!(j->forced = malloc((j->ntoktotal + 1) * sizeof *j->forced)))
+        return crfp_error(tg->host, CRFP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < j->ntoktotal; i++)
+        j->forced[i] = CRFP_FREE_LABEL;
+    for (size_t s = 0; s < j->nsent; s++)
+        for (size_t i = j->sbeg[s]; i < j->send[s]; i++) {
+            const char *v = crfp_ann_str(j->toks[i], tg->force);
+            if (!v || !*v || strcmp(v, "_") == 0)
+                continue;
+            int64_t id = crfp_crf_label_id(tg->crf, v);
+            if (id < 0)
+                return crfp_error(tg->host, CRFP_EINVAL, "document '%s', sentence %zu, token "
+                                  "%zu: '%.80s' (feature %s) is not one of the model's labels, "
+                                  "so it cannot be forced", crfp_doc_id(doc) ? crfp_doc_id(doc)
+                                  : "", s + 1, i - j->sbeg[s] + 1, v, tg->force);
+            j->forced[i] = (uint32_t)id;
+        }
+    return CRFP_OK;
+}
+
 static crfp_status tagger_process(void *state, crfp_doc *doc)
 {
     tagger *tg = state;
@@ -895,6 +953,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             i++;
         j.send[s] = i;
     }
+    if (tg->force && (st = forced_labels(tg, doc, &j)) != CRFP_OK)
+        goto out;
     int nth = tg->nthreads;
     if ((size_t)nth > nsent / 32 + 1)
         nth = (int)(nsent / 32 + 1);
@@ -1022,8 +1082,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
         /* What the model learnt (its label) and how it was fed. */
         const char *label = crfp_crf_meta(tg->crf, "label");
-        const char *names[10] = {"model", "nbest", "posteriors", "output", "label"};
-        const char *values[10] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
+        const char *names[12] = {"model", "nbest", "posteriors", "output", "label"};
+        const char *values[12] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
                                  tg->output, label ? label : ""};
         size_t np = 5;
         if (tg->scores) {
@@ -1048,6 +1108,10 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             names[np] = "decode";
             values[np++] = "posterior";
         }
+        if (tg->force) {
+            names[np] = "force-feature";
+            values[np++] = tg->force;
+        }
         st = crfp_annset_add_processor(doc, set, "viterbi", "1.2", names, values, np);
     }
     if (st == CRFP_ENOMEM)
@@ -1065,6 +1129,7 @@ out:
     free(j.mlab);
     free(j.mval);
     free(j.spanp);
+    free(j.forced);
     return st;
 }
 
@@ -1082,6 +1147,7 @@ static void tagger_close(void *state)
     free(tg->outnames);
     free(tg->extras);
     free(tg->output);
+    free(tg->force);
     free(tg->set);
     free(tg->spantype);
     free(tg->spanfeat);

@@ -54,7 +54,7 @@ check_declared() { # PLUGIN HELPFILE
     [ -s "$tmp/decl" ] || { fail "crfpipe plugins $1 lists no parameter"; return; }
     awk -f "$awkdir/helpopts.awk" "$2" >"$tmp/rows"
     while IFS="$(printf '\t')" read -r name def; do
-        case $name in output | posteriors) [ "$1" = viterbi ] && continue ;; esac
+        case $name in output | posteriors | force) [ "$1" = viterbi ] && continue ;; esac
         row=$(awk -F'\t' -v n="--$name" '$2 == n { r = $0 } END { print r }' "$tmp/rows")
         [ -n "$row" ] || { fail "$1: parameter $name missing from the help"; continue; }
         shown=$(printf '%s\n' "$row" | cut -f3)

@@ -104,10 +104,11 @@ static void check_doc(crfp_doc *doc, size_t *ntok, size_t *nsent)
  * as a one-column token sequence of its cells. */
 static void extract(crfp_doc *doc)
 {
+    /* kept for the process, as the reader's are */
     static const crfp_features_vtable *fx;
     static void *ex;
+    static crfp_params *fp;
     if (!fx) {
-        crfp_params *fp = NULL;
         fx = fz_plugin("attributes", CRFP_KIND_FEATURES, NULL, NULL, 0, &fp);
         if (fx->create(fz_host(), fp, &ex) != CRFP_OK)
             fz_fail("attributes", crfp_errmsg(fz_host()));

@@ -22,7 +22,9 @@
  *     label is the prediction;
  *   - with posteriors, each span's prob is in (0, 1] and at most the
  *     posterior probability of each of its tokens (a joint probability is
- *     never above a marginal of it). */
+ *     never above a marginal of it);
+ *   - with force, a token whose force feature holds a label of the model
+ *     is predicted that label, with probability 1 under posteriors. */
 #include "fuzzhost.h"
 
 #include <math.h>
@@ -104,7 +106,8 @@ static double number(const char *s, const char *what)
     return v;
 }
 
-static void check_token(const crfp_ann *a, const char *out, int post, size_t R, int decpost)
+static void check_token(const crfp_ann *a, const char *out, int post, size_t R, int decpost,
+                        const char *force)
 {
     char name[300];
     const char *pred = crfp_ann_str(a, out);
@@ -114,6 +117,9 @@ static void check_token(const crfp_ann *a, const char *out, int post, size_t R, 
     const char *ps = post ? crfp_ann_str(a, name) : NULL;
     if (post)
         (void)number(ps, "predicted-prob outside [0, 1]");
+    const char *kept = force ? crfp_ann_str(a, force) : NULL;
+    if (is_label(kept) && (strcmp(pred, kept) != 0 || (post && strcmp(ps, "1.000000") != 0)))
+        fz_fail("a forced token did not keep its label with certainty", kept);
     double sum = 0.0, last = 2.0;
     char seen[NLABELS] = {0};
     for (size_t r = 1; r <= R; r++) {
@@ -156,6 +162,7 @@ static void check_doc(crfp_doc *d)
     int post = strcmp(recorded(pr, "posteriors", "false"), "true") == 0;
     size_t R = (size_t)strtoul(recorded(pr, "marginals", "0"), NULL, 10);
     int decpost = strcmp(recorded(pr, "decode", "viterbi"), "posterior") == 0;
+    const char *force = recorded(pr, "force-feature", NULL);
     crfp_ann **all = NULL;
     size_t n = 0;
     if (crfp_annset_select(set, NULL, 0, crfp_doc_length(d), &all, &n) != CRFP_OK)
@@ -164,7 +171,7 @@ static void check_doc(crfp_doc *d)
     snprintf(name, sizeof name, "%s-prob", out);
     for (size_t i = 0; i < n; i++)
         if (strcmp(all[i]->type, "Token") == 0)
-            check_token(all[i], out, post, R, decpost);
+            check_token(all[i], out, post, R, decpost, force);
     for (size_t i = 0; i < n && post; i++) {
         const char *sp = strcmp(all[i]->type, "Token") ? crfp_ann_str(all[i], "prob") : NULL;
         if (!sp)

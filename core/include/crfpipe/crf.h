@@ -289,6 +289,21 @@ void crfp_infer_prune_counts(const crfp_infer *w, uint64_t *skipped, uint64_t *w
  * Errors: CRFP_EINVAL (w NULL), CRFP_ENOMEM (w stays usable, not fixed). */
 crfp_status crfp_infer_fix_theta(crfp_infer *w, const double *theta);
 
+/* Forced decoding (Wapiti's --force): while set, inference on w keeps
+ * position t of a sequence to the label force[t], or leaves it free where
+ * force[t] is CRFP_FREE_LABEL.  crfp_viterbi and crfp_nbest then give the
+ * best labellings among those that agree with it (crfp_nbest finds fewer
+ * than k when fewer exist), crfp_forward_backward the log partition
+ * function and the marginals of the distribution conditioned on it, and
+ * crfp_pair_marginals and crfp_segment_prob alike.  `force` (T entries)
+ * is borrowed: it must stay unchanged until the next call on w, which
+ * replaces it, or a call with force NULL, which ends it.  While it is set
+ * a sequence whose length is not T is refused (CRFP_EINVAL).  Errors:
+ * CRFP_EINVAL (w NULL; a label neither CRFP_FREE_LABEL nor one of the
+ * model's: nothing is forced then). */
+#define CRFP_FREE_LABEL UINT32_MAX
+crfp_status crfp_infer_set_force(crfp_infer *w, const uint32_t *force, uint32_t T);
+
 /* Best labelling (sparse Viterbi).  out_y has seq->T entries; *score (may be
  * NULL) its unnormalised log score.  CRFP_EINVAL also for out_y NULL when
  * T > 0, or a model without labels. */

@@ -125,6 +125,7 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
         double *psi = w->psi + (size_t)t * Y, *a = w->alpha + (size_t)t * Y;
         crfp_prefetch_unigram(crf, seq, t + PREFETCH_AHEAD, theta, 0);
         crfp_unigram(crf, seq, t, theta, psi);
+        crfp_force_apply(w, t, psi);
         if (gold)
             gs += psi[gold[t]];
         double mx = psi[0];

@@ -223,10 +223,24 @@ crfp_status crfp_infer_reserve(crfp_infer *w, size_t T)
     return CRFP_OK;
 }
 
+crfp_status crfp_infer_set_force(crfp_infer *w, const uint32_t *force, uint32_t T)
+{
+    if (!w)
+        return CRFP_EINVAL;
+    for (uint32_t t = 0; force && t < T; t++)
+        if (force[t] != CRFP_FREE_LABEL && force[t] >= w->Y)
+            return CRFP_EINVAL;
+    w->force = force;
+    w->force_T = force ? T : 0;
+    /* the forward-backward tables were made under the old constraints */
+    w->fb_seq = NULL;
+    return CRFP_OK;
+}
+
 crfp_status crfp_viterbi(crfp_infer *w, const crfp_seq *seq, const double *theta,
                          uint32_t *out_y, double *score)
 {
-    if (!w || !theta || (!out_y && seq && seq->T))
+    if (!w || !theta || (!out_y && seq && seq->T) || !crfp_force_fits(w, seq))
         return CRFP_EINVAL;
     crfp_status st = crfp_seq_check(NULL, w->crf, seq);
     if (st != CRFP_OK)
@@ -238,7 +252,7 @@ crfp_status crfp_viterbi(crfp_infer *w, const crfp_seq *seq, const double *theta
 crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const double *theta,
                                   double *logz, double *marg)
 {
-    if (!w || !theta || !logz)
+    if (!w || !theta || !logz || !crfp_force_fits(w, seq))
         return CRFP_EINVAL;
     crfp_status st = crfp_seq_check(NULL, w->crf, seq);
     if (st != CRFP_OK)
@@ -264,7 +278,7 @@ crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const doub
 crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double *theta,
                                 double *pair)
 {
-    if (!w || !theta || !pair)
+    if (!w || !theta || !pair || !crfp_force_fits(w, seq))
         return CRFP_EINVAL;
     crfp_status st = crfp_seq_check(NULL, w->crf, seq);
     if (st != CRFP_OK)

@@ -14,6 +14,8 @@
 #ifndef CRFP_CRF_INFER_H
 #define CRFP_CRF_INFER_H
 
+#include <math.h>
+
 #include "crf_impl.h"
 
 typedef struct crfp_tview {
@@ -111,6 +113,9 @@ struct crfp_infer {
      * crfp_segment_prob; fb_seq NULL: none (another run may have
      * overwritten them). */
     const crfp_seq *fb_seq;
+    /* Forced decoding (crfp_infer_set_force): force_T labels, or NULL. */
+    const uint32_t *force;
+    uint32_t force_T;
     const double *fb_theta;
     uint32_t fb_T;
     const double *ones, *zeros;
@@ -200,6 +205,25 @@ static inline void crfp_unigram(const crfp_crf *crf, const crfp_seq *seq, uint32
         for (uint32_t y = 0; y < Y; y++)
             out[y] += mu[y];
     }
+}
+
+/* Forced decoding: at a forced position every label but the forced one
+ * scores -inf, so that no path through it survives a max and exp() makes
+ * it 0 in a sum; the max and the sums are otherwise unchanged. */
+static inline void crfp_force_apply(const crfp_infer *w, uint32_t t, double *s)
+{
+    if (!w->force || w->force[t] == CRFP_FREE_LABEL)
+        return;
+    const uint32_t f = w->force[t];
+    for (uint32_t y = 0; y < w->Y; y++)
+        if (y != f)
+            s[y] = -INFINITY;
+}
+
+/* A sequence must have the forced length while labels are forced. */
+static inline int crfp_force_fits(const crfp_infer *w, const crfp_seq *seq)
+{
+    return !w->force || (seq && seq->T == w->force_T);
 }
 
 /* Ask the cache for the unigram blocks (of theta, or of a gradient when

@@ -169,7 +169,7 @@ static uint32_t next_best(uint32_t Y, const double *d, const double *lam, double
 crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, size_t k,
                        uint32_t *out_y, double *scores, size_t *found)
 {
-    if (!w || !theta || !found || (k && (!out_y || !scores)))
+    if (!w || !theta || !found || (k && (!out_y || !scores)) || !crfp_force_fits(w, seq))
         return CRFP_EINVAL;
     *found = 0;
     crfp_status st = crfp_seq_check(NULL, w->crf, seq);
@@ -227,6 +227,10 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
     size_t n = 0;
     while (n < k && S.nheap) {
         struct crfp_nbheap top = w->nb_heap[0];
+        /* best first: once the best left is -inf (a label forced away,
+         * crfp_infer_set_force) no labelling that agrees is left */
+        if (top.f == -INFINITY)
+            break;
         uint32_t id = pop(&S);
         struct crfp_nbnode nd = w->nb_node[id];
         const double *d = delta + (size_t)nd.t * Y;

@@ -288,6 +288,7 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
     for (uint32_t t = 0; t < VITERBI_PREFETCH; t++)
         crfp_prefetch_unigram(crf, seq, t, theta, 0);
     vit_unigram(w, seq, 0, theta, s);
+    crfp_force_apply(w, 0, s);
     if (vit_view(w, seq, 0, theta, &memo, &v, &rel) != CRFP_OK)
         return CRFP_ENOMEM;
     for (uint32_t y = 0; y < Y; y++)
@@ -302,6 +303,7 @@ crfp_status crfp_viterbi_run(crfp_infer *w, const crfp_seq *seq, const double *t
         dn = w->alpha + (size_t)t * Y;
         crfp_prefetch_unigram(crf, seq, t + VITERBI_PREFETCH - 1, theta, 0);
         vit_unigram(w, seq, t, theta, s);
+        crfp_force_apply(w, t, s);
         if (vit_view(w, seq, t, theta, &memo, &v, &rel) != CRFP_OK)
             return CRFP_ENOMEM;
         if (v.dense) {
