@@ -1,0 +1,170 @@
+#!/bin/sh
+# Training on GATE documents whose gold is annotations over the text
+# (span_labels): WNUT-17 tweets written as one GATE document (Tokens and
+# Sentences in the default set, person/location/... spans in "Key") train
+# the very model the same tweets train as a BIO column file; spans made by
+# the tagger become its labels again; BIOES and IO; and the spans a BIO
+# labelling cannot hold (nested, over no token, cut inside a token, over
+# two sentences) are each named in a warning, and a span without its type
+# is an error.
+. "$top_srcdir/tests/pipeline/common.sh"
+ner="$top_srcdir/samples/ner"
+tpl="$top_srcdir/tests/pipeline/tiny.tpl"
+types=person,location,corporation,product,creative-work,group
+
+# The first 200 tweets that are all ASCII (so that byte offsets are GATE's
+# UTF-16 offsets), as columns (form, label) and as a GATE document.
+LC_ALL=C awk -v max=200 '
+    NF == 0 { if (n) { if (!bad) { printf "%s\n", s; k++ } } n = 0; s = ""; bad = 0
+              if (k == max) exit; next }
+    { n++; s = s $1 "\t" $2 "\n"; if ($0 ~ /[\200-\377]/) bad = 1 }' \
+    "$ner/train.conll" >"$tmp/train.tsv"
+LC_ALL=C awk -F'\t' -v types="$types" '
+    function esc(x) { gsub(/&/, "\\&amp;", x); gsub(/</, "\\&lt;", x); gsub(/>/, "\\&gt;", x); return x }
+    function close_span() { if (etype != "") { spans = spans sprintf("<Annotation Id=\"%d\" Type=\"%s\" StartNode=\"%d\" EndNode=\"%d\"></Annotation>\n", ++id, etype, estart, eend); etype = "" } }
+    NF == 0 { close_span()
+              if (ntok) { sents = sents sprintf("<Annotation Id=\"%d\" Type=\"Sentence\" StartNode=\"%d\" EndNode=\"%d\"></Annotation>\n", ++id, sstart, pos); text = text "\n"; pos++ }
+              ntok = 0; next }
+    { if (ntok) { text = text " "; pos++ } else sstart = pos
+      ntok++
+      text = text sprintf("<Node id=\"%d\"/>%s<Node id=\"%d\"/>", pos, esc($1), pos + length($1))
+      toks = toks sprintf("<Annotation Id=\"%d\" Type=\"Token\" StartNode=\"%d\" EndNode=\"%d\">\n<Feature><Name className=\"java.lang.String\">form</Name><Value className=\"java.lang.String\">%s</Value></Feature>\n</Annotation>\n", ++id, pos, pos + length($1), esc($1))
+      if ($2 ~ /^B-/ || ($2 ~ /^I-/ && substr($2, 3) != etype)) { close_span(); etype = substr($2, 3); estart = pos }
+      else if ($2 == "O") close_span()
+      pos += length($1); eend = pos }
+    END { close_span()
+          print "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<GateDocument version=\"3\">\n<GateDocumentFeatures>\n</GateDocumentFeatures>"
+          print "<TextWithNodes>" text "</TextWithNodes>"
+          print "<AnnotationSet>\n" toks sents "</AnnotationSet>"
+          print "<AnnotationSet Name=\"Key\">\n" spans "</AnnotationSet>\n</GateDocument>" }' \
+    "$tmp/train.tsv" >"$tmp/train.gate.xml"
+grep -q 'Type="person"' "$tmp/train.gate.xml" || fail "the GATE document has no person"
+
+# 1. The same model, weight for weight, from the GATE spans and from the
+# BIO columns.
+cat >"$tmp/train.xml" <<EOF
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="gate_reader"/>
+  <stage plugin="span_labels">
+    <param name="span-set" value="Key"/><param name="types" value="$types"/>
+  </stage>
+  <stage plugin="templates"><param name="template" value="$tpl"/></stage>
+  <stage plugin="lbfgs">
+    <param name="model" value="$tmp/gate.model"/><param name="label" value="label"/>
+    <param name="threads" value="1"/><param name="max-iter" value="20"/>
+  </stage>
+</pipeline>
+EOF
+"$CRFPIPE" -q run "$tmp/train.xml" -i "$tmp/train.gate.xml" || fail "training on the GATE document"
+"$CRFPIPE" -q train --template "$tpl" --format conll --columns form,label --threads 1 \
+    --max-iter 20 --model "$tmp/col.model" "$tmp/train.tsv" || fail "training on the columns"
+"$CRFPIPE" model dump "$tmp/gate.model" | grep -E '^(U|B)	' >"$tmp/gate.w"
+"$CRFPIPE" model dump "$tmp/col.model" | grep -E '^(U|B)	' >"$tmp/col.w"
+[ -s "$tmp/gate.w" ] && cmp -s "$tmp/gate.w" "$tmp/col.w" ||
+    fail "the GATE spans trained other weights than their BIO columns"
+grep -q 'B-person' "$tmp/gate.w" || fail "no B-person weight"
+
+# 2. The tagger's spans made labels again: the labels it predicted (as
+# conlleval reads them: I-x after O or another type starts a span).
+cat >"$tmp/relabel.xml" <<EOF
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="gate_reader"/>
+  <stage plugin="viterbi"><param name="model" value="$tmp/gate.model"/>
+    <param name="spans" value="Entity"/><param name="span-feature" value="kind"/></stage>
+  <stage plugin="span_labels">
+    <param name="types" value="Entity"/><param name="type-feature" value="kind"/>
+    <param name="output" value="again"/>
+  </stage>
+  <stage plugin="conll_writer"><param name="columns" value="form,predicted,again"/>
+    <param name="separator" value="tab"/></stage>
+</pipeline>
+EOF
+"$CRFPIPE" -q run "$tmp/relabel.xml" -i "$tmp/train.gate.xml" -o "$tmp/again.txt" ||
+    fail "tag and relabel"
+# columns: form predicted again
+LC_ALL=C awk -F'\t' 'NF == 0 { prev = "O"; next }
+    { p = $(NF - 1); if (p ~ /^I-/ && (prev == "O" || substr(prev, 3) != substr(p, 3))) p = "B-" substr(p, 3)
+      prev = $(NF - 1); n++; if (p != $NF) { bad++; if (bad < 4) print "token " n ": " $0 > "/dev/stderr" } }
+    END { exit bad > 0 || n == 0 }' "$tmp/again.txt" || fail "the tagger's spans are not its labels again"
+grep -q 'B-' "$tmp/again.txt" || fail "the tagger found no entity: nothing compared"
+
+# 3. BIOES and IO on the gold.
+for sc in bioes io; do
+    cat >"$tmp/$sc.xml" <<EOF
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="gate_reader"/>
+  <stage plugin="span_labels">
+    <param name="span-set" value="Key"/><param name="types" value="$types"/>
+    <param name="scheme" value="$sc"/>
+  </stage>
+  <stage plugin="conll_writer"><param name="columns" value="form,label"/>
+    <param name="separator" value="tab"/></stage>
+</pipeline>
+EOF
+    "$CRFPIPE" -q run "$tmp/$sc.xml" -i "$tmp/train.gate.xml" -o "$tmp/$sc.txt" || fail "scheme $sc"
+done
+# the form and label columns of each against the BIO gold converted
+LC_ALL=C awk -F'\t' 'NF == 0 { print; next } { print $1 "\t" $NF }' "$tmp/bioes.txt" >"$tmp/bioes.got"
+LC_ALL=C awk -F'\t' 'function flush(  i, t, l, nx) {
+        for (i = 1; i <= n; i++) { l = y[i]; nx = i < n ? y[i + 1] : "O"
+            if (l != "O") { t = substr(l, 3); last = !(nx ~ /^I-/ && substr(nx, 3) == t)
+                l = (l ~ /^B-/ ? (last ? "S-" : "B-") : (last ? "E-" : "I-")) t }
+            print w[i] "\t" l }
+        if (n) print ""; n = 0 }
+    NF == 0 { flush(); next } { w[++n] = $1; y[n] = $2 } END { flush() }' "$tmp/train.tsv" >"$tmp/bioes.want"
+cmp -s "$tmp/bioes.got" "$tmp/bioes.want" || fail "BIOES labels differ from the BIO gold converted"
+LC_ALL=C awk -F'\t' 'NF && $NF != "O" && $NF !~ /^I-/ { bad = 1 } END { exit bad }' "$tmp/io.txt" ||
+    fail "IO labels other than I- and O"
+
+# 4. Spans a BIO labelling cannot hold, each named; a span without its type.  (The
+# first type, Person, has no span: it once read as out of memory.)
+cat >"$tmp/odd.gate.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<GateDocument version="3">
+<GateDocumentFeatures>
+</GateDocumentFeatures>
+<TextWithNodes><Node id="0"/>New<Node id="3"/> <Node id="4"/>York<Node id="8"/> <Node id="9"/>Times<Node id="14"/>.<Node id="15"/>  <Node id="17"/>
+<Node id="18"/>Paris<Node id="23"/>-based<Node id="29"/> <Node id="30"/>firm<Node id="34"/>
+<Node id="35"/>Big<Node id="38"/> <Node id="39"/>Apple<Node id="44"/></TextWithNodes>
+<AnnotationSet>
+<Annotation Id="1" Type="Token" StartNode="0" EndNode="3"></Annotation>
+<Annotation Id="2" Type="Token" StartNode="4" EndNode="8"></Annotation>
+<Annotation Id="3" Type="Token" StartNode="9" EndNode="14"></Annotation>
+<Annotation Id="4" Type="Token" StartNode="14" EndNode="15"></Annotation>
+<Annotation Id="5" Type="Token" StartNode="18" EndNode="29"></Annotation>
+<Annotation Id="6" Type="Token" StartNode="30" EndNode="34"></Annotation>
+<Annotation Id="7" Type="Token" StartNode="35" EndNode="38"></Annotation>
+<Annotation Id="8" Type="Token" StartNode="39" EndNode="44"></Annotation>
+<Annotation Id="9" Type="Sentence" StartNode="0" EndNode="15"></Annotation>
+<Annotation Id="10" Type="Sentence" StartNode="18" EndNode="34"></Annotation>
+<Annotation Id="11" Type="Sentence" StartNode="35" EndNode="44"></Annotation>
+</AnnotationSet>
+<AnnotationSet Name="Key">
+<Annotation Id="20" Type="Organization" StartNode="0" EndNode="14"></Annotation>
+<Annotation Id="21" Type="Location" StartNode="0" EndNode="8"></Annotation>
+<Annotation Id="22" Type="Organization" StartNode="9" EndNode="15"></Annotation>
+<Annotation Id="23" Type="Location" StartNode="15" EndNode="17"></Annotation>
+<Annotation Id="24" Type="Location" StartNode="18" EndNode="23"></Annotation>
+<Annotation Id="25" Type="Organization" StartNode="30" EndNode="38"></Annotation>
+</AnnotationSet>
+</GateDocument>
+EOF
+sed -e 's|value="person,location,corporation,product,creative-work,group"|value="Person,Organization,Location"|' \
+    "$tmp/bioes.xml" | sed 's|value="bioes"|value="bio"|' >"$tmp/odd.xml"
+"$CRFPIPE" run "$tmp/odd.xml" -i "$tmp/odd.gate.xml" -o "$tmp/odd.txt" 2>"$tmp/err" ||
+    fail "odd spans"
+for w in "2 spans overlapping a span taken before (nested or crossing): left out (the first: Location 'Location' at 0..8)" \
+         "1 span over no token: left out (the first: Location 'Location' at 15..17)" \
+         "1 span with an end inside a token" \
+         "1 span over two sentences or more"; do
+    grep -qF "$w" "$tmp/err" || { fail "no warning: $w"; cat "$tmp/err" >&2; }
+done
+# New York Times . / Paris-based firm / Big Apple: the organisation, "Paris" cut inside its
+# token (which takes the location), the organisation over two sentences
+[ "$(cut -f2 "$tmp/odd.txt" | tr '\n' ' ')" = "B-Organization I-Organization I-Organization O  B-Location B-Organization  I-Organization O  " ] ||
+    fail "odd spans labelled $(cut -f2 "$tmp/odd.txt" | tr '\n' ' ')"
+sed 's|<Annotation Id="20" Type="Organization"|<Annotation Id="20" Type="Org"|' "$tmp/odd.gate.xml" >"$tmp/notype.gate.xml"
+sed 's|<param name="scheme" value="bio"/>|<param name="scheme" value="bio"/><param name="type-feature" value="kind"/>|' \
+    "$tmp/odd.xml" >"$tmp/notype.xml"
+expect_fail "Organization at 0..14 has no 'kind' feature" "$CRFPIPE" run "$tmp/notype.xml" -i "$tmp/odd.gate.xml"
+finish
