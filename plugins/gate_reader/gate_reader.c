@@ -153,11 +153,14 @@ typedef struct pstate {
     int sorted;
     char errmsg[512];    /* libxml2's first error, kept off stderr */
     int errline;
+    int oom;             /* libxml2 ran out of memory: not a parse error */
 } pstate;
 
 static void on_xml_error(void *ud, xmlErrorPtr e)
 {
     pstate *ps = ud;
+    if (e && e->code == XML_ERR_NO_MEMORY)
+        ps->oom = 1;
     if (!e || ps->errmsg[0])
         return;
     snprintf(ps->errmsg, sizeof ps->errmsg, "%s", e->message ? e->message : "parse error");
@@ -205,6 +208,13 @@ static crfp_status step(pstate *ps, int *type)
     *type = 0;
     if (rc == 0)
         return CRFP_OK;
+    /* libxml2 reports a failed allocation as an error of the document;
+     * one before the handler was set (in xmlReaderForIO) only in the
+     * thread's last error */
+    const xmlError *last = xmlGetLastError();
+    if (ps->oom || (last && last->code == XML_ERR_NO_MEMORY))
+        return crfp_error(ps->r->host, CRFP_ENOMEM, "%s:%d: out of memory", name_of(ps),
+                          line_of(ps));
     if (ps->r->doctype)
         return crfp_error(ps->r->host, CRFP_EPARSE,
                           "%s: a DOCTYPE is not allowed (GATE documents have none; DTDs could "
@@ -239,6 +249,14 @@ static crfp_status checked_value(pstate *ps, const char **v, size_t *n)
 static crfp_status attr(pstate *ps, const char *name, char **out)
 {
     *out = (char *)xmlTextReaderGetAttribute(ps->xr, BAD_CAST name);
+    if (!*out) {
+        /* absent, or its copy could not be made */
+        int has = xmlTextReaderMoveToAttribute(ps->xr, BAD_CAST name);
+        xmlTextReaderMoveToElement(ps->xr);
+        if (has != 0)
+            return crfp_error(ps->r->host, CRFP_ENOMEM, "%s:%d: out of memory", name_of(ps),
+                              line_of(ps));
+    }
     if (*out && ps->limit && strlen(*out) > ps->limit) {
         xmlFree(*out);
         *out = NULL;
@@ -955,6 +973,7 @@ static crfp_status gr_next(void *state, crfp_doc **out)
      * mode; this reader applies the host's limit itself */
     if (!ps.limit || ps.limit > 10000000)
         opts |= XML_PARSE_HUGE;
+    xmlResetLastError();
     ps.xr = xmlReaderForIO(read_cb, NULL, r, r->in->name, NULL, opts);
     if (ps.xr)
         xmlTextReaderSetStructuredErrorHandler(ps.xr, on_xml_error, &ps);

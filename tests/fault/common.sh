@@ -39,6 +39,9 @@ run_cmd() {
                   --model "$2" "$data/tiny.crfsuite" ;;
     crfsuitetag) $RUNNER "$CRFPIPE" tag --model "$tmp/cs.model" --threads 1 -o "$2" \
                      "$data/tiny.crfsuite" ;;
+    # GATE spans made token labels, written as columns
+    spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
+               -o "$2" ;;
     convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
                  "$2" ;;
     run) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -i "$data/tiny.conll" -o "$2" ;;
@@ -67,6 +70,14 @@ setup_models() {
   <stage plugin="viterbi"><param name="model" value="$tmp/ref.model"/>
     <param name="threads" value="1"/></stage>
   <stage plugin="xml_writer"/>
+</pipeline>
+X
+    cat >"$tmp/spans.xml" <<X
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="gate_reader"/>
+  <stage plugin="span_labels"><param name="span-set" value="NE"/>
+    <param name="types" value="Person,Location"/><param name="scheme" value="bioes"/></stage>
+  <stage plugin="conll_writer"><param name="columns" value="string,label"/></stage>
 </pipeline>
 X
     if ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err"; then
