@@ -119,6 +119,10 @@ static int run(crfp_host *host, const char *rname, const char *wname, const sett
     cli_input_close(&in);
     crfp_params_free(rpar);
     crfp_params_free(wpar);
+    /* a plugin that failed without a word still gets its cause said,
+     * rather than the "ok" of an empty record */
+    if (st != CRFP_OK && crfp_errcode(host) == CRFP_OK)
+        crfp_error_wrap(host, st, "%s", inpath ? inpath : "<stdin>");
     return st == CRFP_OK ? CLI_OK : cli_fail(host);
 }
 

@@ -25,7 +25,7 @@ crfp_status colwalk_init(crfp_host *host, const crfp_doc *doc, const crfp_annset
     if (set) {
         crfp_status st = crfp_annset_select(set, "Sentence", 0, len, &w->owned, &n);
         if (st != CRFP_OK)
-            return st;
+            return crfp_error(host, st, "out of memory listing the sentences");
     }
     size_t m = n ? n : 1;
     w->sents = calloc(m, sizeof *w->sents);
@@ -73,7 +73,7 @@ crfp_status colgroup_init(crfp_host *host, const char *where, const crfp_annset 
     crfp_status st = crfp_annset_select(set, type, 0, end, &g->anns, &g->n);
     if (st != CRFP_OK) {
         colgroup_free(g);
-        return st;
+        return crfp_error(host, st, "%s: out of memory listing the %s annotations", where, type);
     }
     /* Both lists are sorted by start, so one forward pass assigns every
      * annotation to the first sentence that can still contain it. */

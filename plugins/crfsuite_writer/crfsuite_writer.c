@@ -119,6 +119,8 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
     }
     free(toks);
     free(sents);
+    if (st == CRFP_ENOMEM && !crfp_errmsg(w->host)[0])   /* the selections record none */
+        st = crfp_error(w->host, st, "out of memory");
     if (st == CRFP_OK && ferror(w->out->fp))
         st = crfp_error(w->host, CRFP_EIO, "%s: write error", w->out->name);
     return st;

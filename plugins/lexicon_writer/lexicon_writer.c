@@ -76,6 +76,8 @@ static crfp_status lw_write(void *state, const crfp_doc *cdoc)
         fputc('\n', w->out->fp);
     }
     free(sents);
+    if (st == CRFP_ENOMEM && !crfp_errmsg(w->host)[0])   /* the selection records none */
+        st = crfp_error(w->host, st, "out of memory");
     if (st == CRFP_OK && ferror(w->out->fp))
         st = crfp_error(w->host, CRFP_EIO, "%s: write error", w->out->name);
     return st;

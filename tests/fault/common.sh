@@ -42,6 +42,8 @@ run_cmd() {
     # GATE spans made token labels, written as columns
     spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
                -o "$2" ;;
+    # and back: the column writer's failures once said "error: ok"
+    convertback) $RUNNER "$CRFPIPE" convert --from xml --to conll "$tmp/tiny.xml" "$2" ;;
     convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
                  "$2" ;;
     run) $RUNNER "$CRFPIPE" run "$tmp/tag.xml" -i "$data/tiny.conll" -o "$2" ;;
@@ -80,7 +82,7 @@ X
   <stage plugin="conll_writer"><param name="columns" value="string,label"/></stage>
 </pipeline>
 X
-    if ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err"; then
+    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err"; then
         cat "$tmp/err" >&2
         echo "FAIL: training the reference model without faults" >&2
         exit 1

@@ -41,6 +41,7 @@ struct crfp_xml_reader {
     crfp_prolog prolog; /* DOCTYPEs are refused before libxml2 sees them */
     size_t node_limit;  /* xml-node limit, 0 = unlimited */
     int huge_error;     /* libxml2 refused a node over its own 10 MB limit */
+    int oom;            /* libxml2 ran out of memory: not an error of the input */
     /* libxml2's dictionary copies of the names met on every token, so an
      * element test is usually one pointer comparison */
     const char *d_ns, *d_a, *d_f;
@@ -78,6 +79,9 @@ static int line_no(crfp_xml_reader *R)
 static void on_xml_error(void *ud, crfp_xml_err_ptr err)
 {
     crfp_xml_reader *R = ud;
+    /* libxml2 says "huge text node" as an out-of-memory error too */
+    if (err && err->code == XML_ERR_NO_MEMORY && !crfp_xml_is_huge_error(err))
+        R->oom = 1;
     if (err && err->level >= XML_ERR_ERROR && R->errs.count == 0) {
         R->schema_error = err->domain == XML_FROM_RELAXNGV;
         R->huge_error = crfp_xml_is_huge_error(err);
@@ -101,6 +105,23 @@ static crfp_status fail_at(crfp_xml_reader *R, int line, crfp_status st, const c
 
 #define FAIL(R, st, ...) fail_at((R), line_no(R), (st), __VA_ARGS__)
 
+/* Whether libxml2 failed for lack of memory: through the handler, or (for
+ * a failure before it was set, or in a call that reports none) the
+ * thread's last error.  Such a failure is not the input's fault and must
+ * not read as a parse error. */
+static int xml_oom(crfp_xml_reader *R)
+{
+    crfp_xml_err_ptr last = xmlGetLastError();
+    return !R->huge_error && (R->oom || (last && last->code == XML_ERR_NO_MEMORY &&
+                                         !crfp_xml_is_huge_error(last)));
+}
+
+static crfp_status oom_fail(crfp_xml_reader *R)
+{
+    R->state = ST_FAILED;
+    return crfp_error(R->host, CRFP_ENOMEM, "%s: out of memory", R->in->name);
+}
+
 /* Advance one node.  *eof is set at the end of the input. */
 static crfp_status rd(crfp_xml_reader *R, int *eof)
 {
@@ -115,6 +136,8 @@ static crfp_status rd(crfp_xml_reader *R, int *eof)
         return crfp_xml_node_error(R->host, R->in->name, R->errs.fallback_line,
                                    "a text node or attribute value", 0);
     }
+    if (ret < 0 && xml_oom(R))
+        return oom_fail(R);
     if (ret < 0 && ferror(R->in->fp)) {
         R->state = ST_FAILED;
         return crfp_error(R->host, CRFP_EIO, "%s: read error", R->in->name);
@@ -239,6 +262,12 @@ static crfp_status get_attrs_in(crfp_xml_reader *R, const char *const *names, si
             continue;
         const char *an = (const char *)xmlTextReaderConstName(R->r);
         const char *av = (const char *)xmlTextReaderConstValue(R->r);
+        if (!an || !av) {
+            /* a name or value libxml2 could not build: read as "" it
+             * would change the document */
+            st = oom_fail(R);
+            break;
+        }
         size_t i = 0;
         while (i < n && strcmp(an, names[i]) != 0)
             i++;
@@ -264,7 +293,8 @@ static crfp_status get_attrs_in(crfp_xml_reader *R, const char *const *names, si
     }
     xmlTextReaderMoveToElement(R->r);
     if (st == CRFP_OK && more < 0)
-        st = fail_at(R, line, CRFP_EPARSE, "cannot read the attributes of <%s>", elem);
+        st = xml_oom(R) ? oom_fail(R)
+                        : fail_at(R, line, CRFP_EPARSE, "cannot read the attributes of <%s>", elem);
     if (st != CRFP_OK)
         free_attrs_in(vals, n, buf, bufsz);
     return st;
@@ -836,10 +866,13 @@ crfp_status crfp_xml_reader_open(crfp_host *host, crfp_stream *in, int validate,
      * its own 10 MB (see crfp_xml_parse_options); a DOCTYPE, and so any
      * entity, is refused by read_cb before libxml2 parses it. */
     R->node_limit = crfp_host_limit(host, CRFP_LIMIT_XML_NODE);
+    xmlResetLastError();
     R->r = xmlReaderForIO(read_cb, close_cb, R, in->name, NULL, crfp_xml_parse_options(host));
     if (!R->r) {
+        /* nothing is read yet: only an allocation can have failed */
         crfp_xml_reader_close(R);
-        return crfp_error(host, CRFP_EIO, "%s: cannot read", in->name);
+        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory opening the XML reader",
+                          in->name);
     }
     xmlTextReaderSetStructuredErrorHandler(R->r, on_xml_error, R);
     R->d_ns = (const char *)xmlTextReaderConstString(R->r, BAD_CAST CRFP_XML_NS);
