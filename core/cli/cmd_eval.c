@@ -5,7 +5,11 @@
  * scores exactly what `tag --model M F` writes.  Without it the evaluate
  * plugin finds the prediction and the gold in what crfpipe tag wrote (MISC
  * GoldX= / PredictedX= in CoNLL-U, the recorded tagging run in XML, the last
- * two columns otherwise) or says there is no prediction to score. */
+ * two columns otherwise) or says there is no prediction to score.
+ *
+ * With --spans TYPES the annotation_diff writer (format "diff") compares
+ * two annotation sets by their offsets instead, as GATE's AnnotationDiff:
+ * no token and no tagging run is involved. */
 #include "config.h"
 #include "cli.h"
 #include "help.h"
@@ -14,12 +18,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* eval --spans: reader -> annotation diff.  rn/rv have room for one more
+ * (columns); dn/dv too (types). */
+static int eval_spans(crfp_host *host, const char *cmd, const char *format, const char *columns,
+                      const char *input, const char *output, const char *spans, const char **rn,
+                      const char **rv, size_t nr, const char **dn, const char **dv, size_t nd)
+{
+    const char *reader;
+    const crfp_plugin *diff = NULL;
+    if (cli_reader_for(host, format, input, &reader) != CRFP_OK ||
+        crfp_host_find_format(host, CRFP_KIND_WRITER, "diff", &diff) != CRFP_OK)
+        return cli_lookup_fail(host, cmd);
+    if (columns) {
+        rn[nr] = "columns";
+        rv[nr++] = columns;
+    }
+    dn[nd] = "types";
+    dv[nd++] = spans;
+    crfp_pipeline *p = crfp_pipeline_new(host);
+    if (!p) {
+        fprintf(stderr, "crfpipe: error: out of memory\n");
+        return CLI_FAIL;
+    }
+    int rc;
+    if (crfp_pipeline_add(p, reader, "input", rn, rv, nr, NULL) == CRFP_OK &&
+        crfp_pipeline_add(p, diff->desc->name, "eval", dn, dv, nd, NULL) == CRFP_OK)
+        rc = cli_run_pipeline(host, p, input, output);
+    else
+        rc = cli_fail(host);
+    crfp_pipeline_free(p);
+    return rc;
+}
+
 int cmd_eval(crfp_host *host, int argc, char **argv)
 {
     const char *format = NULL, *columns = NULL, *input = NULL, *model = NULL, *threads = NULL;
     const char *decode = NULL, *gold = NULL, *guess = NULL, *output = NULL, *plot = NULL, *v;
-    const char *rn[32], *rv[32];
-    size_t nr = 0;
+    const char *rn[32], *rv[32], *spans = NULL, *dn[16], *dv[16];
+    size_t nr = 0, nd = 0;
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -46,6 +82,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             plot = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "reader-param", &v)) > 0)
             r = cli_param_pair(argv[0], "reader-param", (char *)v, rn, rv, &nr, 31);
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "spans", &v)) != 0)
+            spans = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "diff-param", &v)) > 0)
+            r = cli_param_pair(argv[0], "diff-param", (char *)v, dn, dv, &nd, 15);
         else if (r < 0)
             return CLI_USAGE;
         else if (argv[i][0] == '-' && argv[i][1])
@@ -62,6 +102,15 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         return cli_usage(argv[0], "no file to evaluate");
     if (decode && !model)
         return cli_usage(argv[0], "--decode needs --model (it chooses how the model tags)");
+    if (nd && !spans)
+        return cli_usage(argv[0], "--diff-param needs --spans");
+    if (spans && (model || gold || guess || plot))
+        return cli_usage(argv[0], "--spans compares two annotation sets of FILE as they are: "
+                                  "it goes without --model, --label, --guess and --report (tag "
+                                  "the file first)");
+    if (spans)
+        return eval_spans(host, argv[0], format, columns, input, output, spans, rn, rv, nr, dn,
+                          dv, nd);
     /* The model's label is the gold when the tokens have that feature;
      * column files whose columns are named by position fall back to the
      * column before the prediction (the evaluate plugin decides). */

@@ -169,6 +169,13 @@ static const optdoc eval_opts[] = {
     {"--threads", NULL, "N", "0", "decoding threads with --model (0 = all cores)"},
     {"--decode", NULL, "MODE", "viterbi",
      "with --model: viterbi (the best labelling) or posterior (each token's most probable label)"},
+    {"--spans", NULL, "TYPES", NULL,
+     "compare two annotation sets by their offsets instead, as GATE's AnnotationDiff: the "
+     "comma-separated types of the gold set Key against the default set (correct, partial, "
+     "missing, spurious; strict, lenient and average P/R/F1)"},
+    {"--diff-param", NULL, "NAME=VALUE", NULL,
+     "with --spans: a parameter of the annotation_diff writer (key-set, response-set, "
+     "key-types, response-types, feature, key-feature, response-feature)"},
     {"-o", NULL, "FILE", NULL, "write the report to FILE (default: stdout)"},
     {"--report", NULL, "FILE", NULL,
      "plot the confusion matrix as a heat map and per-label precision, recall and F1: SVG, or "

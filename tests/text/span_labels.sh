@@ -6,7 +6,8 @@
 # the tagger become its labels again; BIOES and IO; and the spans a BIO
 # labelling cannot hold (nested, over no token, cut inside a token, over
 # two sentences) are each named in a warning, and a span without its type
-# is an error.
+# is an error.  Then the annotation diff (eval --spans): counts by hand, and
+# on the tagged tweets a strict F1 equal to conlleval's chunk F1.
 . "$top_srcdir/tests/pipeline/common.sh"
 ner="$top_srcdir/samples/ner"
 tpl="$top_srcdir/tests/pipeline/tiny.tpl"
@@ -167,4 +168,71 @@ sed 's|<Annotation Id="20" Type="Organization"|<Annotation Id="20" Type="Org"|' 
 sed 's|<param name="scheme" value="bio"/>|<param name="scheme" value="bio"/><param name="type-feature" value="kind"/>|' \
     "$tmp/odd.xml" >"$tmp/notype.xml"
 expect_fail "Organization at 0..14 has no 'kind' feature" "$CRFPIPE" run "$tmp/notype.xml" -i "$tmp/odd.gate.xml"
+
+# 5. The annotation diff (eval --spans).  By hand: Person exact (correct),
+# a Location cut short (partial), a Location answered as Organization
+# (missing, and a spurious Organization), an Organization not found
+# (missing), a Person too many (spurious).
+cat >"$tmp/diff.gate.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<GateDocument version="3">
+<GateDocumentFeatures>
+</GateDocumentFeatures>
+<TextWithNodes><Node id="0"/>Alice<Node id="5"/> <Node id="6"/>met<Node id="9"/> <Node id="10"/>Pari<Node id="14"/>s<Node id="15"/> <Node id="16"/>and<Node id="19"/> <Node id="20"/>Paris<Node id="25"/> <Node id="26"/>at<Node id="28"/> <Node id="29"/> <Node id="30"/>ACME Corp.<Node id="40"/> <Node id="41"/>with<Node id="45"/> <Node id="46"/>Bob<Node id="49"/></TextWithNodes>
+<AnnotationSet>
+<Annotation Id="1" Type="Person" StartNode="0" EndNode="5"></Annotation>
+<Annotation Id="2" Type="Location" StartNode="10" EndNode="14"></Annotation>
+<Annotation Id="3" Type="Organization" StartNode="20" EndNode="25"></Annotation>
+<Annotation Id="4" Type="Person" StartNode="46" EndNode="49"></Annotation>
+</AnnotationSet>
+<AnnotationSet Name="Key">
+<Annotation Id="11" Type="Person" StartNode="0" EndNode="5"></Annotation>
+<Annotation Id="12" Type="Location" StartNode="10" EndNode="15"></Annotation>
+<Annotation Id="13" Type="Location" StartNode="20" EndNode="25"></Annotation>
+<Annotation Id="14" Type="Organization" StartNode="30" EndNode="40"></Annotation>
+</AnnotationSet>
+</GateDocument>
+EOF
+"$CRFPIPE" eval --spans Person,Location,Organization "$tmp/diff.gate.xml" >"$tmp/diff.txt" ||
+    fail "eval --spans"
+# label correct partial missing spurious, then strict P R F1, lenient P R F1
+for want in "Location 0 1 1 0 0.00 0.00 0.00 100.00 50.00 66.67" \
+            "Organization 0 0 1 1 0.00 0.00 0.00 0.00 0.00 0.00" \
+            "Person 1 0 0 1 50.00 100.00 66.67 50.00 100.00 66.67" \
+            "overall 1 1 2 2 25.00 25.00 25.00 50.00 50.00 50.00"; do
+    set -- $want
+    got=$(awk -v l="$1" '$1 == l { print $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$tmp/diff.txt")
+    [ "$got" = "$want" ] || fail "annotation diff: expected '$want', got '$got'"
+done
+expect_fail "the same annotations of set ''" "$CRFPIPE" eval --spans Person \
+    --diff-param key-set= "$tmp/diff.gate.xml"
+expect_fail "no annotation type to compare" "$CRFPIPE" eval --spans , "$tmp/diff.gate.xml"
+expect_fail "goes without --model" "$CRFPIPE" eval --spans Person --model "$tmp/gate.model" \
+    "$tmp/diff.gate.xml"
+
+# 6. A tagger's spans against GATE's gold: the strict F1 of the diff is
+# conlleval's chunk F1 of the same labels, since a span matches exactly
+# when its tokens do.
+cat >"$tmp/tag-gate.xml" <<EOF
+<pipeline xmlns="urn:crfpipe:pipeline:1">
+  <stage plugin="gate_reader"/>
+  <stage plugin="span_labels">
+    <param name="span-set" value="Key"/><param name="types" value="$types"/>
+  </stage>
+  <stage plugin="viterbi"><param name="model" value="$tmp/gate.model"/>
+    <param name="spans" value="Entity"/><param name="span-feature" value="kind"/></stage>
+  <stage plugin="WRITER"/>
+</pipeline>
+EOF
+sed 's|<stage plugin="WRITER"/>|<stage plugin="gate_writer"/>|' "$tmp/tag-gate.xml" >"$tmp/tg.xml"
+"$CRFPIPE" -q run "$tmp/tg.xml" -i "$tmp/train.gate.xml" -o "$tmp/tagged.gate.xml" || fail "tag to GATE"
+sed 's|<stage plugin="WRITER"/>|<stage plugin="conll_writer"><param name="columns" value="form,label,predicted"/><param name="separator" value="tab"/></stage>|' \
+    "$tmp/tag-gate.xml" >"$tmp/tc.xml"
+"$CRFPIPE" -q run "$tmp/tc.xml" -i "$tmp/train.gate.xml" -o "$tmp/tagged.txt" || fail "tag to columns"
+"$CRFPIPE" eval --spans "$types" --diff-param response-types=Entity \
+    --diff-param response-feature=kind "$tmp/tagged.gate.xml" >"$tmp/d2.txt" || fail "diff of the tagger"
+f_diff=$(awk '$1 == "overall" { print $8 }' "$tmp/d2.txt")
+f_conll=$("$CRFPIPE" eval "$tmp/tagged.txt" | awk '/^chunk F1:/ { print $3 }')
+[ -n "$f_diff" ] && [ "$f_diff" = "$f_conll" ] ||
+    fail "strict span F1 $f_diff is not conlleval's chunk F1 $f_conll"
 finish

@@ -1,0 +1,375 @@
+/* annotation_diff — two annotation sets compared as GATE's AnnotationDiff
+ * and Corpus QA compare them: the gold ("key", GATE keeps it in the set
+ * Key) against a system's output ("response", the default set), over the
+ * whole stream of documents, by type.  No token is needed: annotations
+ * are matched by their offsets, so a tagger is scored against GATE's gold
+ * whatever tokenizer made its spans.
+ *
+ * A writer of format "diff": the report goes to the output at the end.
+ * The annotations compared are those of the `types` in each set
+ * (`key-types` and `response-types` when the sets differ); an annotation's
+ * label is its type, or its `feature` when that is given (`key-feature`,
+ * `response-feature` per set): GATE's Person and Location in Key against
+ * the tagger's Entity spans by their `label`.  Within a document, a key
+ * and a response of one label are
+ *   correct   when they cover the same offsets (strict match),
+ *   partial   when they overlap otherwise;
+ * each annotation is matched once: first every coextensive pair, then
+ * overlapping pairs in text order.  A key left unmatched is missing, a
+ * response spurious.  Precision and recall are reported strict (partial
+ * matches count as wrong), lenient (as right) and their average, with F1,
+ * per label and over all of them (micro-averaged), as GATE reports them.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crfpipe/crfpipe.h"
+
+static const crfp_param_spec params[] = {
+    {"types", CRFP_PARAM_STRING, "",
+     "comma-separated annotation types compared in both sets, e.g. Person,Location"},
+    {"key-types", CRFP_PARAM_STRING, "", "the key set's types, when they differ (default: types)"},
+    {"response-types", CRFP_PARAM_STRING, "",
+     "the response set's types, when they differ (default: types)"},
+    {"key-set", CRFP_PARAM_STRING, "Key", "annotation set holding the gold (GATE's Key)"},
+    {"response-set", CRFP_PARAM_STRING, "", "annotation set holding the output compared"},
+    {"feature", CRFP_PARAM_STRING, "",
+     "compare annotations by this feature's value (e.g. label, type) instead of their type"},
+    {"key-feature", CRFP_PARAM_STRING, "", "the key set's feature, when it differs"},
+    {"response-feature", CRFP_PARAM_STRING, "", "the response set's feature, when it differs"},
+};
+
+/* What is compared on one side: a set, its types, the feature naming the
+ * label (empty: the type). */
+typedef struct side {
+    char *set, *feature;
+    char **types;
+    size_t ntypes;
+} side;
+
+typedef struct counts {
+    char *label;
+    size_t correct, partial, missing, spurious;
+} counts;
+
+typedef struct diff {
+    crfp_host *host;
+    crfp_stream *out;
+    side key, resp;
+    counts *by;       /* per label, in order of first appearance */
+    size_t nby, capby;
+    size_t ndocs;
+} diff;
+
+static void side_free(side *x)
+{
+    for (size_t i = 0; i < x->ntypes; i++)
+        free(x->types[i]);
+    free(x->types);
+    free(x->set);
+    free(x->feature);
+}
+
+static void df_close(void *state)
+{
+    diff *d = state;
+    if (!d)
+        return;
+    side_free(&d->key);
+    side_free(&d->resp);
+    for (size_t i = 0; i < d->nby; i++)
+        free(d->by[i].label);
+    free(d->by);
+    free(d);
+}
+
+/* One side from its parameters (PREFIX-types over types, likewise the
+ * feature).  -1 when out of memory, 1 when it has no type. */
+static int side_init(side *x, const crfp_params *p, const char *prefix)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s-types", prefix);
+    const char *types = crfp_params_str(p, name);
+    if (!*types)
+        types = crfp_params_str(p, "types");
+    snprintf(name, sizeof name, "%s-feature", prefix);
+    const char *feat = crfp_params_str(p, name);
+    if (!*feat)
+        feat = crfp_params_str(p, "feature");
+    snprintf(name, sizeof name, "%s-set", prefix);
+    if (!(x->set = strdup(crfp_params_str(p, name))) || !(x->feature = strdup(feat)))
+        return -1;
+    for (const char *q = types, *e; q; q = e ? e + 1 : NULL) {
+        e = strchr(q, ',');
+        size_t l = e ? (size_t)(e - q) : strlen(q);
+        if (l == 0)
+            continue;
+        char **nt = realloc(x->types, (x->ntypes + 1) * sizeof *nt);
+        if (!nt)
+            return -1;
+        x->types = nt;
+        if (!(x->types[x->ntypes] = strndup(q, l)))
+            return -1;
+        x->ntypes++;
+    }
+    return x->ntypes == 0;
+}
+
+static int same_side(const side *a, const side *b)
+{
+    if (strcmp(a->set, b->set) != 0 || strcmp(a->feature, b->feature) != 0 ||
+        a->ntypes != b->ntypes)
+        return 0;
+    for (size_t i = 0; i < a->ntypes; i++)
+        if (strcmp(a->types[i], b->types[i]) != 0)
+            return 0;
+    return 1;
+}
+
+static crfp_status df_open(crfp_host *host, const crfp_params *p, crfp_stream *out, void **state)
+{
+    diff *d = calloc(1, sizeof *d);
+    if (!d)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    d->host = host;
+    d->out = out;
+    int rk = side_init(&d->key, p, "key"), rr = rk < 0 ? -1 : side_init(&d->resp, p, "response");
+    if (rk < 0 || rr < 0) {
+        df_close(d);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
+    if (rk || rr) {
+        df_close(d);
+        return crfp_error(host, CRFP_EINVAL, "annotation_diff: no annotation type to compare in "
+                          "the %s set: give types (e.g. Person,Location), or key-types and "
+                          "response-types", rk ? "key" : "response");
+    }
+    if (same_side(&d->key, &d->resp)) {
+        df_close(d);
+        return crfp_error(host, CRFP_EINVAL, "annotation_diff: the key and the response are "
+                          "the same annotations of set '%s': each would match itself",
+                          crfp_params_str(p, "key-set"));
+    }
+    *state = d;
+    return CRFP_OK;
+}
+
+/* One annotation compared: its span and label, and whether it is matched. */
+typedef struct item {
+    size_t start, end;
+    const char *label;
+    int matched;
+} item;
+
+static int by_span(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+/* The counts of a label, added when first seen; NULL when out of memory. */
+static counts *counts_of(diff *d, const char *label)
+{
+    for (size_t i = 0; i < d->nby; i++)
+        if (strcmp(d->by[i].label, label) == 0)
+            return &d->by[i];
+    if (d->nby == d->capby) {
+        size_t nc = d->capby ? 2 * d->capby : 16;
+        counts *nb = realloc(d->by, nc * sizeof *nb);
+        if (!nb)
+            return NULL;
+        d->by = nb;
+        d->capby = nc;
+    }
+    counts *c = &d->by[d->nby];
+    memset(c, 0, sizeof *c);
+    if (!(c->label = strdup(label)))
+        return NULL;
+    d->nby++;
+    return c;
+}
+
+/* The annotations of the compared types in set `name`, sorted; a
+ * missing set has none.  An annotation without the feature compared gets
+ * the label "" (it matches nothing of another label). */
+static crfp_status collect(diff *d, crfp_doc *doc, const side *x, item **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    crfp_annset *set = crfp_doc_annset(doc, x->set, 0);
+    size_t len = crfp_doc_length(doc);
+    for (size_t k = 0; set && k < x->ntypes; k++) {
+        crfp_ann **a = NULL;
+        size_t na = 0;
+        if (crfp_annset_select(set, x->types[k], 0, len, &a, &na) != CRFP_OK)
+            return crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+        if (na == 0)
+            continue;
+        item *ni = realloc(*out, (*n + na) * sizeof *ni);
+        if (!ni) {
+            free(a);
+            return crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+        }
+        *out = ni;
+        for (size_t i = 0; i < na; i++) {
+            const char *l = *x->feature ? crfp_ann_str(a[i], x->feature) : a[i]->type;
+            ni[(*n)++] = (item){a[i]->start, a[i]->end, l ? l : "", 0};
+        }
+        free(a);
+    }
+    if (*n)
+        qsort(*out, *n, sizeof **out, by_span);
+    return CRFP_OK;
+}
+
+static crfp_status df_write(void *state, const crfp_doc *cdoc)
+{
+    diff *d = state;
+    crfp_doc *doc = (crfp_doc *)cdoc;   /* only read */
+    item *key = NULL, *resp = NULL;
+    size_t nk = 0, nr = 0;
+    crfp_status st = collect(d, doc, &d->key, &key, &nk);
+    if (st == CRFP_OK)
+        st = collect(d, doc, &d->resp, &resp, &nr);
+    d->ndocs++;
+    /* strict: coextensive pairs of one label, by a merge of the sorted lists */
+    for (size_t i = 0, j = 0; st == CRFP_OK && i < nk && j < nr;) {
+        int c = by_span(&key[i], &resp[j]);
+        if (c < 0) {
+            i++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            counts *ct = counts_of(d, key[i].label);
+            if (!ct)
+                st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+            else
+                ct->correct++;
+            key[i++].matched = resp[j++].matched = 1;
+        }
+    }
+    /* partial: overlapping pairs of one label among those left, in text
+     * order; responses start at or after j0, which only moves forward */
+    size_t j0 = 0;
+    for (size_t i = 0; st == CRFP_OK && i < nk; i++) {
+        if (key[i].matched)
+            continue;
+        while (j0 < nr && resp[j0].end <= key[i].start && resp[j0].start < key[i].start)
+            j0++;
+        for (size_t j = j0; j < nr && resp[j].start < key[i].end; j++) {
+            if (resp[j].matched || resp[j].end <= key[i].start ||
+                strcmp(resp[j].label, key[i].label) != 0)
+                continue;
+            counts *ct = counts_of(d, key[i].label);
+            if (!ct) {
+                st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+                break;
+            }
+            ct->partial++;
+            key[i].matched = resp[j].matched = 1;
+            break;
+        }
+    }
+    for (size_t i = 0; st == CRFP_OK && i < nk; i++)
+        if (!key[i].matched) {
+            counts *ct = counts_of(d, key[i].label);
+            if (!ct)
+                st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+            else
+                ct->missing++;
+        }
+    for (size_t j = 0; st == CRFP_OK && j < nr; j++)
+        if (!resp[j].matched) {
+            counts *ct = counts_of(d, resp[j].label);
+            if (!ct)
+                st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+            else
+                ct->spurious++;
+        }
+    free(key);
+    free(resp);
+    return st;
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? 100.0 * a / b : 0.0;
+}
+
+static double f1(double p, double r)
+{
+    return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
+}
+
+static void row(FILE *f, const char *label, const counts *c)
+{
+    double cs = (double)c->correct, pa = (double)c->partial;
+    double resp = cs + pa + (double)c->spurious, key = cs + pa + (double)c->missing;
+    double ps = ratio(cs, resp), rs = ratio(cs, key);
+    double pl = ratio(cs + pa, resp), rl = ratio(cs + pa, key);
+    fprintf(f, "%-16s %7zu %7zu %7zu %8zu   %6.2f %6.2f %6.2f   %6.2f %6.2f %6.2f   %6.2f %6.2f %6.2f\n",
+            label, c->correct, c->partial, c->missing, c->spurious, ps, rs, f1(ps, rs), pl, rl,
+            f1(pl, rl), (ps + pl) / 2, (rs + rl) / 2, (f1(ps, rs) + f1(pl, rl)) / 2);
+}
+
+static int by_label(const void *a, const void *b)
+{
+    return strcmp(((const counts *)a)->label, ((const counts *)b)->label);
+}
+
+static crfp_status df_finish(void *state)
+{
+    diff *d = state;
+    FILE *f = d->out->fp;
+    qsort(d->by, d->nby, sizeof *d->by, by_label);
+    counts all = {(char *)"overall", 0, 0, 0, 0};
+    for (size_t i = 0; i < d->nby; i++) {
+        all.correct += d->by[i].correct;
+        all.partial += d->by[i].partial;
+        all.missing += d->by[i].missing;
+        all.spurious += d->by[i].spurious;
+    }
+    fprintf(f, "annotation diff: key set '%s', response set '%s', %zu document%s\n", d->key.set,
+            d->resp.set, d->ndocs, d->ndocs == 1 ? "" : "s");
+    fprintf(f, "%-16s %7s %7s %7s %8s   %-20s   %-20s   %s\n", "", "", "", "", "", "strict",
+            "lenient", "average");
+    fprintf(f, "%-16s %7s %7s %7s %8s   %6s %6s %6s   %6s %6s %6s   %6s %6s %6s\n", "label",
+            "correct", "partial", "missing", "spurious", "P", "R", "F1", "P", "R", "F1", "P", "R",
+            "F1");
+    for (size_t i = 0; i < d->nby; i++)
+        row(f, *d->by[i].label ? d->by[i].label : "(no label)", &d->by[i]);
+    row(f, "overall", &all);
+    if (fflush(f) != 0 || ferror(f))
+        return crfp_error(d->host, CRFP_EIO, "%s: write error", d->out->name);
+    return CRFP_OK;
+}
+
+static const crfp_writer_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_writer_vtable),
+    .open = df_open,
+    .write = df_write,
+    .finish = df_finish,
+    .close = df_close,
+};
+
+static const char *const formats[] = {"diff", NULL};
+
+CRFP_PLUGIN_DEFINE(annotation_diff) = {
+    CRFP_PLUGIN_ABI,
+    .name = "annotation_diff",
+    .kind = CRFP_KIND_WRITER,
+    .version = "1.0",
+    .description = "two annotation sets compared as GATE's AnnotationDiff: correct, partial, "
+                   "missing, spurious; strict, lenient and average precision, recall and F1",
+    .params = params,
+    .nparams = sizeof params / sizeof *params,
+    .vtable = &vtable,
+    .formats = formats,
+};
