@@ -28,6 +28,8 @@
 
 #include "crfpipe/crfpipe.h"
 
+#include "../common/columns.h"
+
 static const crfp_param_spec params[] = {
     {"types", CRFP_PARAM_STRING, "",
      "comma-separated annotation types compared in both sets, e.g. Person,Location"},
@@ -102,19 +104,8 @@ static int side_init(side *x, const crfp_params *p, const char *prefix)
     snprintf(name, sizeof name, "%s-set", prefix);
     if (!(x->set = strdup(crfp_params_str(p, name))) || !(x->feature = strdup(feat)))
         return -1;
-    for (const char *q = types, *e; q; q = e ? e + 1 : NULL) {
-        e = strchr(q, ',');
-        size_t l = e ? (size_t)(e - q) : strlen(q);
-        if (l == 0)
-            continue;
-        char **nt = realloc(x->types, (x->ntypes + 1) * sizeof *nt);
-        if (!nt)
-            return -1;
-        x->types = nt;
-        if (!(x->types[x->ntypes] = strndup(q, l)))
-            return -1;
-        x->ntypes++;
-    }
+    if (columns_split(types, &x->types, &x->ntypes) != 0)
+        return -1;
     return x->ntypes == 0;
 }
 

@@ -114,3 +114,21 @@ size_t columns_unwritten(const char *cols, int (*known)(void *ud, const char *na
         *more = over;
     return n;
 }
+
+int columns_split(const char *csv, char ***items, size_t *n)
+{
+    for (const char *q = csv, *e; q; q = e ? e + 1 : NULL) {
+        e = strchr(q, ',');
+        size_t l = e ? (size_t)(e - q) : strlen(q);
+        if (l == 0)
+            continue;
+        char **ni = realloc(*items, (*n + 1) * sizeof *ni);
+        if (!ni)
+            return -1;
+        *items = ni;
+        if (!(ni[*n] = strndup(q, l)))
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}

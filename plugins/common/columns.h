@@ -38,6 +38,12 @@ PLUGIN_COMMON_API crfp_status columns_insert(crfp_doc *doc, const char *const *n
 PLUGIN_COMMON_API size_t columns_misc_key(char *buf, size_t cap, const char *prefix,
                                           const char *label);
 
+/* The non-empty items of the comma-separated list `csv`, each a malloc'd
+ * string, appended to *items (a malloc'd array, *n of them): a stage's
+ * list parameter (types, columns).  0, or -1 when out of memory (what was
+ * appended stays, for the caller to free). */
+PLUGIN_COMMON_API int columns_split(const char *csv, char ***items, size_t *n);
+
 /* The columns of a document's "columns" metadata `cols` that a writer
  * cannot hold (those for which known(ud, name, len) is 0), listed as
  * "a, b, c" in list (cap bytes, NUL-terminated); *more (may be NULL)

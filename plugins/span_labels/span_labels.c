@@ -99,19 +99,8 @@ static crfp_status sl_open(crfp_host *host, const crfp_params *p, void **state)
         !(s->output = strdup(crfp_params_str(p, "output"))) ||
         !(s->outside = strdup(crfp_params_str(p, "outside"))))
         goto nomem;
-    for (const char *q = types, *e; q; q = e ? e + 1 : NULL) {
-        e = strchr(q, ',');
-        size_t l = e ? (size_t)(e - q) : strlen(q);
-        if (l == 0)
-            continue;
-        char **nt = realloc(s->types, (s->ntypes + 1) * sizeof *nt);
-        if (!nt)
-            goto nomem;
-        s->types = nt;
-        if (!(s->types[s->ntypes] = strndup(q, l)))
-            goto nomem;
-        s->ntypes++;
-    }
+    if (columns_split(types, &s->types, &s->ntypes) != 0)
+        goto nomem;
     if (s->ntypes == 0) {
         sl_close(s);
         return crfp_error(host, CRFP_EINVAL, "span_labels: types names no annotation type");

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Allocation-failure walk: each of `crfpipe train`, `tag`, `train` and `tag` of
-# CRFsuite data, `run` of GATE spans to labels, `convert` (and back), `run` (one input, and
-# two), `train --cv-folds` (one trainer, and a chain), `train
+# CRFsuite data, `run` of GATE spans to labels, `eval --spans`, `convert` (and back), `run`
+# (one input, and two), `train --cv-folds` (one trainer, and a chain), `train
 # --min-freq`, `model info` and `model top`
 # is run once per N with the N+1-th allocation after main() failing, and
 # every one after it (failmalloc.so).  For every N the run must either
@@ -68,8 +68,8 @@ problem() {
 }
 
 total_runs=0
-for cmd in ${FAULT_CMDS:-train tag tagextra crfsuite crfsuitetag spans convert convertback run \
-    runmany cv cvchain minfreq modelinfo modeltop}; do
+for cmd in ${FAULT_CMDS:-train tag tagextra crfsuite crfsuitetag spans spandiff convert convertback \
+    run runmany cv cvchain minfreq modelinfo modeltop}; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"
     if ! FAILMALLOC_STATS="$tmp/stats" LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$ref" 2>"$tmp/err"; then

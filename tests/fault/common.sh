@@ -42,6 +42,10 @@ run_cmd() {
     # GATE spans made token labels, written as columns
     spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
                -o "$2" ;;
+    # two annotation sets compared (eval --spans)
+    spandiff) $RUNNER "$CRFPIPE" eval --spans Person,Location --diff-param key-set=NE \
+                  --diff-param response-set=NE --diff-param response-types=Person -o "$2" \
+                  "$top_srcdir/tests/text/annie.gate.xml" ;;
     # and back: the column writer's failures once said "error: ok"
     convertback) $RUNNER "$CRFPIPE" convert --from xml --to conll "$tmp/tiny.xml" "$2" ;;
     convert) $RUNNER "$CRFPIPE" convert --from conll --to xml --columns form,label "$data/tiny.conll" \
