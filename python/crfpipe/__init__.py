@@ -42,8 +42,8 @@ from ._crfpipe import plugins as _plugins
 from ._crfpipe import run_pipeline as _run_pipeline
 from ._crfpipe import run_stages as _run_stages
 
-__all__ = ["Error", "Model", "ModelInfo", "ItemSequence", "Trainer", "Tagger", "CRF", "run",
-           "dump_model", "plugins", "stage_params", "CrfpipeWarning"]
+__all__ = ["Error", "Model", "ModelInfo", "ItemSequence", "TrainLog", "Trainer", "Tagger", "CRF",
+           "run", "dump_model", "plugins", "stage_params", "CrfpipeWarning"]
 
 # crfpipe_log_level values (status.h)
 _LOG_ERROR, _LOG_WARN, _LOG_INFO, _LOG_PROGRESS = 0, 1, 2, 3
@@ -103,6 +103,29 @@ def _check_cell(v, what):
         raise ValueError("%s %r: training data cannot hold an empty value, a tab, a line "
                          "break or a NUL character" % (what, v))
     return v
+
+
+class TrainLog(list):
+    """The iterations of a training run, a dict each (also what
+    python-crfsuite's Trainer.logparser and sklearn-crfsuite's
+    CRF.training_log_ give): ``iterations`` is the list itself and
+    ``last_iteration`` its last entry.  Each dict holds crfpipe's keys
+    (trainer, iteration, objective, active, dev_error, seconds...) and
+    python-crfsuite's names of the same figures (num, loss, active_features,
+    time)."""
+
+    @property
+    def iterations(self):
+        return self
+
+    @property
+    def last_iteration(self):
+        return self[-1] if self else None
+
+
+# python-crfsuite's names for crfpipe's iteration figures
+_LOG_ALIASES = {"num": "iteration", "loss": "objective", "active_features": "active",
+                "time": "seconds"}
 
 
 class ItemSequence:
@@ -189,7 +212,7 @@ class Trainer:
         self._plugin_path = plugin_path
         self._data = {}
         self._params = {}
-        self.iterations = []
+        self.iterations = self.logparser = TrainLog()
         self.select(algorithm)
         if params:
             self.set_params(params)
@@ -409,7 +432,7 @@ class Trainer:
                         continue
                     mine[k] = v
                 stages.append((t, list(mine.items())))
-            self.iterations = []
+            self.iterations = self.logparser = TrainLog()
 
             def log(level, msg):
                 if level == _LOG_WARN:
@@ -418,6 +441,9 @@ class Trainer:
                     self.message(msg)
 
             def iteration(info):
+                for alias, key in _LOG_ALIASES.items():
+                    if key in info and alias not in info:
+                        info[alias] = info[key]
                 self.iterations.append(info)
                 self.on_iteration(info)
 

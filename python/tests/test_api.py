@@ -411,6 +411,15 @@ def test_sklearn_estimator(ewt, tmp_path):
     assert crf.num_attributes_ == len(crf.attributes_) > 100
     assert crf.size_ == os.path.getsize(crf.tagger_.info()["path"]) > 0
     assert clone.attributes_ == crf.attributes_
+    # sklearn-crfsuite's training_log_ (python-crfsuite's logparser)
+    log = crf.training_log_
+    assert log.iterations is log and log.last_iteration is log[-1]
+    last = log.last_iteration
+    assert last["num"] == last["iteration"] == len(log)
+    assert last["loss"] == last["objective"] and last["active_features"] == last["active"]
+    assert last["time"] == last["seconds"]
+    assert isinstance(clone.training_log_, crfpipe.TrainLog)
+    assert clone.training_log_.last_iteration["loss"] == last["loss"]   # (NaN != NaN elsewhere)
 
 
 def test_cross_validate(ewt, tmp_path):
