@@ -319,7 +319,8 @@ static crfp_status df_finish(void *state)
 {
     diff *d = state;
     FILE *f = d->out->fp;
-    qsort(d->by, d->nby, sizeof *d->by, by_label);
+    if (d->nby > 1)   /* (never a NULL base, even for none) */
+        qsort(d->by, d->nby, sizeof *d->by, by_label);
     counts all = {(char *)"overall", 0, 0, 0, 0};
     for (size_t i = 0; i < d->nby; i++) {
         all.correct += d->by[i].correct;

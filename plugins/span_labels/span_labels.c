@@ -12,7 +12,9 @@
  * of `set`.  A token overlapping a span gets B-TYPE (the first) or I-TYPE
  * (`scheme=bio`; `bioes` adds E- and S-, `io` uses I- alone), every other
  * token `outside`; the label is written as the token feature `output`
- * (replacing one of that name) and appended to the document's columns.
+ * (replacing one of that name), appended to the document's columns and
+ * named its default label (metadata default-label), which a trainer given
+ * no label takes.
  *
  * Spans are taken by start, the longest first; a span that overlaps one
  * taken (nested or crossing) is left out, as is a span over no token.  A
@@ -227,7 +229,8 @@ static crfp_status sl_process(void *state, crfp_doc *doc)
     }
     if (st != CRFP_OK)
         goto out;
-    qsort(sp, nsp, sizeof *sp, by_start_longest);
+    if (nsp > 1)   /* (qsort must not be given a NULL base, even for none) */
+        qsort(sp, nsp, sizeof *sp, by_start_longest);
     for (size_t i = 0; i < nt && st == CRFP_OK; i++)
         st = crfp_ann_set_str(doc, toks[i], s->output, s->outside);
     if (st != CRFP_OK) {
@@ -272,8 +275,10 @@ static crfp_status sl_process(void *state, crfp_doc *doc)
     for (int k = 0; k < NWARN && st == CRFP_OK; k++)
         warn_once(s, k, doc, count[k], first[k]);
     if (st == CRFP_OK) {
+        /* the label a trainer takes when none is named */
         const char *names[1] = {s->output};
-        if ((st = columns_extend(doc, names, 1)) != CRFP_OK)
+        if ((st = columns_extend(doc, names, 1)) != CRFP_OK ||
+            (st = crfp_doc_meta_set_str(doc, "default-label", s->output)) != CRFP_OK)
             st = crfp_error(s->host, st, "out of memory");
     }
 out:

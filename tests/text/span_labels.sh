@@ -51,7 +51,7 @@ cat >"$tmp/train.xml" <<EOF
   </stage>
   <stage plugin="templates"><param name="template" value="$tpl"/></stage>
   <stage plugin="lbfgs">
-    <param name="model" value="$tmp/gate.model"/><param name="label" value="label"/>
+    <param name="model" value="$tmp/gate.model"/>
     <param name="threads" value="1"/><param name="max-iter" value="20"/>
   </stage>
 </pipeline>
@@ -64,6 +64,11 @@ EOF
 [ -s "$tmp/gate.w" ] && cmp -s "$tmp/gate.w" "$tmp/col.w" ||
     fail "the GATE spans trained other weights than their BIO columns"
 grep -q 'B-person' "$tmp/gate.w" || fail "no B-person weight"
+# (the pipeline names no label: span_labels made its output the default)
+# Without span_labels, a GATE document names no label column: training
+# refuses to guess one (ANNIE's last token feature would do).
+expect_fail "its tokens declare no label column (features form): give --label FEATURE" \
+    "$CRFPIPE" train --template "$tpl" --model "$tmp/x.model" "$tmp/train.gate.xml"
 
 # 2. The tagger's spans made labels again: the labels it predicted (as
 # conlleval reads them: I-x after O or another type starts a span).

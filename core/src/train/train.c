@@ -283,6 +283,21 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             /* the reader's hint (CoNLL-U: upos, not the MISC column that
              * comes last), else the last column */
             const char *hint = crfp_doc_meta_str(doc, "default-label");
+            if (!(hint && crfp_tokseq_col(seq, hint) >= 0) &&
+                !crfp_doc_meta_str(doc, "columns")) {
+                /* Tokens of a document without columns (GATE, raw text
+                 * tokenized) carry features in no meaningful order: the
+                 * last one is no label, and training on it (ANNIE's
+                 * `length`, say) would succeed with a useless model. */
+                st = crfp_error(r->host, CRFP_EINVAL, "%s: document '%s': its tokens declare no "
+                                "label column (features %s%s%s): give --label FEATURE; gold kept "
+                                "as annotations over the text (GATE's Key) becomes token labels "
+                                "with the span_labels stage", origin,
+                                crfp_doc_id(doc) ? crfp_doc_id(doc) : "", seq->colnames[0],
+                                seq->ncols > 1 ? ", ..., " : "",
+                                seq->ncols > 1 ? seq->colnames[seq->ncols - 1] : "");
+                break;
+            }
             const char *def = hint && crfp_tokseq_col(seq, hint) >= 0
                                   ? hint : seq->colnames[seq->ncols - 1];
             if (!(r->labelname = strdup(def))) {
