@@ -18,11 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* eval --spans: reader -> annotation diff.  rn/rv have room for one more
- * (columns); dn/dv too (types). */
+/* With --model --spans, the annotation type of the tagger's spans: compared
+ * by their label with the gold's types, and never written anywhere. */
+#define SPAN_TYPE "crfpipe.EvalSpan"
+
+/* eval --spans: reader -> (viterbi, its spans the response) -> annotation
+ * diff.  rn/rv have room for one more (columns); dn/dv for three more.
+ * tn/tv (NULL: no tagging) are the tagger's nt parameters. */
 static int eval_spans(crfp_host *host, const char *cmd, const char *format, const char *columns,
                       const char *input, const char *output, const char *spans, const char **rn,
-                      const char **rv, size_t nr, const char **dn, const char **dv, size_t nd)
+                      const char **rv, size_t nr, const char **dn, const char **dv, size_t nd,
+                      const char **tn, const char **tv, size_t nt)
 {
     const char *reader;
     const crfp_plugin *diff = NULL;
@@ -33,8 +39,14 @@ static int eval_spans(crfp_host *host, const char *cmd, const char *format, cons
         rn[nr] = "columns";
         rv[nr++] = columns;
     }
-    dn[nd] = "types";
-    dv[nd++] = spans;
+    if (tn) {
+        /* the gold's annotation types against the tagger's spans by label */
+        dn[nd] = "key-types", dv[nd++] = spans;
+        dn[nd] = "response-types", dv[nd++] = SPAN_TYPE;
+        dn[nd] = "response-feature", dv[nd++] = "label";
+    } else {
+        dn[nd] = "types", dv[nd++] = spans;
+    }
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p) {
         fprintf(stderr, "crfpipe: error: out of memory\n");
@@ -42,6 +54,7 @@ static int eval_spans(crfp_host *host, const char *cmd, const char *format, cons
     }
     int rc;
     if (crfp_pipeline_add(p, reader, "input", rn, rv, nr, NULL) == CRFP_OK &&
+        (!tn || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&
         crfp_pipeline_add(p, diff->desc->name, "eval", dn, dv, nd, NULL) == CRFP_OK)
         rc = cli_run_pipeline(host, p, input, output);
     else
@@ -85,7 +98,7 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         else if ((r = cli_opt(argv[0], argc, argv, &i, "spans", &v)) != 0)
             spans = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "diff-param", &v)) > 0)
-            r = cli_param_pair(argv[0], "diff-param", (char *)v, dn, dv, &nd, 15);
+            r = cli_param_pair(argv[0], "diff-param", (char *)v, dn, dv, &nd, 13);
         else if (r < 0)
             return CLI_USAGE;
         else if (argv[i][0] == '-' && argv[i][1])
@@ -104,13 +117,22 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         return cli_usage(argv[0], "--decode needs --model (it chooses how the model tags)");
     if (nd && !spans)
         return cli_usage(argv[0], "--diff-param needs --spans");
-    if (spans && (model || gold || guess || plot))
-        return cli_usage(argv[0], "--spans compares two annotation sets of FILE as they are: "
-                                  "it goes without --model, --label, --guess and --report (tag "
-                                  "the file first)");
-    if (spans)
+    if (spans && (gold || guess || plot))
+        return cli_usage(argv[0], "--spans compares annotation sets: it goes without --label, "
+                                  "--guess and --report");
+    if (spans) {
+        const char *tn[6] = {"model", "spans", "span-feature"}, *tv[6] = {model, SPAN_TYPE,
+                                                                           "label"};
+        size_t nt = 3;
+        if (threads) {
+            tn[nt] = "threads", tv[nt++] = threads;
+            crfp_host_set_threads(host, atoi(threads));
+        }
+        if (decode)
+            tn[nt] = "decode", tv[nt++] = decode;
         return eval_spans(host, argv[0], format, columns, input, output, spans, rn, rv, nr, dn,
-                          dv, nd);
+                          dv, nd, model ? tn : NULL, tv, nt);
+    }
     /* The model's label is the gold when the tokens have that feature;
      * column files whose columns are named by position fall back to the
      * column before the prediction (the evaluate plugin decides). */

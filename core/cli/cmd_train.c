@@ -84,7 +84,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
 {
     const char *trainer = "lbfgs", *features = "templates", *tpl = NULL, *format = NULL;
     const char *columns = NULL, *input = NULL, *v;
-    const char *report = NULL, *path_report = NULL, *table = NULL;
+    const char *report = NULL, *path_report = NULL, *table = NULL, *spans = NULL;
+    const char *span_set = NULL;
     kv tp = {{0}, {0}, 0}, rp = {{0}, {0}, 0};
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
@@ -98,6 +99,10 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             tpl = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
             format = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "spans", &v)) != 0)
+            spans = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "span-set", &v)) != 0)
+            span_set = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
             columns = v;
         else if (strcmp(argv[i], "--resume") == 0)
@@ -138,6 +143,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         return bad;
     if (!input)
         return cli_usage(argv[0], "no training file given");
+    if (span_set && !spans)
+        return cli_usage(argv[0], "--span-set needs --spans");
     if (!tpl && strcmp(features, "templates") == 0)
         return cli_usage(argv[0], "--template FILE is required (or --features attributes "
                                   "for data that carries its attributes, as CRFsuite's "
@@ -192,7 +199,11 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     if (tpl)
         kv_add(&fp, "template", tpl);
     int rc = CLI_FAIL;
+    /* --spans: the gold is annotations over the text (GATE's Key), made
+     * token labels by the span_labels stage, for training and dev alike */
+    const char *sn[2] = {"types", "span-set"}, *sv[2] = {spans, span_set ? span_set : "Key"};
     if (crfp_pipeline_add(p, reader, "input", rp.names, rp.values, rp.n, NULL) != CRFP_OK ||
+        (spans && crfp_pipeline_add(p, "span_labels", "--spans", sn, sv, 2, NULL) != CRFP_OK) ||
         crfp_pipeline_add(p, features, "--features", fp.names, fp.values, fp.n, NULL) != CRFP_OK) {
         crfp_pipeline_free(p);
         return cli_fail(host);

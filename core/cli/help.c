@@ -92,6 +92,11 @@ static const optdoc train_opts[] = {
     {"--format", NULL, "FORMAT", NULL,
      "format of TRAIN and of --dev: conll, conllu, xml, crfsuite, any of crfpipe plugins "
      "--formats (default: from the file name, else from the content)"},
+    {"--spans", NULL, "TYPES", NULL,
+     "the gold is annotations over the text, not token labels: the comma-separated "
+     "annotation types (e.g. Person,Location of a GATE corpus) become B-/I-/O token labels "
+     "(the span_labels stage), in the training and the dev data"},
+    {"--span-set", NULL, "SET", "Key", "with --spans: the annotation set holding them"},
     {"--columns", NULL, "NAMES", NULL,
      "comma-separated column names of a CoNLL input (default: word, col1..colN-2, label)"},
     {"--reader-param", NULL, "NAME=VALUE", NULL,
@@ -172,7 +177,8 @@ static const optdoc eval_opts[] = {
     {"--spans", NULL, "TYPES", NULL,
      "compare two annotation sets by their offsets instead, as GATE's AnnotationDiff: the "
      "comma-separated types of the gold set Key against the default set (correct, partial, "
-     "missing, spurious; strict, lenient and average P/R/F1)"},
+     "missing, spurious; strict, lenient and average P/R/F1); with --model, against the "
+     "spans of the model's labels"},
     {"--diff-param", NULL, "NAME=VALUE", NULL,
      "with --spans: a parameter of the annotation_diff writer (key-set, response-set, "
      "key-types, response-types, feature, key-feature, response-feature)"},

@@ -212,8 +212,7 @@ done
 expect_fail "the same annotations of set ''" "$CRFPIPE" eval --spans Person \
     --diff-param key-set= "$tmp/diff.gate.xml"
 expect_fail "no annotation type to compare" "$CRFPIPE" eval --spans , "$tmp/diff.gate.xml"
-expect_fail "goes without --model" "$CRFPIPE" eval --spans Person --model "$tmp/gate.model" \
-    "$tmp/diff.gate.xml"
+expect_fail "goes without --label" "$CRFPIPE" eval --spans Person --label label "$tmp/diff.gate.xml"
 
 # 6. A tagger's spans against GATE's gold: the strict F1 of the diff is
 # conlleval's chunk F1 of the same labels, since a span matches exactly
@@ -240,4 +239,16 @@ f_diff=$(awk '$1 == "overall" { print $8 }' "$tmp/d2.txt")
 f_conll=$("$CRFPIPE" eval "$tmp/tagged.txt" | awk '/^chunk F1:/ { print $3 }')
 [ -n "$f_diff" ] && [ "$f_diff" = "$f_conll" ] ||
     fail "strict span F1 $f_diff is not conlleval's chunk F1 $f_conll"
+
+# 7. The same from the command line: train --spans trains the pipeline's
+# model, and eval --model --spans tags and scores in one go.
+"$CRFPIPE" -q train --spans "$types" --template "$tpl" --threads 1 --max-iter 20 \
+    --model "$tmp/cli.model" "$tmp/train.gate.xml" || fail "train --spans"
+"$CRFPIPE" model dump "$tmp/cli.model" | grep -E '^(U|B)	' | cmp -s - "$tmp/gate.w" ||
+    fail "train --spans trained another model than the pipeline"
+f_cli=$("$CRFPIPE" eval --model "$tmp/gate.model" --spans "$types" "$tmp/train.gate.xml" |
+        awk '$1 == "overall" { print $8 }')
+[ "$f_cli" = "$f_diff" ] || fail "eval --model --spans: strict F1 $f_cli, the pipeline's $f_diff"
+expect_fail "--span-set needs --spans" "$CRFPIPE" train --span-set Key --template "$tpl" \
+    --model "$tmp/x.model" "$tmp/train.gate.xml"
 finish
