@@ -824,12 +824,53 @@ static size_t count_names(const char *list)
  * without its gold column is fine), and one matches a named list with as
  * many columns besides the label, with or without its own last (gold)
  * column.  input-columns maps explicitly and is not checked. */
-static void check_columns(tagger *tg, const crfp_doc *doc)
+/* A document that declares no columns (GATE's, tokenized text): its
+ * tokens' features in their order are what the template reads, so the
+ * model's columns must be among them by name; else say which are missing,
+ * once, rather than tag from empty cells or from whatever feature stands at
+ * a column's position (ANNIE's `length` for a POS column). */
+static void check_features(tagger *tg, const crfp_doc *doc, const char *mc, const crfp_ann *tok)
+{
+    const char *label = crfp_crf_meta(tg->crf, "label");
+    char missing[256] = "", have[256] = "";
+    size_t nm = 0, lm = 0, lh = 0;
+    for (const char *p = mc, *e; p; p = e ? e + 1 : NULL) {
+        e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char name[128];
+        if (l == 0 || l >= sizeof name)
+            continue;
+        memcpy(name, p, l);
+        name[l] = '\0';
+        if ((label && strcmp(name, label) == 0) || crfp_ann_str(tok, name))
+            continue;
+        if (lm + l + 3 < sizeof missing)
+            lm += (size_t)snprintf(missing + lm, sizeof missing - lm, "%s%s", nm ? ", " : "", name);
+        nm++;
+    }
+    if (nm == 0)
+        return;
+    for (size_t i = 0; i < tok->nfeats && lh + 3 < sizeof have; i++)
+        lh += (size_t)snprintf(have + lh, sizeof have - lh, "%s%s", i ? ", " : "",
+                               tok->feats[i].name);
+    crfp_log(tg->host, CRFP_LOG_WARN,
+             "viterbi: document '%s' declares no columns, and its tokens lack the model's "
+             "column%s %s (they have: %s): the template reads those as empty, or by position "
+             "from other features; map them with input-columns (e.g. word=string)",
+             crfp_doc_id(doc) ? crfp_doc_id(doc) : "", nm == 1 ? "" : "s", missing,
+             *have ? have : "no feature");
+}
+
+static void check_columns(tagger *tg, const crfp_doc *doc, const crfp_ann *tok)
 {
     const char *mc = crfp_crf_meta(tg->crf, "columns");
     const char *dc = crfp_doc_meta_str(doc, "columns");
-    if (tg->cm.n || !mc || !dc || atomic_exchange(&tg->cols_checked, 1))
+    if (tg->cm.n || !mc || (!dc && !tok) || atomic_exchange(&tg->cols_checked, 1))
         return;
+    if (!dc) {
+        check_features(tg, doc, mc, tok);
+        return;
+    }
     int mp = positional(mc), dp = positional(dc);
     if (mp && dp)
         return;
@@ -912,12 +953,12 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     crfp_status st = crfp_doc_sentences(host, doc, tg->set, &sents, &nsent);
     if (st != CRFP_OK)
         return st;
-    check_columns(tg, doc);
     st = crfp_annset_select(set, "Token", 0, crfp_doc_length(doc), &j.toks, &j.ntoktotal);
     if (st != CRFP_OK) {
         free(sents);
         return crfp_error(host, st, "cannot list tokens");
     }
+    check_columns(tg, doc, j.ntoktotal ? j.toks[0] : NULL);
     size_t K = tg->nbest;
     j.nsent = nsent;
     j.sbeg = calloc(nsent + 1, sizeof *j.sbeg);

@@ -251,4 +251,22 @@ f_cli=$("$CRFPIPE" eval --model "$tmp/gate.model" --spans "$types" "$tmp/train.g
 [ "$f_cli" = "$f_diff" ] || fail "eval --model --spans: strict F1 $f_cli, the pipeline's $f_diff"
 expect_fail "--span-set needs --spans" "$CRFPIPE" train --span-set Key --template "$tpl" \
     --model "$tmp/x.model" "$tmp/train.gate.xml"
+
+# 8. A GATE document declares no columns: tagging it with a model of
+# columns its tokens lack (word, where they have form) warns once, naming
+# them, since a positional template would read whatever feature stands
+# there; input-columns maps them, and a model of form is quiet.
+printf 'U00:%%x[0,0]\nU01:%%x[-1,0]\nB\n' >"$tmp/word.tpl"
+"$CRFPIPE" -q train --template "$tmp/word.tpl" --format conll --columns word,label --threads 1 \
+    --max-iter 5 --model "$tmp/word.model" "$tmp/train.tsv" || fail "train on word"
+"$CRFPIPE" tag --model "$tmp/word.model" --to xml -o "$tmp/w.xml" "$tmp/train.gate.xml" 2>"$tmp/err" ||
+    fail "tag the GATE document"
+[ "$(grep -c "declares no columns, and its tokens lack the model's column word (they have: form)" \
+    "$tmp/err")" = 1 ] || { fail "no single warning about the missing column"; cat "$tmp/err" >&2; }
+for m in "word.model --input-columns word=form" "col.model"; do
+    set -- $m
+    "$CRFPIPE" tag --model "$tmp/$1" ${2:-} ${3:-} --to xml -o "$tmp/w.xml" "$tmp/train.gate.xml" \
+        2>"$tmp/err" || fail "tag with $m"
+    grep -q "declares no columns" "$tmp/err" && fail "a warning with $m"
+done
 finish
