@@ -49,7 +49,7 @@ static const crfp_param_spec params[] = {
 };
 
 enum { SCHEME_BIO, SCHEME_BIOES, SCHEME_IO };
-enum { W_OVERLAP, W_NOTOKEN, W_MISALIGNED, W_SENTENCES, NWARN };
+enum { W_OVERLAP, W_NOTOKEN, W_MISALIGNED, W_SENTENCES, W_NOSET, NWARN };
 
 typedef struct sl {
     crfp_host *host;
@@ -149,7 +149,7 @@ static size_t first_after(crfp_ann *const *toks, size_t n, size_t off)
  * with their count there and the first of them. */
 static void warn_once(sl *s, int k, const crfp_doc *doc, size_t count, const span *first)
 {
-    static const char *const what[NWARN] = {
+    static const char *const what[W_NOSET] = {
         "overlapping a span taken before (nested or crossing): left out",
         "over no token: left out",
         "with an end inside a token: the tokens it overlaps are labelled",
@@ -200,6 +200,17 @@ static crfp_status sl_process(void *state, crfp_doc *doc)
     }
     /* the spans of every type */
     crfp_annset *sset = crfp_doc_annset(doc, s->spanset, 0);
+    if (!sset && !atomic_exchange(&s->warned[W_NOSET], 1)) {
+        /* a set misnamed would label every token O without a word */
+        char sets[200] = "";
+        size_t ls = 0, ns = crfp_doc_annset_count(doc);
+        for (size_t k = 0; k < ns && ls + 4 < sizeof sets; k++)
+            ls += (size_t)snprintf(sets + ls, sizeof sets - ls, "%s'%s'", k ? ", " : "",
+                                   crfp_annset_name(crfp_doc_annset_at(doc, k)));
+        crfp_log(s->host, CRFP_LOG_WARN, "span_labels: document '%s' has no annotation set '%s' "
+                 "(it has %s): its tokens are all %s; further documents are not reported", id,
+                 s->spanset, *sets ? sets : "none", s->outside);
+    }
     for (size_t k = 0; sset && k < s->ntypes && st == CRFP_OK; k++) {
         crfp_ann **a = NULL;
         size_t na = 0;
@@ -272,7 +283,7 @@ static crfp_status sl_process(void *state, crfp_doc *doc)
             st = set_label(s, doc, toks[t], pre, x->type, &buf, &cap);
         }
     }
-    for (int k = 0; k < NWARN && st == CRFP_OK; k++)
+    for (int k = 0; k < W_NOSET && st == CRFP_OK; k++)
         warn_once(s, k, doc, count[k], first[k]);
     if (st == CRFP_OK) {
         /* the label a trainer takes when none is named */

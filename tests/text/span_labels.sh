@@ -251,6 +251,13 @@ f_cli=$("$CRFPIPE" eval --model "$tmp/gate.model" --spans "$types" "$tmp/train.g
 [ "$f_cli" = "$f_diff" ] || fail "eval --model --spans: strict F1 $f_cli, the pipeline's $f_diff"
 expect_fail "--span-set needs --spans" "$CRFPIPE" train --span-set Key --template "$tpl" \
     --model "$tmp/x.model" "$tmp/train.gate.xml"
+# --spans of a set the documents lack labels every token O: both said
+"$CRFPIPE" train --spans "$types" --span-set Gold --template "$tpl" --threads 1 --max-iter 2 \
+    --model "$tmp/o.model" "$tmp/train.gate.xml" 2>"$tmp/err" || fail "train --span-set Gold"
+grep -q "has no annotation set 'Gold' (it has '', 'Key'): its tokens are all O" "$tmp/err" ||
+    { fail "no warning about the missing set"; cat "$tmp/err" >&2; }
+grep -q "every token has the label 'O' (feature label): the model can only predict it" "$tmp/err" ||
+    fail "no warning about the single label"
 
 # 8. A GATE document declares no columns: tagging it with a model of
 # columns its tokens lack (word, where they have form) warns once, naming

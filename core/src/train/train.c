@@ -1127,6 +1127,13 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
              (unsigned long long)r->total[0], (unsigned long long)r->total[1],
              crfp_crf_nlabels(r->crf), crfp_crf_nobs(r->crf), np,
              (double)np * sizeof(double) / 1048576.0, r->init ? "; warm start" : "");
+    /* One label is no task: the model predicts it everywhere (the gold was
+     * not where it was looked for: another --label, --spans of an
+     * annotation set the documents do not have) */
+    if (crfp_crf_nlabels(r->crf) == 1 && crfp_dist_rank() == 0 && !r->init)
+        crfp_log(host, CRFP_LOG_WARN, "training: every token has the label '%s' (feature %s): "
+                 "the model can only predict it", crfp_crf_label(r->crf, 0),
+                 r->labelname ? r->labelname : "?");
     if (crfp_dist_size() > 1)
         crfp_log(host, CRFP_LOG_INFO, "mpi: %d ranks, rank 0 holds %zu sequences, %zu tokens",
                  crfp_dist_size(), crfp_dataset_size(r->train), crfp_dataset_tokens(r->train));
