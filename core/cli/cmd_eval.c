@@ -124,6 +124,12 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         const char *tn[6] = {"model", "spans", "span-feature"}, *tv[6] = {model, SPAN_TYPE,
                                                                            "label"};
         size_t nt = 3;
+        /* a confidence curve over the tagger's spans needs their prob */
+        for (size_t k = 0; k < nd; k++)
+            if (strcmp(dn[k], "confidence") == 0) {
+                tn[nt] = "posteriors", tv[nt++] = "true";
+                break;
+            }
         if (threads) {
             tn[nt] = "threads", tv[nt++] = threads;
             crfp_host_set_threads(host, atoi(threads));

@@ -181,7 +181,8 @@ static const optdoc eval_opts[] = {
      "spans of the model's labels"},
     {"--diff-param", NULL, "NAME=VALUE", NULL,
      "with --spans: a parameter of the annotation_diff writer (key-set, response-set, "
-     "key-types, response-types, feature, key-feature, response-feature)"},
+     "key-types, response-types, feature, key-feature, response-feature; confidence=prob: "
+     "precision and recall at 20 confidence thresholds)"},
     {"-o", NULL, "FILE", NULL, "write the report to FILE (default: stdout)"},
     {"--report", NULL, "FILE", NULL,
      "plot the confusion matrix as a heat map and per-label precision, recall and F1: SVG, or "

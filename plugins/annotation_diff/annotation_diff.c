@@ -19,6 +19,12 @@
  * response spurious.  Precision and recall are reported strict (partial
  * matches count as wrong), lenient (as right) and their average, with F1,
  * per label and over all of them (micro-averaged), as GATE reports them.
+ *
+ * With `confidence` (a feature of the responses, e.g. the `prob` that
+ * crfpipe tag --posteriors gives each span), the report ends with the
+ * strict precision and recall of the responses at or above each of 20
+ * thresholds: the curve to choose a confidence cut on (development data).
+ * The matching is made once, over all responses; keys are all counted.
  */
 #include "config.h"
 
@@ -42,7 +48,12 @@ static const crfp_param_spec params[] = {
      "compare annotations by this feature's value (e.g. label, type) instead of their type"},
     {"key-feature", CRFP_PARAM_STRING, "", "the key set's feature, when it differs"},
     {"response-feature", CRFP_PARAM_STRING, "", "the response set's feature, when it differs"},
+    {"confidence", CRFP_PARAM_STRING, "",
+     "a response feature holding its confidence (e.g. prob, from tag --posteriors): adds "
+     "strict precision and recall at 20 thresholds"},
 };
+
+#define NTHRESH 20   /* thresholds 0, 0.05, ..., 0.95 */
 
 /* What is compared on one side: a set, its types, the feature naming the
  * label (empty: the type). */
@@ -64,6 +75,8 @@ typedef struct diff {
     counts *by;       /* per label, in order of first appearance */
     size_t nby, capby;
     size_t ndocs;
+    char *conf;       /* confidence feature, NULL when none */
+    size_t keys, kept[NTHRESH], right[NTHRESH];  /* the curve's counts */
 } diff;
 
 static void side_free(side *x)
@@ -82,6 +95,7 @@ static void df_close(void *state)
         return;
     side_free(&d->key);
     side_free(&d->resp);
+    free(d->conf);
     for (size_t i = 0; i < d->nby; i++)
         free(d->by[i].label);
     free(d->by);
@@ -138,6 +152,11 @@ static crfp_status df_open(crfp_host *host, const crfp_params *p, crfp_stream *o
                           "the %s set: give types (e.g. Person,Location), or key-types and "
                           "response-types", rk ? "key" : "response");
     }
+    const char *conf = crfp_params_str(p, "confidence");
+    if (*conf && !(d->conf = strdup(conf))) {
+        df_close(d);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
     if (same_side(&d->key, &d->resp)) {
         df_close(d);
         return crfp_error(host, CRFP_EINVAL, "annotation_diff: the key and the response are "
@@ -148,11 +167,14 @@ static crfp_status df_open(crfp_host *host, const crfp_params *p, crfp_stream *o
     return CRFP_OK;
 }
 
-/* One annotation compared: its span and label, and whether it is matched. */
+/* One annotation compared: its span and label, whether it is matched (and
+ * strictly), and a response's confidence. */
 typedef struct item {
     size_t start, end;
     const char *label;
-    int matched;
+    int matched, strict;
+    double conf;
+    const crfp_ann *ann;
 } item;
 
 static int by_span(const void *a, const void *b)
@@ -211,12 +233,40 @@ static crfp_status collect(diff *d, crfp_doc *doc, const side *x, item **out, si
         *out = ni;
         for (size_t i = 0; i < na; i++) {
             const char *l = *x->feature ? crfp_ann_str(a[i], x->feature) : a[i]->type;
-            ni[(*n)++] = (item){a[i]->start, a[i]->end, l ? l : "", 0};
+            ni[(*n)++] = (item){a[i]->start, a[i]->end, l ? l : "", 0, 0, 1.0, a[i]};
         }
         free(a);
     }
     if (*n)
         qsort(*out, *n, sizeof **out, by_span);
+    return CRFP_OK;
+}
+
+/* A response's confidence into the curve's counts; one without it, or
+ * with a value that is not a number in [0, 1], is an error naming it. */
+static crfp_status add_confidence(diff *d, const crfp_doc *doc, const item *r)
+{
+    const crfp_value *v = crfp_ann_get(r->ann, d->conf);
+    double c = -1.0;
+    char *end = NULL;
+    if (v && v->type == CRFP_V_STRING) {
+        c = strtod(v->u.s, &end);
+        if (end == v->u.s || *end)
+            c = -1.0;
+    } else if (v && v->type == CRFP_V_FLOAT) {
+        c = v->u.f;
+    } else if (v && v->type == CRFP_V_INT) {
+        c = (double)v->u.i;
+    }
+    if (!(c >= 0.0 && c <= 1.0))
+        return crfp_error(d->host, CRFP_EINVAL, "annotation_diff: document '%s': %s at %zu..%zu "
+                          "has %s '%s' feature in [0, 1] (tag with --posteriors for a span's "
+                          "prob)", crfp_doc_id(doc) ? crfp_doc_id(doc) : "", r->ann->type,
+                          r->start, r->end, v ? "no number for its" : "no", d->conf);
+    for (int k = 0; k < NTHRESH && c >= k / (double)NTHRESH - 1e-12; k++) {
+        d->kept[k]++;
+        d->right[k] += r->strict != 0;
+    }
     return CRFP_OK;
 }
 
@@ -243,6 +293,7 @@ static crfp_status df_write(void *state, const crfp_doc *cdoc)
                 st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
             else
                 ct->correct++;
+            resp[j].strict = 1;
             key[i++].matched = resp[j++].matched = 1;
         }
     }
@@ -276,6 +327,9 @@ static crfp_status df_write(void *state, const crfp_doc *cdoc)
             else
                 ct->missing++;
         }
+    d->keys += nk;
+    for (size_t j = 0; st == CRFP_OK && d->conf && j < nr; j++)
+        st = add_confidence(d, doc, &resp[j]);
     for (size_t j = 0; st == CRFP_OK && j < nr; j++)
         if (!resp[j].matched) {
             counts *ct = counts_of(d, resp[j].label);
@@ -338,6 +392,17 @@ static crfp_status df_finish(void *state)
     for (size_t i = 0; i < d->nby; i++)
         row(f, *d->by[i].label ? d->by[i].label : "(no label)", &d->by[i]);
     row(f, "overall", &all);
+    if (d->conf) {
+        fprintf(f, "\nstrict precision and recall of the responses with %s >= threshold (%zu "
+                "keys):\n%9s %9s %8s %7s %7s %7s\n", d->conf, d->keys, "threshold", "responses",
+                "correct", "P", "R", "F1");
+        for (int k = 0; k < NTHRESH; k++) {
+            double p = ratio((double)d->right[k], (double)d->kept[k]);
+            double r = ratio((double)d->right[k], (double)d->keys);
+            fprintf(f, "%9.2f %9zu %8zu %7.2f %7.2f %7.2f\n", k / (double)NTHRESH, d->kept[k],
+                    d->right[k], p, r, f1(p, r));
+        }
+    }
     if (fflush(f) != 0 || ferror(f))
         return crfp_error(d->host, CRFP_EIO, "%s: write error", d->out->name);
     return CRFP_OK;

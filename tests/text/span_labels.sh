@@ -249,6 +249,23 @@ f_conll=$("$CRFPIPE" eval "$tmp/tagged.txt" | awk '/^chunk F1:/ { print $3 }')
 f_cli=$("$CRFPIPE" eval --model "$tmp/gate.model" --spans "$types" "$tmp/train.gate.xml" |
         awk '$1 == "overall" { print $8 }')
 [ "$f_cli" = "$f_diff" ] || fail "eval --model --spans: strict F1 $f_cli, the pipeline's $f_diff"
+# The confidence curve (--posteriors gives each span its prob): at
+# threshold 0 it holds every response and the strict figures above; the
+# responses and the correct ones never grow with the threshold.
+"$CRFPIPE" eval --model "$tmp/gate.model" --spans "$types" --diff-param confidence=prob \
+    "$tmp/train.gate.xml" >"$tmp/curve.txt" || fail "eval --spans with a confidence curve"
+awk -v f="$f_diff" '
+    $1 == "overall" { resp = $2 + $3 + $5; corr = $2; f1 = $8 }
+    /^strict precision and recall/ { in_curve = 1; next }
+    in_curve && $1 ~ /^[0-9.]+$/ {
+        n++
+        if ($1 == "0.00" && ($2 != resp || $3 != corr || $6 != f1)) { print "at 0: " $0; bad = 1 }
+        if (n > 1 && ($2 > lr || $3 > lc)) { print "grows: " $0; bad = 1 }
+        lr = $2; lc = $3 }
+    END { exit bad || n != 20 }' "$tmp/curve.txt" ||
+    { fail "the confidence curve is not consistent"; cat "$tmp/curve.txt" >&2; }
+expect_fail "has no 'conf' feature" "$CRFPIPE" eval --spans Person --diff-param confidence=conf \
+    "$tmp/diff.gate.xml"
 expect_fail "--span-set needs --spans" "$CRFPIPE" train --span-set Key --template "$tpl" \
     --model "$tmp/x.model" "$tmp/train.gate.xml"
 # --spans of a set the documents lack labels every token O: both said
