@@ -270,6 +270,78 @@ static crfp_status add_confidence(diff *d, const crfp_doc *doc, const item *r)
     return CRFP_OK;
 }
 
+static int by_label_span(const void *a, const void *b)
+{
+    const item *x = *(const item *const *)a, *y = *(const item *const *)b;
+    int c = strcmp(x->label, y->label);
+    if (c)
+        return c;
+    return x->start != y->start ? (x->start < y->start ? -1 : 1)
+                                : x->end != y->end ? (x->end < y->end ? -1 : 1) : 0;
+}
+
+/* Partial matches: each key left, in text order, takes the first response
+ * left of its label that overlaps it.  Per label, the responses left form
+ * a list in order of start from which a response is dropped once matched
+ * or once it ends before the key being matched starts (no later key, which
+ * starts no earlier, can overlap it): every step of a key's scan drops a
+ * response or ends the scan, so nested or piled-up spans cost linear time,
+ * not the product of their counts. */
+static crfp_status match_partial(diff *d, item *key, size_t nk, item *resp, size_t nr)
+{
+    item **ks = malloc((nk + 1) * sizeof *ks), **rs = malloc((nr + 1) * sizeof *rs);
+    size_t *next = malloc((nr + 1) * sizeof *next), nks = 0, nrs = 0;
+    crfp_status st = CRFP_OK;
+    if (!ks || !rs || !next) {
+        st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < nk; i++)
+        if (!key[i].matched)
+            ks[nks++] = &key[i];
+    for (size_t j = 0; j < nr; j++)
+        if (!resp[j].matched)
+            rs[nrs++] = &resp[j];
+    if (nks > 1)
+        qsort(ks, nks, sizeof *ks, by_label_span);
+    if (nrs > 1)
+        qsort(rs, nrs, sizeof *rs, by_label_span);
+    /* next[j]: the response after rs[j] still in its label's list */
+    for (size_t j = 0; j < nrs; j++)
+        next[j] = j + 1;
+    size_t r0 = 0; /* the first response of the current label */
+    for (size_t i = 0; i < nks && st == CRFP_OK; i++) {
+        item *k = ks[i];
+        while (r0 < nrs && strcmp(rs[r0]->label, k->label) < 0)
+            r0++;
+        size_t head = r0;
+        if (i > 0 && strcmp(ks[i - 1]->label, k->label) == 0)
+            head = next[nrs];   /* the list's head, kept in the spare slot */
+        size_t *prev = &head, j = head;
+        while (j < nrs && strcmp(rs[j]->label, k->label) == 0 && rs[j]->start < k->end) {
+            if (rs[j]->end <= k->start) {
+                j = *prev = next[j];    /* ended: no later key reaches it */
+                continue;
+            }
+            counts *ct = counts_of(d, k->label);
+            if (!ct) {
+                st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
+                break;
+            }
+            ct->partial++;
+            k->matched = rs[j]->matched = 1;
+            *prev = next[j];
+            break;
+        }
+        next[nrs] = head;
+    }
+out:
+    free(ks);
+    free(rs);
+    free(next);
+    return st;
+}
+
 static crfp_status df_write(void *state, const crfp_doc *cdoc)
 {
     diff *d = state;
@@ -297,28 +369,8 @@ static crfp_status df_write(void *state, const crfp_doc *cdoc)
             key[i++].matched = resp[j++].matched = 1;
         }
     }
-    /* partial: overlapping pairs of one label among those left, in text
-     * order; responses start at or after j0, which only moves forward */
-    size_t j0 = 0;
-    for (size_t i = 0; st == CRFP_OK && i < nk; i++) {
-        if (key[i].matched)
-            continue;
-        while (j0 < nr && resp[j0].end <= key[i].start && resp[j0].start < key[i].start)
-            j0++;
-        for (size_t j = j0; j < nr && resp[j].start < key[i].end; j++) {
-            if (resp[j].matched || resp[j].end <= key[i].start ||
-                strcmp(resp[j].label, key[i].label) != 0)
-                continue;
-            counts *ct = counts_of(d, key[i].label);
-            if (!ct) {
-                st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
-                break;
-            }
-            ct->partial++;
-            key[i].matched = resp[j].matched = 1;
-            break;
-        }
-    }
+    if (st == CRFP_OK)
+        st = match_partial(d, key, nk, resp, nr);
     for (size_t i = 0; st == CRFP_OK && i < nk; i++)
         if (!key[i].matched) {
             counts *ct = counts_of(d, key[i].label);

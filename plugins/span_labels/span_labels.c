@@ -254,13 +254,18 @@ static crfp_status sl_process(void *state, crfp_doc *doc)
     for (size_t i = 0; i < nsp && st == CRFP_OK; i++) {
         const span *x = &sp[i];
         size_t a = first_after(toks, nt, x->start), b = a;
-        while (b < nt && toks[b]->start < x->end)
-            b++;
         int k = -1;
-        if (any && (x->start < taken_end || (b > a && a <= last_tok)))
+        /* overlap is decided before the span's tokens are counted: spans
+         * piled over one another then cost nothing each */
+        if (any && (x->start < taken_end ||
+                    (a < nt && a <= last_tok && toks[a]->start < x->end)))
             k = W_OVERLAP;
-        else if (b == a)
-            k = W_NOTOKEN;
+        else {
+            while (b < nt && toks[b]->start < x->end)
+                b++;
+            if (b == a)
+                k = W_NOTOKEN;
+        }
         if (k >= 0) {
             if (!count[k]++)
                 first[k] = x;
