@@ -85,6 +85,12 @@ _PARAM_ALIASES = {
 }
 
 
+# python-crfsuite's parameters measured otherwise than crfpipe's: CRFsuite
+# adds c2·|w|² to its objective (gradient 2·c2·w), crfpipe rho2/2·|θ|², so
+# c2 is rho2 / 2 (c1·|w|₁ and rho1·|θ|₁ agree)
+_PARAM_SCALE = {"c2": 2.0}
+
+
 def _param_name(name):
     name = _PARAM_ALIASES.get(name, name)
     return name.replace("_", "-")
@@ -190,8 +196,10 @@ class Trainer:
     algorithm: a crfpipe trainer (lbfgs, sgd-l1, perceptron, or a chain such
     as "sgd-l1,lbfgs") or a python-crfsuite name (lbfgs, l2sgd, ap, pa).
     params: trainer parameters; python-crfsuite's c1, c2, max_iterations,
-    num_memories, period and delta are understood, other names are crfpipe's
-    (underscores read as dashes): see ``params()`` and ``help(name)``.
+    num_memories, period and delta are understood, with CRFsuite's meaning
+    (c2 adds c2·|w|², crfpipe's rho2 rho2/2·|θ|²: c2 = 0.5 is rho2 = 1), other
+    names are crfpipe's (underscores read as dashes): see ``params()`` and
+    ``help(name)``.
 
     Without ``template`` a token is a list of attribute strings, or a dict
     (name -> str value, weight 1/0, or a nested dict, list or set), as in
@@ -248,6 +256,8 @@ class Trainer:
             raise ValueError("%r is set by Trainer.train(), not as a parameter" % name)
         if pname == "min-freq" and isinstance(value, float) and value.is_integer():
             value = int(value)  # crfsuite's feature.minfreq is a float
+        if name in _PARAM_SCALE:
+            value = float(value) * _PARAM_SCALE[name]
         self._params[pname] = _value_text(value)
 
     def set_params(self, params):
@@ -257,10 +267,12 @@ class Trainer:
     def get(self, name):
         pname = _param_name(name)
         if pname in self._params:
-            return self._params[pname]
-        if pname in self._implied:
-            return self._implied[pname]
-        return self._declared[pname][1]
+            v = self._params[pname]
+        elif pname in self._implied:
+            v = self._implied[pname]
+        else:
+            v = self._declared[pname][1]
+        return float(v) / _PARAM_SCALE[name] if name in _PARAM_SCALE else v
 
     def get_params(self):
         return {n: self.get(n) for n in self.params()}

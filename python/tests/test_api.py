@@ -175,8 +175,9 @@ def test_parameters():
     for p in ("rho1", "rho2", "history", "epsilon", "max-iter"):
         assert p in names
     assert "l2" in tr.help("c2")
+    # CRFsuite's c2 weighs |w|², crfpipe's rho2 |θ|²/2: c2 = 0.5 is rho2 = 1
     tr.set("c2", 0.5)
-    assert tr.get("c2") == "0.5"
+    assert tr.get("c2") == 0.5 and float(tr.get("rho2")) == 1.0
     tr.set_params({"max_iterations": 7, "num_memories": 3})
     assert tr.get("max-iter") == "7" and tr.get("history") == "3"
     assert tr.get("gtol") == "1e-5", "declared default"
@@ -189,6 +190,21 @@ def test_parameters():
     assert "eta0" in tr.params() and "history" in tr.params()
     with pytest.raises(crfpipe.Error, match="lbgfs"):
         crfpipe.Trainer("lbgfs")
+
+
+def test_c2_is_half_rho2(tmp_path):
+    """A python-crfsuite c2 trains the model crfpipe's rho2 = 2·c2 trains."""
+    xs = [[["w=a", "bias"], ["w=b"]], [["w=b"], ["w=a", "bias"]], [["w=c"], ["w=a"]]]
+    ys = [["X", "Y"], ["Y", "X"], ["Y", "X"]]
+    dumps = []
+    for params in ({"c2": 0.25, "max_iterations": 30}, {"rho2": 0.5, "max_iterations": 30}):
+        tr = crfpipe.Trainer(verbose=False, params=params, threads=1)
+        for x, y in zip(xs, ys):
+            tr.append(x, y)
+        path = str(tmp_path / ("m%d" % len(dumps)))
+        tr.train(path)
+        dumps.append([l for l in crfpipe.dump_model(path).splitlines() if l[:2] in ("U\t", "B\t")])
+    assert dumps[0] and dumps[0] == dumps[1]
 
 
 def test_errors(tmp_path):
