@@ -91,6 +91,14 @@ _PARAM_ALIASES = {
 _PARAM_SCALE = {"c2": 2.0}
 
 
+# python-crfsuite's and sklearn-crfsuite's switches for the features of
+# attribute-label and label-label pairs never seen in the training data:
+# crfpipe always weighs them all (an attribute has a weight for every label,
+# the label bigram every pair), which is what True asks for
+_ALL_PAIRS = ("feature.possible_states", "feature.possible_transitions",
+              "all_possible_states", "all_possible_transitions")
+
+
 def _param_name(name):
     name = _PARAM_ALIASES.get(name, name)
     return name.replace("_", "-")
@@ -248,6 +256,12 @@ class Trainer:
         return "%s (%s, default %s)" % (helptext, ptype, default)
 
     def set(self, name, value):
+        if name in _ALL_PAIRS:
+            if not value or value in ("0", "false"):
+                warnings.warn("%s=%r: crfpipe always gives unseen attribute-label and label "
+                              "pairs a weight (as %s=True would)" % (name, value, name),
+                              CrfpipeWarning, stacklevel=2)
+            return
         pname = _param_name(name)
         if pname not in self._declared:
             raise ValueError("trainer %s has no parameter %r (see Trainer.params())"

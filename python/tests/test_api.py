@@ -192,6 +192,19 @@ def test_parameters():
         crfpipe.Trainer("lbgfs")
 
 
+def test_all_possible_pairs():
+    """sklearn-crfsuite's all_possible_transitions=True (its tutorials'
+    setting) is what crfpipe always does; False is said in a warning."""
+    crf = crfpipe.CRF(c1=0.1, c2=0.1, max_iterations=5, all_possible_transitions=True,
+                      all_possible_states=True)
+    crf.fit([[["w=a"], ["w=b"]]], [["X", "Y"]])
+    assert crf.predict_single([["w=a"], ["w=b"]]) == ["X", "Y"]
+    tr = crfpipe.Trainer(verbose=False)
+    tr.set("feature.possible_transitions", 1)
+    with pytest.warns(crfpipe.CrfpipeWarning, match="always gives unseen"):
+        tr.set("feature.possible_states", 0)
+
+
 def test_c2_is_half_rho2(tmp_path):
     """A python-crfsuite c2 trains the model crfpipe's rho2 = 2·c2 trains."""
     xs = [[["w=a", "bias"], ["w=b"]], [["w=b"], ["w=a", "bias"]], [["w=c"], ["w=a"]]]
