@@ -331,12 +331,14 @@ done:
 }
 
 /* CRFsuite data: lines of a label and several TAB-separated fields, half
- * of them at least attribute=value.  A CoNLL file's fields seldom hold '=';
- * a CoNLL-U file starts with a comment ('#'), which a label here does not,
- * and few of its ten fields hold '='. */
+ * of them at least attribute=value, the label itself seldom.  A CoNLL
+ * file's fields seldom hold '=', and one of attribute=value cells holds it
+ * in its first column too (its label comes last); a CoNLL-U file starts
+ * with a comment ('#'), which a label here does not, and few of its ten
+ * fields hold '='. */
 static int cs_probe(const char *head, size_t len)
 {
-    size_t at = 0, b, e, attrs = 0, with_eq = 0, lines = 0;
+    size_t at = 0, b, e, attrs = 0, with_eq = 0, lines = 0, first_eq = 0;
     int complete;
     while (colio_probe_line(head, len, &at, &b, &e, &complete)) {
         if (!complete && len >= COLIO_PROBE_MAX)
@@ -360,9 +362,11 @@ static int cs_probe(const char *head, size_t len)
         }
         if (fields < 2)
             return 0;
+        const char *tab = memchr(head + b, '\t', e - b);
+        first_eq += tab && memchr(head + b, '=', (size_t)(tab - (head + b))) != NULL;
         lines++;
     }
-    return lines && attrs >= 2 * lines && 2 * with_eq >= attrs ? 60 : 0;
+    return lines && attrs >= 2 * lines && 2 * with_eq >= attrs && 2 * first_eq < lines ? 60 : 0;
 }
 
 static const crfp_reader_vtable vtable = {

@@ -86,6 +86,10 @@ cut -f2 "$tmp/pred.txt" | cmp -s - "$tmp/unl.txt" || fail "unlabelled data tagge
 cp "$tmp/test.crfsuite" "$tmp/test.data"
 "$CRFPIPE" tag --model "$tmp/cs.model" "$tmp/test.data" | cmp -s - "$tmp/pred.txt" ||
     fail "CRFsuite data not recognised from its content"
+# ... but a column file of attribute=value cells, its label last, stays CoNLL
+printf 'w=the\tpos=DT\tB-NP\nw=cat\tpos=NN\tI-NP\n\n' >"$tmp/feat.txt"
+"$CRFPIPE" convert --to xml -o "$tmp/feat.xml" "$tmp/feat.txt" || fail "convert feat.txt"
+grep -q '<f name="format">conll</f>' "$tmp/feat.xml" || fail "attribute=value columns read as CRFsuite"
 # the columns this format cannot hold are named once
 "$CRFPIPE" tag --model "$tmp/cs.model" --posteriors -o "$tmp/p2.txt" "$tmp/test.crfsuite" \
     2>"$tmp/err" || fail "tag --posteriors"
