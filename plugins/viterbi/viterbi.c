@@ -85,6 +85,9 @@ static const crfp_param_spec params[] = {
     {"spans", CRFP_PARAM_STRING, "auto",
      "annotation type for chunks of BIO labels (e.g. Chunk, Entity); auto = Chunk when the "
      "labels are BIO, none = no spans"},
+    {"span-set", CRFP_PARAM_STRING, NULL,
+     "annotation set receiving the spans (e.g. Response, beside GATE's Key); default: the "
+     "tokens' set"},
     {"span-feature", CRFP_PARAM_STRING, "label",
      "feature of each span annotation holding its type (the label without B-/I-)"},
     {"label-bias", CRFP_PARAM_STRING, NULL,
@@ -126,6 +129,7 @@ typedef struct tagger {
     char *set;
     char *spantype;   /* NULL: no spans */
     char *spanfeat;
+    char *spanset;    /* the spans' set, NULL: the tokens' */
     char *bias_spec;  /* label-bias, for provenance */
     colmap cm;        /* cm.n == 0: the document's columns */
     unsigned char *cm_warned;   /* per mapped column: its absence was reported */
@@ -476,6 +480,9 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         if ((strcmp(spans, "auto") != 0 || chunked) && !tg->spantype)
             goto nomem;
     }
+    const char *sset = crfp_params_str(p, "span-set");
+    if (sset && !(tg->spanset = strdup(sset)))
+        goto nomem;
     if (!(tg->spanfeat = strdup(crfp_params_str(p, "span-feature"))))
         goto nomem;
     if (!*tg->spanfeat) {
@@ -1108,7 +1115,13 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             }
             for (size_t t = 0; t < n; t++)
                 labs[t] = crfp_crf_label(tg->crf, j.pred[beg + t]);
-            span_ctx c = {tg, doc, set, j.toks + beg, j.spanp ? j.spanp + beg : NULL, CRFP_OK};
+            crfp_annset *sset = tg->spanset ? crfp_doc_annset(doc, tg->spanset, 1) : set;
+            if (!sset) {
+                free(labs);
+                st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+                break;
+            }
+            span_ctx c = {tg, doc, sset, j.toks + beg, j.spanp ? j.spanp + beg : NULL, CRFP_OK};
             crfp_chunk_spans(labs, n, emit_span, &c);
             free(labs);
             st = c.st;
@@ -1123,8 +1136,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
         /* What the model learnt (its label) and how it was fed. */
         const char *label = crfp_crf_meta(tg->crf, "label");
-        const char *names[12] = {"model", "nbest", "posteriors", "output", "label"};
-        const char *values[12] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
+        const char *names[13] = {"model", "nbest", "posteriors", "output", "label"};
+        const char *values[13] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
                                  tg->output, label ? label : ""};
         size_t np = 5;
         if (tg->scores) {
@@ -1152,6 +1165,10 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         if (tg->force) {
             names[np] = "force-feature";
             values[np++] = tg->force;
+        }
+        if (tg->spanset) {
+            names[np] = "span-set";
+            values[np++] = tg->spanset;
         }
         st = crfp_annset_add_processor(doc, set, "viterbi", "1.2", names, values, np);
     }
@@ -1192,6 +1209,7 @@ static void tagger_close(void *state)
     free(tg->set);
     free(tg->spantype);
     free(tg->spanfeat);
+    free(tg->spanset);
     free(tg->bias_spec);
     colmap_free(&tg->cm);
     free(tg->cm_warned);

@@ -261,6 +261,16 @@ f_conll=$("$CRFPIPE" eval "$tmp/tagged.txt" | awk '/^chunk F1:/ { print $3 }')
 [ -n "$f_diff" ] && [ "$f_diff" = "$f_conll" ] ||
     fail "strict span F1 $f_diff is not conlleval's chunk F1 $f_conll"
 
+# The spans in a set of their own (tag --span-set), GATE's habit for a
+# system's output: compared from there, the same figures.
+"$CRFPIPE" tag --model "$tmp/gate.model" --spans Entity --span-feature kind --span-set Response \
+    -o "$tmp/resp.gate.xml" "$tmp/train.gate.xml" || fail "tag --span-set"
+f_set=$("$CRFPIPE" eval --spans "$types" --diff-param response-set=Response \
+    --diff-param response-types=Entity --diff-param response-feature=kind "$tmp/resp.gate.xml" |
+    awk '$1 == "overall" { print $8 }')
+[ "$f_set" = "$f_diff" ] || fail "spans in their own set: strict F1 $f_set, $f_diff before"
+grep -q '<AnnotationSet Name="Response">' "$tmp/resp.gate.xml" || fail "no Response set written"
+
 # 7. The same from the command line: train --spans trains the pipeline's
 # model, and eval --model --spans tags and scores in one go.
 "$CRFPIPE" -q train --spans "$types" --template "$tpl" --threads 1 --max-iter 20 \
