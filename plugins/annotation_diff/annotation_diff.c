@@ -281,18 +281,19 @@ static int by_label_span(const void *a, const void *b)
 }
 
 /* Partial matches: each key left, in text order, takes the first response
- * left of its label that overlaps it.  Per label, the responses left form
- * a list in order of start from which a response is dropped once matched
- * or once it ends before the key being matched starts (no later key, which
- * starts no earlier, can overlap it): every step of a key's scan drops a
- * response or ends the scan, so nested or piled-up spans cost linear time,
- * not the product of their counts. */
+ * left of its label that overlaps it.  Keys and responses are sorted by
+ * label, then start; one index h walks the responses once.  A response
+ * passed is matched, of an earlier label, or ends before the key being
+ * matched starts (so before every later key of its label, which starts no
+ * earlier); the first one not passed then overlaps the key if any does.
+ * Nested or piled-up spans so cost linear time, not the product of their
+ * counts. */
 static crfp_status match_partial(diff *d, item *key, size_t nk, item *resp, size_t nr)
 {
     item **ks = malloc((nk + 1) * sizeof *ks), **rs = malloc((nr + 1) * sizeof *rs);
-    size_t *next = malloc((nr + 1) * sizeof *next), nks = 0, nrs = 0;
+    size_t nks = 0, nrs = 0, h = 0;
     crfp_status st = CRFP_OK;
-    if (!ks || !rs || !next) {
+    if (!ks || !rs) {
         st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
         goto out;
     }
@@ -306,39 +307,25 @@ static crfp_status match_partial(diff *d, item *key, size_t nk, item *resp, size
         qsort(ks, nks, sizeof *ks, by_label_span);
     if (nrs > 1)
         qsort(rs, nrs, sizeof *rs, by_label_span);
-    /* next[j]: the response after rs[j] still in its label's list */
-    for (size_t j = 0; j < nrs; j++)
-        next[j] = j + 1;
-    size_t r0 = 0; /* the first response of the current label */
-    for (size_t i = 0; i < nks && st == CRFP_OK; i++) {
+    for (size_t i = 0; i < nks; i++) {
         item *k = ks[i];
-        while (r0 < nrs && strcmp(rs[r0]->label, k->label) < 0)
-            r0++;
-        size_t head = r0;
-        if (i > 0 && strcmp(ks[i - 1]->label, k->label) == 0)
-            head = next[nrs];   /* the list's head, kept in the spare slot */
-        size_t *prev = &head, j = head;
-        while (j < nrs && strcmp(rs[j]->label, k->label) == 0 && rs[j]->start < k->end) {
-            if (rs[j]->end <= k->start) {
-                j = *prev = next[j];    /* ended: no later key reaches it */
-                continue;
-            }
-            counts *ct = counts_of(d, k->label);
-            if (!ct) {
-                st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
-                break;
-            }
-            ct->partial++;
-            k->matched = rs[j]->matched = 1;
-            *prev = next[j];
+        int c;
+        while (h < nrs && ((c = strcmp(rs[h]->label, k->label)) < 0 ||
+                           (c == 0 && rs[h]->end <= k->start)))
+            h++;
+        if (h == nrs || strcmp(rs[h]->label, k->label) != 0 || rs[h]->start >= k->end)
+            continue;
+        counts *ct = counts_of(d, k->label);
+        if (!ct) {
+            st = crfp_error(d->host, CRFP_ENOMEM, "out of memory");
             break;
         }
-        next[nrs] = head;
+        ct->partial++;
+        k->matched = rs[h++]->matched = 1;
     }
 out:
     free(ks);
     free(rs);
-    free(next);
     return st;
 }
 
