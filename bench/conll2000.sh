@@ -3,7 +3,7 @@
 # training and of tagging through the CLI, active features, chunk F1,
 # tagging speed, model load time, sparse vs dense
 # forward-backward, for every trainer (lbfgs, OWL-QN, sgd-l1, sgd-l1 then
-# lbfgs, the averaged perceptron and passive-aggressive, newton-cg, bcd then
+# lbfgs, the averaged perceptron, passive-aggressive and AROW, newton-cg, bcd then
 # lbfgs).  With BASELINE=DIR
 # (a build of an earlier revision, see bench/baseline.sh) it also times
 # L-BFGS iterations and tagging of that build and this one side by side,
@@ -67,6 +67,7 @@ run sgd-l1 chunking.tpl --trainer sgd-l1 --rho1 "${SGD_RHO1:-0.6}"
 run sgd-l1,lbfgs chunking.tpl --trainer sgd-l1,lbfgs --rho1 "${SGD_RHO1:-0.6}" --2.rho1 0
 run perceptron chunking.tpl --trainer perceptron
 run perceptron-pa chunking.tpl --trainer perceptron --variant pa
+run perceptron-arow chunking.tpl --trainer perceptron --variant arow
 run newton-cg chunking.tpl --trainer newton-cg
 run bcd,lbfgs chunking.tpl --trainer bcd,lbfgs --rho1 "${BCD_RHO1:-0.5}" --2.rho1 0 --bcd.max-sweeps 4
 fi

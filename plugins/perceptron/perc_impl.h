@@ -15,12 +15,16 @@
 
 typedef enum perc_variant {
     PERC_AVERAGED = 0, /* Collins (2002): step 1 on every mistake */
-    PERC_PA = 1        /* passive-aggressive PA-I (Crammer et al. 2006), Hamming cost */
+    PERC_PA = 1,       /* passive-aggressive PA-I (Crammer et al. 2006), Hamming cost */
+    PERC_AROW = 2      /* AROW (Crammer, Kulesza & Dredze 2009), diagonal, Hamming cost */
 } perc_variant;
 
 typedef struct perc_opts {
     perc_variant variant;
     double C;        /* PA aggressiveness: the largest step τ; > 0 */
+    double variance; /* AROW: the initial variance of every weight; > 0 */
+    double gamma;    /* AROW: r, the regulariser of the confidence update; > 0 */
+    int average;     /* 1: return the average of θ over all examples; 0: the last θ */
     int epochs;      /* passes over the training set; >= 1 */
     uint64_t seed;   /* seeds the per-epoch shuffle */
     int shuffle;     /* 0: visit the sequences in their stored order every epoch */
@@ -35,8 +39,8 @@ typedef struct perc_opts {
 void perc_opts_default(perc_opts *o);
 
 /* Train on `ts` (which must offer CRFP_TS_DECODE) starting from the weights
- * in theta (dim = ts->dim).  On return theta holds the averaged weights of
- * the last completed epoch — also on CRFP_EINTR, and theta is left as given
+ * in theta (dim = ts->dim).  On return theta holds the averaged weights
+ * (o->average; otherwise the current ones) of the last completed epoch — also on CRFP_EINTR, and theta is left as given
  * if no epoch completed.  Borrowed: host (may be NULL: no messages, no
  * interrupt polling), ts, theta.  Errors: CRFP_EINVAL (bad options or a
  * training set without decoding, message in host), CRFP_ENOMEM, whatever the

@@ -33,6 +33,7 @@
 #include "config.h"
 #include "perc_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "crfpipe/rng.h"
@@ -42,6 +43,9 @@ void perc_opts_default(perc_opts *o)
     memset(o, 0, sizeof *o);
     o->variant = PERC_AVERAGED;
     o->C = 0.03;
+    o->variance = 1.0;
+    o->gamma = 1.0;
+    o->average = 1;
     o->epochs = 20;
     o->seed = 1;
     o->shuffle = 1;
@@ -64,6 +68,7 @@ typedef struct perc_run {
     crfp_tsws *ws;
     double *w;        /* current weights θ (dim) */
     double *u;        /* Σ_k (k−1) Δ_k (dim) */
+    double *cov;      /* AROW: the diagonal of the covariance Σ (dim), else NULL */
     uint64_t count;   /* examples seen in the whole run (N) */
     size_t *order;    /* visiting order of the sequences (nseq) */
     uint32_t *yhat;   /* Viterbi labelling (capacity cap_y) */
@@ -81,6 +86,7 @@ static void run_free(perc_run *r)
         r->ts->ws_free(r->ws);
     free(r->w);
     free(r->u);
+    free(r->cov);
     free(r->order);
     free(r->yhat);
     free(r->diff);
@@ -203,6 +209,40 @@ static crfp_status build_diff(perc_run *r, size_t i, const uint32_t *yhat, size_
     return CRFP_OK;
 }
 
+/* AROW, diagonal (Crammer, Kulesza & Dredze 2009), on the difference
+ * d = Φ(gold) − Φ(pred) of n entries in r->diff, with CRFsuite's structured
+ * cost: the hinge loss − w·d + Hamming loss, the amount by which the
+ * prediction beats the gold path plus the labels it gets wrong.  Then
+ *   α = cost / (Σ_k σ_k d_k² + γ),  w_k += α σ_k d_k,
+ *   σ_k ← 1 / (1/σ_k + d_k²/γ),
+ * the mean moving along the old variances and the diagonal of Σ⁻¹ growing
+ * by d²/γ: weights of features seen often get confident and move less,
+ * rare ones keep a large step.  α is never 0 here since cost >= loss > 0.
+ * *tau receives α. */
+static crfp_status arow_update(perc_run *r, size_t n, size_t loss, double *tau)
+{
+    double margin = 0.0, conf = r->o->gamma;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t j = r->diff[k].idx;
+        double v = r->diff[k].val;
+        margin += v * r->w[j];
+        conf += r->cov[j] * v * v;
+    }
+    double alpha = ((double)loss - margin) / conf;
+    if (!(alpha > 0.0))
+        return CRFP_OK;
+    const double ck = alpha * (double)r->count, ig = 1.0 / r->o->gamma;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t j = r->diff[k].idx;
+        double v = r->diff[k].val, s = r->cov[j];
+        r->w[j] += alpha * s * v;
+        r->u[j] += ck * s * v;
+        r->cov[j] = 1.0 / (1.0 / s + v * v * ig);
+    }
+    *tau = alpha;
+    return CRFP_OK;
+}
+
 /* One example, sequence i: decode with the current weights and update on a
  * mistake.  *tok_err receives the Hamming distance between the gold and
  * predicted labellings; *tau the step taken (0 when none).  Errors: those
@@ -255,6 +295,8 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
     size_t n;
     if ((st = build_diff(r, i, r->yhat, &n)) != CRFP_OK)
         return st;
+    if (r->o->variant == PERC_AROW)
+        return arow_update(r, n, loss, tau);
     double margin = 0.0, sq = 0.0;
     for (size_t k = 0; k < n; k++) {
         margin += r->diff[k].val * r->w[r->diff[k].idx];
@@ -278,13 +320,15 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
     return CRFP_OK;
 }
 
-/* theta = w − u/N over a slice per team member: the average is elementwise,
- * so the result does not depend on the team size. */
+/* theta = w − u/N (or w itself, average = 0) over a slice per team member:
+ * the average is elementwise, so the result does not depend on the team
+ * size. */
 typedef struct avg_job {
     double *theta;
     const double *w, *u;
     double n;
     size_t dim;
+    int average;
 } avg_job;
 
 static void avg_slice(void *arg, int id, int parts)
@@ -292,6 +336,10 @@ static void avg_slice(void *arg, int id, int parts)
     avg_job *j = arg;
     size_t lo, hi;
     crfp_team_slice(j->dim, id, parts, &lo, &hi);
+    if (!j->average) {
+        memcpy(j->theta + lo, j->w + lo, (hi - lo) * sizeof *j->theta);
+        return;
+    }
     for (size_t i = lo; i < hi; i++)
         j->theta[i] = j->w[i] - j->u[i] / j->n;
 }
@@ -317,7 +365,12 @@ static crfp_status mix_epoch(perc_run *r, double *theta, double *counts, size_t 
         (st = ts->mix(ts->ud, r->w, dim, CRFP_MIX_MEAN)) != CRFP_OK ||
         (st = ts->mix(ts->ud, counts, ncounts, CRFP_MIX_SUM)) != CRFP_OK)
         return st;
-    avg_job job = {theta, r->w, r->u, (double)r->count, dim};
+    /* AROW's variances are mixed like its means: each rank's shrank only
+     * on its own sequences, and the mean of the ranks' keeps the next
+     * epoch's steps the same for every rank. */
+    if (r->cov && (st = ts->mix(ts->ud, r->cov, dim, CRFP_MIX_MEAN)) != CRFP_OK)
+        return st;
+    avg_job job = {theta, r->w, r->u, (double)r->count, dim, 1};
     crfp_team_run(ts->team, reset_slice, &job);
     return CRFP_OK;
 }
@@ -335,6 +388,11 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
                           o->epochs);
     if (o->variant == PERC_PA && !(o->C > 0.0))
         return crfp_error(host, CRFP_EINVAL, "perceptron: C must be > 0, not %g", o->C);
+    if (o->variant == PERC_AROW && !(o->variance > 0.0 && o->gamma > 0.0 &&
+                                     isfinite(o->variance) && isfinite(o->gamma)))
+        return crfp_error(host, CRFP_EINVAL,
+                          "perceptron: AROW's variance (%g) and gamma (%g) must be finite "
+                          "and > 0", o->variance, o->gamma);
     if (ts->nseq == 0)
         return CRFP_OK;
 
@@ -344,7 +402,10 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
     r.w = malloc((dim ? dim : 1) * sizeof *r.w);
     r.u = calloc(dim ? dim : 1, sizeof *r.u);
     r.order = malloc(ts->nseq * sizeof *r.order);
-    if (!r.w || !r.u || !r.order) {
+    if (o->variant == PERC_AROW && (r.cov = malloc((dim ? dim : 1) * sizeof *r.cov)))
+        for (size_t j = 0; j < dim; j++)
+            r.cov[j] = o->variance;
+    if (!r.w || !r.u || !r.order || (o->variant == PERC_AROW && !r.cov)) {
         run_free(&r);
         return crfp_error(host, CRFP_ENOMEM, "perceptron: out of memory for %zu weights", dim);
     }
@@ -391,7 +452,7 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
             if (o->on_example)
                 o->on_example(o->hook_ud, r.w, dim);
         }
-        avg_job job = {theta, r.w, r.u, (double)r.count, dim};
+        avg_job job = {theta, r.w, r.u, (double)r.count, dim, o->average};
         crfp_team_run(ts->team, avg_slice, &job);
         /* errors, mistaken sequences, updates, Σ step, tokens, sequences */
         double counts[6] = {(double)tok_err, (double)seq_err, (double)updates, tau_sum,

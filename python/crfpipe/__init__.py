@@ -70,6 +70,7 @@ _ALGORITHMS = {
     "l2sgd": ("sgd-l1", {"rho1": "0"}),
     "ap": ("perceptron", {}),
     "pa": ("perceptron", {"variant": "pa"}),
+    "arow": ("perceptron", {"variant": "arow"}),
 }
 
 # python-crfsuite's parameter names that have a crfpipe counterpart
@@ -202,7 +203,8 @@ class Trainer:
     Trainer).
 
     algorithm: a crfpipe trainer (lbfgs, sgd-l1, perceptron, or a chain such
-    as "sgd-l1,lbfgs") or a python-crfsuite name (lbfgs, l2sgd, ap, pa).
+    as "sgd-l1,lbfgs") or a python-crfsuite name (lbfgs, l2sgd, ap, pa, arow;
+    arow's gamma defaults to 100, not CRFsuite's 1: see ``help("gamma")``).
     params: trainer parameters; python-crfsuite's c1, c2, max_iterations,
     num_memories, period and delta are understood, with CRFsuite's meaning
     (c2 adds c2·|w|², crfpipe's rho2 rho2/2·|θ|²: c2 = 0.5 is rho2 = 1), other

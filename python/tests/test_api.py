@@ -186,6 +186,10 @@ def test_parameters():
     tr.select("pa")
     assert tr.algorithm == "perceptron" and tr.get("variant") == "pa"
     assert "c" in tr.params()
+    tr.select("arow")
+    assert tr.get("variant") == "arow" and tr.get("gamma") == "100"
+    tr.set_params({"variance": 0.5, "gamma": 20})
+    assert tr.get("variance") == "0.5" and tr.get("gamma") == "20"
     tr.select("sgd-l1,lbfgs")
     assert "eta0" in tr.params() and "history" in tr.params()
     with pytest.raises(crfpipe.Error, match="lbgfs"):
@@ -449,6 +453,20 @@ def test_sklearn_estimator(ewt, tmp_path):
     assert last["time"] == last["seconds"]
     assert isinstance(clone.training_log_, crfpipe.TrainLog)
     assert clone.training_log_.last_iteration["loss"] == last["loss"]   # (NaN != NaN elsewhere)
+
+
+@pytest.mark.parametrize("algorithm", ["lbfgs", "l2sgd", "ap", "pa", "arow"])
+def test_crfsuite_algorithms(ewt, algorithm):
+    """Each of python-crfsuite's five algorithm names trains a model that
+    tags held-out sentences well above the most frequent tag (NOUN, about
+    a sixth of the tokens)."""
+    X = [xseq_of(rows) for rows, _ in ewt["train"][:600]]
+    y = [ys for _, ys in ewt["train"][:600]]
+    Xt = [xseq_of(rows) for rows, _ in ewt["test"][:200]]
+    yt = [ys for _, ys in ewt["test"][:200]]
+    crf = crfpipe.CRF(algorithm=algorithm, max_iterations=10, threads=1)
+    crf.fit(X, y)
+    assert crf.score(Xt, yt) > 0.7, "%s: accuracy %.3f" % (algorithm, crf.score(Xt, yt))
 
 
 def test_cross_validate(ewt, tmp_path):

@@ -2,7 +2,9 @@
  * naive re-implementation in this file that decodes with the same training
  * set, applies each update densely and sums θ after every example — to
  * 1e-12, after every epoch (through the monitor) and at the end, for the
- * perceptron and for PA, from a zero and from a warm start.  Also: the
+ * perceptron, PA and AROW (its dense covariance diagonal in the reference),
+ * from a zero and from a warm start, and the last weights when averaging
+ * is off.  Also: the
  * per-example hook sees the same θ; a monitor stop or interrupt leaves the
  * average it was shown; 1 thread with a fixed seed is bit-for-bit
  * reproducible. */
@@ -19,13 +21,15 @@ static uint64_t reference(const crfp_trainset *ts, const perc_opts *o, const dou
 {
     size_t dim = ts->dim;
     double *th = malloc(dim * sizeof *th), *sum = calloc(dim, sizeof *sum),
-           *d = malloc(dim * sizeof *d);
+           *d = malloc(dim * sizeof *d), *cov = malloc(dim * sizeof *cov);
     size_t *order = malloc(ts->nseq * sizeof *order);
     uint32_t *yhat = malloc(64 * sizeof *yhat);
     crfp_tsws *ws;
-    if (!th || !sum || !d || !order || !yhat || ts->ws_new(ts->ud, &ws) != CRFP_OK)
+    if (!th || !sum || !d || !cov || !order || !yhat || ts->ws_new(ts->ud, &ws) != CRFP_OK)
         exit(99);
     memcpy(th, theta0, dim * sizeof *th);
+    for (size_t j = 0; j < dim; j++)
+        cov[j] = o->variance;
     for (size_t i = 0; i < ts->nseq; i++)
         order[i] = i;
     crfp_rng rng;
@@ -66,6 +70,20 @@ static uint64_t reference(const crfp_trainset *ts, const perc_opts *o, const dou
                     }
                     tau = sq > 0 ? fmin(o->C, ((double)loss - margin) / sq) : 0.0;
                 }
+                if (o->variant == PERC_AROW) {
+                    /* The full diagonal: entries with d = 0 stay put. */
+                    double margin = 0, conf = o->gamma;
+                    for (size_t j = 0; j < dim; j++) {
+                        margin += th[j] * d[j];
+                        conf += cov[j] * d[j] * d[j];
+                    }
+                    double alpha = ((double)loss - margin) / conf;
+                    for (size_t j = 0; j < dim; j++) {
+                        th[j] += alpha * cov[j] * d[j];
+                        cov[j] = 1.0 / (1.0 / cov[j] + d[j] * d[j] / o->gamma);
+                    }
+                    tau = 0.0;
+                }
                 for (size_t j = 0; j < dim; j++)
                     th[j] += tau * d[j];
             }
@@ -74,9 +92,10 @@ static uint64_t reference(const crfp_trainset *ts, const perc_opts *o, const dou
             N++;
         }
         for (size_t j = 0; j < dim; j++)
-            avg[(size_t)e * dim + j] = sum[j] / (double)N;
+            avg[(size_t)e * dim + j] = o->average ? sum[j] / (double)N : th[j];
     }
     ts->ws_free(ws);
+    free(cov);
     free(th);
     free(sum);
     free(d);
@@ -123,7 +142,16 @@ static void hook(void *ud, const double *w, size_t dim)
     r->hookn++;
 }
 
-static void run_case(crfp_host *host, pt_problem *p, perc_variant variant, int warm)
+static const char *vname(perc_variant v, int average)
+{
+    if (!average)
+        return v == PERC_PA ? "pa (last weights)" : v == PERC_AROW ? "arow (last weights)"
+                                                               : "perceptron (last weights)";
+    return v == PERC_PA ? "pa" : v == PERC_AROW ? "arow" : "perceptron";
+}
+
+static void run_case(crfp_host *host, pt_problem *p, perc_variant variant, int warm,
+                     int average)
 {
     crfp_trainset *ts = p->ts;
     size_t dim = ts->dim;
@@ -132,6 +160,10 @@ static void run_case(crfp_host *host, pt_problem *p, perc_variant variant, int w
     o.variant = variant;
     o.epochs = EPOCHS;
     o.C = 0.3;
+    /* gamma and variance away from 1, so that swapping them shows */
+    o.variance = 0.7;
+    o.gamma = 2.5;
+    o.average = average;
     o.seed = 7;
     double *theta0 = calloc(dim, sizeof *theta0), *theta = malloc(dim * sizeof *theta),
            *ref = malloc(EPOCHS * dim * sizeof *ref);
@@ -164,13 +196,16 @@ static void run_case(crfp_host *host, pt_problem *p, perc_variant variant, int w
             bad_epoch += !close12(r.seen[(size_t)e * dim + j], ref[(size_t)e * dim + j]);
     }
     CHECK(bad == 0, "%s%s: %zu of %zu averaged weights differ from the dense reference",
-          variant == PERC_PA ? "pa" : "perceptron", warm ? " (warm)" : "", bad, dim);
-    CHECK(bad_hook == 0, "%zu averaged weights differ from the hook's dense average", bad_hook);
+          vname(variant, average), warm ? " (warm)" : "", bad, dim);
+    if (average)
+        CHECK(bad_hook == 0, "%zu averaged weights differ from the hook's dense average",
+              bad_hook);
+    else
+        CHECK(bad_hook > 0, "the last weights equal the average");
     CHECK(bad_epoch == 0, "%zu per-epoch averages differ from the reference", bad_epoch);
     CHECK(moved > dim / 4, "only %zu of %zu weights moved", moved, dim);
-    printf("%s%s: %zu weights, %llu examples: lazy average = dense average\n",
-           variant == PERC_PA ? "pa" : "perceptron", warm ? " (warm start)" : "", dim,
-           (unsigned long long)N);
+    printf("%s%s: %zu weights, %llu examples: = the dense reference\n",
+           vname(variant, average), warm ? " (warm start)" : "", dim, (unsigned long long)N);
 
     /* Bit-for-bit reproducible from the seed (one thread, no team). */
     double *again = malloc(dim * sizeof *again);
@@ -229,9 +264,12 @@ int main(void)
     /* Noisy labels: mistakes, hence updates, in every epoch. */
     pt_build(host, &p, 3, 30, 7, 0.25, 0.0);
     for (int warm = 0; warm <= 1; warm++) {
-        run_case(host, &p, PERC_AVERAGED, warm);
-        run_case(host, &p, PERC_PA, warm);
+        run_case(host, &p, PERC_AVERAGED, warm, 1);
+        run_case(host, &p, PERC_PA, warm, 1);
+        run_case(host, &p, PERC_AROW, warm, 1);
     }
+    run_case(host, &p, PERC_AROW, 0, 0);
+    run_case(host, &p, PERC_PA, 1, 0);
     pt_free(&p);
     crfp_host_free(host);
     return test_failures ? 1 : 0;

@@ -70,9 +70,9 @@ int main(void)
     crfp_params_free(ps);
     CHECK(lbfgs_err == 0, "lbfgs leaves %zu training errors on a separable set", lbfgs_err);
 
-    for (int v = 0; v < 2; v++) {
-        const char *kv[] = {"variant", v ? "pa" : "perceptron", "max-epochs", "30", "seed", "5",
-                            NULL};
+    static const char *const variants[] = {"perceptron", "pa", "arow"};
+    for (int v = 0; v < 3; v++) {
+        const char *kv[] = {"variant", variants[v], "max-epochs", "30", "seed", "5", NULL};
         ps = params(h, merged, nm, kv);
         memset(th, 0, dim * sizeof *th);
         st = vt->train(h, ps, p.ts, th);
@@ -108,13 +108,16 @@ int main(void)
     const char *bad[][5] = {{"rho2", "0.5", NULL, NULL, NULL},
                             {"variant", "mira", NULL, NULL, NULL},
                             {"variant", "pa", "c", "0", NULL},
+                            {"variant", "arow", "gamma", "0", NULL},
+                            {"variant", "arow", "variance", "-1", NULL},
                             {"max-epochs", "0", NULL, NULL, NULL}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         ps = params(h, merged, nm, bad[k]);
         crfp_error_clear(h);
         st = vt->train(h, ps, p.ts, th);
         /* "c=" rather than "c", which any message contains */
-        const char *name = bad[k][2] ? "c=" : bad[k][0];
+        char name[32];
+        snprintf(name, sizeof name, "%s=", bad[k][2] ? bad[k][2] : bad[k][0]);
         CHECK(st == CRFP_EINVAL && strstr(crfp_errmsg(h), name),
               "%s=%s accepted or unclear: status %d, '%s'", bad[k][0], bad[k][1], (int)st,
               crfp_errmsg(h));
