@@ -83,6 +83,13 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             columns = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "model", &v)) != 0)
             model = v;
+        else if (strcmp(argv[i], "-m") == 0) {
+            /* Wapiti's and CRFsuite's short option for the model */
+            if (i + 1 >= argc)
+                return cli_usage(argv[0], "-m needs a model file");
+            model = argv[++i];
+            r = 1;
+        }
         else if ((r = cli_opt(argv[0], argc, argv, &i, "threads", &v)) != 0)
             threads = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "decode", &v)) != 0)

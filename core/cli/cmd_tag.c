@@ -53,6 +53,16 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
             output = argv[++i];
             continue;
         }
+        if (strcmp(argv[i], "-m") == 0) {
+            /* Wapiti's and CRFsuite's short option for the model */
+            if (i + 1 >= argc)
+                return cli_usage(argv[0], "-m needs a model file");
+            if (n == 32)
+                return cli_usage(argv[0], "too many options");
+            names[n] = "model";
+            values[n++] = model = argv[++i];
+            continue;
+        }
         if (strcmp(argv[i], "--posteriors") == 0 || strcmp(argv[i], "--force") == 0) {
             /* flags: the tagger's boolean parameters of those names */
             if (n == 32)
@@ -99,6 +109,9 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
              * --threads sizes it too, so that 1 means one thread. */
             if (r > 0 && strcmp(names[n - 1], "threads") == 0)
                 crfp_host_set_threads(host, atoi(values[n - 1]));
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            /* not a file to tag ("-" alone is stdin) */
+            return cli_unknown_option(host, argc, argv, argv[i]);
         } else {
             inputs[nin++] = argv[i];
             r = 1;

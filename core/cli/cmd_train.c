@@ -129,7 +129,16 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */
             r = cli_stage_opt(argv[0], argc, argv, &i, tp.names, tp.values, &tp.n, MAXP);
-        else if (!input) {
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            /* Not the training file ("-" alone is stdin).  CRFsuite's
+             * learn -m names the model to write, Wapiti's train -m the one
+             * to start from: an unknown -m says which is which. */
+            if (argv[i][1] == 'm' && !argv[i][2])
+                return cli_usage(argv[0], "unknown option '-m': the model to write is --model "
+                                          "FILE (crfsuite learn -m), the one to start from "
+                                          "--init-model FILE (wapiti train -m)");
+            return cli_unknown_option(host, argc, argv, argv[i]);
+        } else if (!input) {
             input = argv[i];
             r = 1;
         } else {

@@ -131,6 +131,8 @@ static const optdoc plot_opts[] = {
 };
 
 static const optdoc tag_opts[] = {
+    {"-m", NULL, "FILE", NULL,
+     "the model: short for the tagger's --model (as in wapiti label -m and crfsuite tag -m)"},
     {"--output", "-o", "FILE", NULL,
      "write FILE, which appears only when the run succeeds (default: stdout)"},
     {"--output-dir", NULL, "DIR", NULL,
@@ -157,7 +159,7 @@ static const optdoc tag_opts[] = {
 };
 
 static const optdoc eval_opts[] = {
-    {"--model", NULL, "FILE", NULL,
+    {"--model", "-m", "FILE", NULL,
      "tag FILE with this model first; the gold label is then the one the model was trained on"},
     {"--label", NULL, "FEATURE", NULL,
      "token feature holding the gold label; in CoNLL-U tagged for several labels, the one "

@@ -32,6 +32,17 @@ acc=$(sed -n 's/^token accuracy: *\([0-9.]*\)%.*/\1/p' "$tmp/eval.txt")
 echo "token accuracy on the EWT excerpt: $acc%"
 awk -v a="$acc" 'BEGIN { exit !(a >= 80 && a <= 100) }' || fail "accuracy $acc% below 80%"
 grep -q "^NOUN " "$tmp/eval.txt" || fail "no per-label line"
+# -m, Wapiti's and CRFsuite's short option for the model, in tag and eval
+"$CRFPIPE" eval -m "$tmp/a.model" --label upos "$pos/test.conllu" >"$tmp/eval-m.txt" || fail "eval -m"
+cmp -s "$tmp/eval.txt" "$tmp/eval-m.txt" || fail "eval -m differs from eval --model"
+"$CRFPIPE" tag --model "$tmp/a.model" "$pos/test.conllu" >"$tmp/tag-model.conllu" || fail "tag --model"
+"$CRFPIPE" tag -m "$tmp/a.model" "$pos/test.conllu" >"$tmp/tag-m.conllu" || fail "tag -m"
+cmp -s "$tmp/tag-model.conllu" "$tmp/tag-m.conllu" || fail "tag -m differs from tag --model"
+# a word with a dash is an unknown option, not a file to read or train on
+expect_fail "unknown option '-x'" "$CRFPIPE" tag -m "$tmp/a.model" -x "$pos/test.conllu"
+expect_fail "unknown option '-x'" "$CRFPIPE" train --template "$tpl" --model "$tmp/x.model" -x \
+    "$pos/train.conllu"
+expect_fail "--init-model" "$CRFPIPE" train --template "$tpl" -m "$tmp/x.model" "$pos/train.conllu"
 
 # 4. Tagging to columns: the prediction is the new last column; n-best and
 # posteriors add theirs before it.
