@@ -1892,6 +1892,104 @@ static PyObject *attr_cell(PyObject *self, PyObject *tok)
     return res;
 }
 
+/* One label of chunk_eval's input as a C string, or NULL with a Python
+ * error set.  A NUL inside would end the label early in C. */
+static const char *eval_label(PyObject *o, const char *what, Py_ssize_t i, Py_ssize_t t)
+{
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s[%zd][%zd] must be str, not %s", what, i, t,
+                     Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (s && strlen(s) != (size_t)n) {
+        PyErr_Format(PyExc_ValueError, "%s[%zd][%zd] holds a NUL character", what, i, t);
+        return NULL;
+    }
+    return s;
+}
+
+/* chunk_eval(y_true, y_pred) -> dict: the chunk counts of conlleval (the
+ * scorer `crfpipe eval` prints), sequence by sequence, with crfpipe's own
+ * evaluator (chunks.h), so that Python and the program give the same
+ * figures by construction. */
+static PyObject *chunk_eval(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *gold, *pred, *gs = NULL, *ps = NULL, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &gold, &pred))
+        return NULL;
+    crfp_chunkeval e;
+    crfp_chunkeval_init(&e);
+    if (!(gs = PySequence_Fast(gold, "y_true must be a sequence of label sequences")) ||
+        !(ps = PySequence_Fast(pred, "y_pred must be a sequence of label sequences")))
+        goto out;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(gs);
+    if (PySequence_Fast_GET_SIZE(ps) != n) {
+        PyErr_Format(PyExc_ValueError, "y_true has %zd sequences, y_pred %zd", n,
+                     PySequence_Fast_GET_SIZE(ps));
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *g = PySequence_Fast(PySequence_Fast_GET_ITEM(gs, i),
+                                      "each sequence of y_true must be a sequence of labels");
+        PyObject *p = g ? PySequence_Fast(PySequence_Fast_GET_ITEM(ps, i),
+                                          "each sequence of y_pred must be a sequence of labels")
+                        : NULL;
+        int ok = g && p;
+        if (ok && PySequence_Fast_GET_SIZE(g) != PySequence_Fast_GET_SIZE(p)) {
+            PyErr_Format(PyExc_ValueError, "sequence %zd: %zd gold labels, %zd predicted", i,
+                         PySequence_Fast_GET_SIZE(g), PySequence_Fast_GET_SIZE(p));
+            ok = 0;
+        }
+        for (Py_ssize_t t = 0; ok && t < PySequence_Fast_GET_SIZE(g); t++) {
+            const char *gl = eval_label(PySequence_Fast_GET_ITEM(g, t), "y_true", i, t);
+            const char *pl = gl ? eval_label(PySequence_Fast_GET_ITEM(p, t), "y_pred", i, t)
+                                : NULL;
+            if (!pl || crfp_chunkeval_token(&e, gl, pl) != CRFP_OK) {
+                if (pl)
+                    PyErr_NoMemory();
+                ok = 0;
+            }
+        }
+        if (ok && crfp_chunkeval_boundary(&e) != CRFP_OK) {
+            PyErr_NoMemory();
+            ok = 0;
+        }
+        Py_XDECREF(g);
+        Py_XDECREF(p);
+        if (!ok)
+            goto out;
+    }
+    if (crfp_chunkeval_finish(&e) != CRFP_OK) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    PyObject *types = PyList_New((Py_ssize_t)e.ntypes);
+    if (!types)
+        goto out;
+    for (size_t k = 0; k < e.ntypes; k++) {
+        PyObject *t = Py_BuildValue("(snnn)", e.types[k].type, (Py_ssize_t)e.types[k].correct,
+                                    (Py_ssize_t)e.types[k].found_gold,
+                                    (Py_ssize_t)e.types[k].found_guess);
+        if (!t) {
+            Py_DECREF(types);
+            goto out;
+        }
+        PyList_SET_ITEM(types, (Py_ssize_t)k, t);
+    }
+    res = Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:N}", "tokens", (Py_ssize_t)e.tokens,
+                        "correct_tags", (Py_ssize_t)e.correct_tags, "correct",
+                        (Py_ssize_t)e.correct_chunks, "found_gold", (Py_ssize_t)e.found_gold,
+                        "found_guess", (Py_ssize_t)e.found_guess, "types", types);
+out:
+    Py_XDECREF(gs);
+    Py_XDECREF(ps);
+    crfp_chunkeval_free(&e);
+    return res;
+}
+
 static PyMethodDef module_methods[] = {
     {"run_stages", (PyCFunction)(void (*)(void))run_stages, METH_VARARGS | METH_KEYWORDS,
      "run_stages(stages, input, is_path=False, basedir=None, log=None, iterations=None,\n"
@@ -1912,6 +2010,10 @@ static PyMethodDef module_methods[] = {
      "(space-separated and escaped; '_' when it has none)."},
     {"plugins", (PyCFunction)(void (*)(void))plugins, METH_VARARGS | METH_KEYWORDS,
      "plugins() -> [dict(name, kind, version, file, description), ...]"},
+    {"chunk_eval", chunk_eval, METH_VARARGS,
+     "chunk_eval(y_true, y_pred) -> dict(tokens, correct_tags, correct, found_gold,\n"
+     "found_guess, types=[(type, correct, found_gold, found_guess), ...]): conlleval's counts\n"
+     "(crfpipe eval's chunk scores), each sequence ending a chunk."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,7 +25,8 @@ Models are ordinary crfpipe model files: ``crfpipe tag`` and ``crfpipe model
 dump`` read what Python writes and the other way round.  Tagging many
 sequences at once (``Tagger.tag_batch``) decodes them on all cores without
 the GIL.  ``run()`` streams text through any pipeline.  ``CRF`` is a
-scikit-learn style estimator.  Every crfpipe failure raises ``crfpipe.Error``
+scikit-learn style estimator, and ``crfpipe.metrics`` has sklearn-crfsuite's
+scores and the chunk scores of ``crfpipe eval``.  Every crfpipe failure raises ``crfpipe.Error``
 with crfpipe's own message.
 """
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The Python binding tests (pytest), run against the build tree: the
 # package is assembled in a temporary directory from the source's
-# __init__.py and the built extension; libcrfpipe and the plugins come from
+# modules and the built extension; libcrfpipe and the plugins come from
 # the build tree.  Skipped when pytest is not installed for $PYTHON
 # (Debian: apt-get install python3-pytest).
 set -eu
@@ -13,7 +13,9 @@ mod="$top_builddir/python/.libs/_crfpipe.so"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/crfpipe-py.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/site/crfpipe"
-ln -s "$(cd "$top_srcdir/python/crfpipe" && pwd)/__init__.py" "$tmp/site/crfpipe/__init__.py"
+for f in "$top_srcdir"/python/crfpipe/*.py; do
+    ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$tmp/site/crfpipe/$(basename "$f")"
+done
 ln -s "$(cd "$(dirname "$mod")" && pwd)/_crfpipe.so" "$tmp/site/crfpipe/_crfpipe.so"
 export PYTHONPATH="$tmp/site" PYTHONDONTWRITEBYTECODE=1
 export LD_LIBRARY_PATH="$top_builddir/core/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
