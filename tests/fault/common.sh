@@ -29,6 +29,9 @@ run_cmd() {
     case $1 in
     train) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
                --max-iter 5 --model "$2" "$data/tiny.conll" ;;
+    # the online trainers' own buffers (AROW: one vector more)
+    arow) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+              --trainer perceptron --variant arow --max-epochs 3 --model "$2" "$data/tiny.conll" ;;
     tag) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 -o "$2" \
              "$data/tiny.conll" ;;
     # n-best, probabilities and ranked marginals, placed before the gold
