@@ -111,6 +111,39 @@ int main(void)
         crfp_chunk_split("O", &l);
         CHECK(strcmp(l.tag, "O") == 0 && l.type[0] == '\0');
     }
+    {   /* types past the field's 63 bytes stay distinct: two types that
+         * share their first 70 bytes are two types, with two chunks */
+        char a[90], b[90], c[200];
+        memset(a, 'x', sizeof a);
+        memcpy(a, "B-", 2);
+        a[80] = 'A';
+        a[81] = '\0';
+        memcpy(b, a, sizeof b);
+        b[0] = 'I';   /* I- of another type after B-: a new chunk */
+        b[80] = 'B';
+        crfp_chunk_label la, lb, la2;
+        crfp_chunk_split(a, &la);
+        crfp_chunk_split(b, &lb);
+        crfp_chunk_split(a, &la2);
+        CHECK(strcmp(la.type, lb.type) != 0 && strcmp(lb.tag, "I") == 0);
+        CHECK(strcmp(la.type, la2.type) == 0);
+        CHECK(strlen(la.type) == sizeof la.type - 1 && strchr(la.type, '~'));
+        const char *l2[] = {a, b};
+        nspans = 0;
+        crfp_chunk_spans(l2, 2, emit, NULL);
+        CHECK(nspans == 2);
+        /* a multi-byte character at the cut is not split */
+        strcpy(c, "B-");
+        for (int k = 0; k < 40; k++)
+            strcat(c, "\xc3\xa9");   /* é, 2 bytes */
+        crfp_chunk_label lc;
+        crfp_chunk_split(c, &lc);
+        char *t = strchr(lc.type, '~');
+        CHECK(t && (t - lc.type) % 2 == 0);
+        /* a type that fits is kept whole */
+        crfp_chunk_split("B-short", &lc);
+        CHECK(strcmp(lc.type, "short") == 0);
+    }
     {
         const char *bio[] = {"O", "B-NP", "I-NP"}, *pos[] = {"NN", "VB"};
         CHECK(crfp_labels_are_chunked(bio, 3));

@@ -17,12 +17,15 @@ extern "C" {
 
 typedef struct crfp_chunk_label {
     char tag[16];       /* truncated beyond 15 bytes */
-    char type[64];      /* truncated beyond 63 bytes; "" when none */
+    char type[64];      /* "" when none; a type of 64 bytes or more is kept as its
+                           first bytes, '~' and 16 hex digits of a hash of the
+                           whole, so that long types stay distinct */
 } crfp_chunk_label;
 
 /* Split a label as conlleval does: the tag before the first '-', the type
  * after it (hyphens included).  NULL is treated as "O".  Both parts are
- * copied into the caller's *out (truncated to its fields); cannot fail. */
+ * copied into the caller's *out (the tag truncated to its field, a long
+ * type shortened as said above); cannot fail. */
 void crfp_chunk_split(const char *label, crfp_chunk_label *out);
 
 /* conlleval's endOfChunk / startOfChunk between consecutive labels: 1 or 0.

@@ -1,6 +1,8 @@
 /* Chunk boundaries and chunk F1 with conlleval's rules (see chunks.h). */
 #include "config.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +29,24 @@ void crfp_chunk_split(const char *label, crfp_chunk_label *out)
         return;
     }
     copy_trunc(out->tag, sizeof out->tag, label, (size_t)(dash - label));
-    copy_trunc(out->type, sizeof out->type, dash + 1, strlen(dash + 1));
+    const char *type = dash + 1;
+    size_t n = strlen(type);
+    if (n < sizeof out->type) {
+        memcpy(out->type, type, n + 1);
+        return;
+    }
+    /* Too long for the field: cutting it would make types that share
+     * their first 63 bytes one type, and merge their chunks and scores.
+     * Keep a prefix (cut at a character boundary), '~' and a 64-bit FNV-1a
+     * hash of the whole type, which keeps distinct types distinct. */
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)type[i]) * UINT64_C(0x100000001b3);
+    size_t keep = sizeof out->type - 1 - 17;
+    while (keep > 0 && ((unsigned char)type[keep] & 0xC0) == 0x80)
+        keep--;
+    memcpy(out->type, type, keep);
+    snprintf(out->type + keep, sizeof out->type - keep, "~%016llx", (unsigned long long)h);
 }
 
 static int is(const crfp_chunk_label *l, const char *tag)
