@@ -732,6 +732,7 @@ typedef struct span_ctx {
     crfp_annset *set;
     crfp_ann **toks;
     const double *spanp;   /* the sentence's span probabilities, or NULL */
+    const char *const *labs; /* the sentence's predicted labels */
     crfp_status st;
 } span_ctx;
 
@@ -740,6 +741,11 @@ static void emit_span(void *ud, size_t start, size_t end, const char *type)
     span_ctx *c = ud;
     if (c->st != CRFP_OK)
         return;
+    /* The type as the chunk's first label spells it: chunks.h shortens
+     * types too long for its field, which must not reach the output. */
+    const char *dash = strchr(c->labs[start], '-');
+    if (dash)
+        type = dash + 1;
     crfp_ann *a;
     c->st = crfp_annset_add(c->tg->host, c->doc, c->set, c->tg->spantype, c->toks[start]->start,
                             c->toks[end - 1]->end, &a);
@@ -1121,7 +1127,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
                 st = crfp_error(host, CRFP_ENOMEM, "out of memory");
                 break;
             }
-            span_ctx c = {tg, doc, sset, j.toks + beg, j.spanp ? j.spanp + beg : NULL, CRFP_OK};
+            span_ctx c = {tg, doc, sset, j.toks + beg, j.spanp ? j.spanp + beg : NULL, labs,
+                          CRFP_OK};
             crfp_chunk_spans(labs, n, emit_span, &c);
             free(labs);
             st = c.st;
