@@ -27,6 +27,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "crfpipe/crfpipe.h"
 
@@ -626,6 +629,36 @@ static int set_columns(model_shape *sh, const char *s, size_t len)
     return 0;
 }
 
+/* A crfpipe model, or a CRFsuite one (python-crfsuite's and
+ * sklearn-crfsuite's files open as they are), read as `crfpipe model
+ * import` reads it.  Called without the GIL. */
+static crfp_status load_model(crfp_host *host, const char *path, crfp_crf **crf)
+{
+    static const char config[] = "columns=attrs\nbigram=bias\n";
+    unsigned char head[12];
+    ssize_t got = 0;
+    /* non-blocking, and regular files only: a FIFO must not hang the peek
+     * (crfp_crf_load then refuses it) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0) {
+        struct stat sb;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+            got = read(fd, head, sizeof head);
+        close(fd);
+    }
+    if (got <= 0 || !crfp_crf_is_crfsuite(head, (size_t)got))
+        return crfp_crf_load(host, path, crf);
+    crfp_status st = crfp_crf_import_crfsuite(host, path, "attributes", config,
+                                              sizeof config - 1, crf);
+    if (st == CRFP_OK && ((st = crfp_crf_set_meta(*crf, "label", "label")) != CRFP_OK ||
+                          (st = crfp_crf_set_meta(*crf, "trainer", "crfsuite")) != CRFP_OK)) {
+        crfp_crf_free(*crf);
+        *crf = NULL;
+        st = crfp_error(host, st, "out of memory");
+    }
+    return st;
+}
+
 static int Model_init(Model *m, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"path", "columns", "plugin_path", NULL};
@@ -657,7 +690,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw)
         return -1;
     }
     Py_BEGIN_ALLOW_THREADS
-    st = crfp_crf_load(m->host, m->path, &m->crf);
+    st = load_model(m->host, m->path, &m->crf);
     Py_END_ALLOW_THREADS
     if (st != CRFP_OK) {
         raise_host(m->host, st);

@@ -1,8 +1,10 @@
-/* crfpipe model dump|info|top MODEL — a model's contents as text.
+/* crfpipe model dump|info|top MODEL — a model's contents as text; crfpipe
+ * model import MODEL -o OUT — another program's model as a crfpipe one.
  *
  * dump: every non-zero weight (crfp_crf_dump); info: the same header and
  * the model's sizes (model_info.c); top: the largest weights, filtered
- * (model_top.c). */
+ * (model_top.c); import: a CRFsuite model (crfp_crf_import_crfsuite), its
+ * attributes extracted by the attributes plugin as from CRFsuite data. */
 #include "config.h"
 #include "cli.h"
 #include "help.h"
@@ -57,6 +59,44 @@ static int model_dump(crfp_host *host, int argc, char **argv)
     return st == CRFP_OK ? CLI_OK : cli_fail(host);
 }
 
+/* What the crfsuite reader gives (attribute cells in "attrs", the gold in
+ * "label") and the attributes plugin reads, as `crfpipe train --features
+ * attributes` records it. */
+static const char import_features[] = "attributes";
+static const char import_config[] = "columns=attrs\nbigram=bias\n";
+
+static int model_import(crfp_host *host, int argc, char **argv)
+{
+    const char *out = NULL, *path = NULL;
+    for (int i = 2; i < argc; i++) {
+        int r = cli_model_arg(host, argc, argv, &i, &out, &path);
+        if (r >= 0)
+            return r;
+    }
+    if (!path || !out)
+        return cli_usage(argv[0], "usage: crfpipe model import CRFSUITE_MODEL -o MODEL");
+    if (crfp_crf_check_save_path(host, out) != CRFP_OK)
+        return cli_fail(host);
+    crfp_crf *crf;
+    if (crfp_crf_import_crfsuite(host, path, import_features, import_config,
+                                 sizeof import_config - 1, &crf) != CRFP_OK)
+        return cli_fail(host);
+    crfp_status st;
+    if ((st = crfp_crf_set_meta(crf, "label", "label")) != CRFP_OK ||
+        (st = crfp_crf_set_meta(crf, "columns", "attrs,label")) != CRFP_OK ||
+        (st = crfp_crf_set_meta(crf, "trainer", "crfsuite")) != CRFP_OK ||
+        (st = crfp_crf_set_meta(crf, "imported-from", path)) != CRFP_OK)
+        st = crfp_error(host, st, "out of memory");
+    if (st == CRFP_OK)
+        st = crfp_crf_save(host, crf, out);
+    if (st == CRFP_OK)
+        crfp_log(host, CRFP_LOG_INFO, "%s: %u labels, %u observations, %zu non-zero weights "
+                 "imported from %s", out, crfp_crf_nlabels(crf), crfp_crf_nobs(crf),
+                 crfp_crf_active(crf), path);
+    crfp_crf_free(crf);
+    return st == CRFP_OK ? CLI_OK : cli_fail(host);
+}
+
 int cmd_model(crfp_host *host, int argc, char **argv)
 {
     if (cli_wants_help(argc, argv))
@@ -67,7 +107,9 @@ int cmd_model(crfp_host *host, int argc, char **argv)
         return cli_model_info(host, argc, argv);
     if (argc >= 2 && strcmp(argv[1], "top") == 0)
         return cli_model_top(host, argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "import") == 0)
+        return model_import(host, argc, argv);
     if (argc < 2)
-        return cli_usage(argv[0], "usage: crfpipe model dump|info|top [OPTIONS] MODEL");
-    return cli_usage(argv[0], "unknown action '%s': dump, info or top", argv[1]);
+        return cli_usage(argv[0], "usage: crfpipe model dump|info|top|import [OPTIONS] MODEL");
+    return cli_usage(argv[0], "unknown action '%s': dump, info, top or import", argv[1]);
 }

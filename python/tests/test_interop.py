@@ -1,12 +1,13 @@
 """Models cross between the bindings and the crfpipe program: what one
 trains the other tags identically."""
 import os
+import re
 import subprocess
 
 import pytest
 
 import crfpipe
-from conftest import CONLLU, POS, TINY_TPL, read_conllu, xseq_of
+from conftest import CONLLU, POS, SRC, TINY_TPL, read_conllu, xseq_of
 
 CRFPIPE = os.environ.get("CRFPIPE")
 pytestmark = pytest.mark.skipif(not CRFPIPE, reason="needs the crfpipe program ($CRFPIPE)")
@@ -82,3 +83,38 @@ def test_template_model_with_the_cli(tmp_path, ewt):
     want = tagger.tag_batch([rows for rows, _ in ewt["test"]])
     out = cli("tag", "--model", path, "--to", "conll", os.path.join(POS, "test.conllu")).stdout
     assert last_column(out) == want
+
+
+def test_crfsuite_model_opens_as_is():
+    """A model file written by CRFsuite 0.12 (tests/data/crfsuite-model, see
+    its make.sh) opens in Tagger as python-crfsuite opens it, and tags its
+    test data as `crfsuite tag -p -i` did: labels, the marginal of each, and
+    each sequence's probability."""
+    d = os.path.join(SRC, "tests", "data", "crfsuite-model")
+    seqs, x = [], []
+    for line in open(os.path.join(d, "test.crfsuite"), encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line:
+            if x:
+                seqs.append(x)
+            x = []
+            continue
+        # CRFsuite's escapes: "\:" a colon, "\\" a backslash, another "\" itself
+        x.append([re.sub(r"\\([:\\])", r"\1", a) for a in line.split("\t")[1:]])
+    want = []
+    for block in open(os.path.join(d, "expected.txt"), encoding="utf-8").read().split("\n\n"):
+        lines = [l for l in block.split("\n") if l]
+        if not lines:
+            continue
+        prob = float([l for l in lines if l.startswith("@probability")][0].split("\t")[1])
+        toks = [l.rsplit(":", 1) for l in lines if not l.startswith("@")]
+        want.append((prob, [t[0] for t in toks], [float(t[1]) for t in toks]))
+    assert len(seqs) == len(want) == 40
+    tagger = crfpipe.Tagger().open(os.path.join(d, "model.crfsuite"))
+    assert tagger.info()["meta"]["trainer"] == "crfsuite"
+    assert tagger.tag_batch(seqs) == [labels for _, labels, _ in want]
+    for xseq, (prob, labels, margs) in zip(seqs, want):
+        tagger.set(xseq)
+        assert tagger.probability(labels) == pytest.approx(prob, abs=5e-7)
+        for t, (y, m) in enumerate(zip(labels, margs)):
+            assert tagger.marginal(y, t) == pytest.approx(m, abs=5e-7)

@@ -165,3 +165,39 @@ size_t fz_longest_line(const uint8_t *d, size_t n)
     }
     return longest;
 }
+
+char *fz_model_dump(crfp_crf *crf, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        fz_fail("set-up", "open_memstream");
+    if (crfp_crf_dump(fz_host(), crf, f) != CRFP_OK)
+        fz_fail("dump of a model", crfp_errmsg(fz_host()));
+    fclose(f);
+    return buf;
+}
+
+void fz_model_roundtrip(crfp_crf *crf, const char *path, char *d1, size_t len1,
+                        const char *what)
+{
+    crfp_host *h = fz_host();
+    char resaved[600], msg[160];
+    snprintf(resaved, sizeof resaved, "%s.re", path);
+    snprintf(msg, sizeof msg, "saving %s", what);
+    if (crfp_crf_save(h, crf, resaved) != CRFP_OK)
+        fz_fail(msg, crfp_errmsg(h));
+    crfp_crf_free(crf);
+    crf = NULL;
+    snprintf(msg, sizeof msg, "loading %s saved", what);
+    if (crfp_crf_load(h, resaved, &crf) != CRFP_OK)
+        fz_fail(msg, crfp_errmsg(h));
+    remove(resaved);
+    size_t len2;
+    char *d2 = fz_model_dump(crf, &len2);
+    if (len1 != len2 || memcmp(d1, d2, len1) != 0)
+        fz_fail("save/load", "the dumps differ");
+    free(d1);
+    free(d2);
+    crfp_crf_free(crf);
+}

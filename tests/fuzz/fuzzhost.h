@@ -57,6 +57,17 @@ void fz_line_limit(size_t bytes);
  * what a `line` limit oracle compares with the limit. */
 size_t fz_longest_line(const uint8_t *d, size_t n);
 
+/* The dump of a model (crfp_crf_dump) in a malloc'd buffer of *len bytes;
+ * a dump that fails is a finding. */
+char *fz_model_dump(crfp_crf *crf, size_t *len);
+
+/* The oracle of the model targets: `crf` (a model loaded or imported from
+ * `path`, taken over and freed here) dumps as d1 (len1 bytes, freed here),
+ * saves next to path, loads back and dumps the same; anything else is a
+ * finding, `what` naming the model in the message. */
+void fz_model_roundtrip(crfp_crf *crf, const char *path, char *d1, size_t len1,
+                        const char *what);
+
 /* With FUZZ_VERBOSE set, print what became of an input (to check that the
  * seeds reach deep into the code, not only the first error). */
 void fz_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -449,6 +449,30 @@ crfp_status crfp_dataset_obs_counts(const crfp_dataset *ds, uint32_t nobs, uint6
  * CRFP_ENOMEM, no message recorded. */
 crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp_dataset **out);
 
+/* --- models of other programs -------------------------------------------- */
+
+/* Whether the n bytes at head begin a CRFsuite model file (crf1d: "lCRF"
+ * then, at byte 8, "FOMC"; 12 bytes suffice).  Pure. */
+int crfp_crf_is_crfsuite(const void *head, size_t n);
+
+/* Read the CRFsuite model file at `path` (version 100: CRFsuite 0.12,
+ * python-crfsuite, sklearn-crfsuite) as a finalized crfpipe model with the
+ * same scores: every attribute with a non-zero state weight becomes a
+ * unigram observation of the same bytes, the transitions the bigram block
+ * of the observation "B" (no start weights, as in CRFsuite).  `features`
+ * and the `config_len` bytes at `config` are recorded as its features
+ * plugin and configuration (the caller names the plugin that extracts those
+ * observations from CRFsuite data; the library knows no plugin by name);
+ * no metadata is set.  *out is owned by the caller (crfp_crf_free), NULL on
+ * failure.  The file is hostile input: every offset, id and string is
+ * checked, and the host's model-labels and model-params limits apply.
+ * Errors (message in host, naming the file and what is wrong):
+ * CRFP_ENOTFOUND, CRFP_EIO, CRFP_EFORMAT (not a CRFsuite model, another
+ * version, truncated or malformed), CRFP_ENOMEM, CRFP_EINVAL (NULL
+ * argument). */
+crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const char *features,
+                                     const char *config, size_t config_len, crfp_crf **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -897,6 +897,11 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
      * everything before it against. */
     if ((n >= 12 && read_at(fd, head, 12, 0)) || (n >= 20 && read_at(fd, tail, 8, n - 8))) {
         st = crfp_error(host, CRFP_EIO, "%s: read error", path);
+    } else if (n >= 12 && crfp_crf_is_crfsuite(head, 12)) {
+        st = crfp_error(host, CRFP_EFORMAT,
+                        "%s: a CRFsuite model, not a crfpipe one: convert it once with "
+                        "'crfpipe model import %s -o MODEL' (Python: Tagger.open reads it as it "
+                        "is)", path, path);
     } else if (n < 8 || memcmp(head, MAGIC, 8) != 0) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: not a crfpipe model (bad magic)", path);
     } else if (n < 12 + 8) {

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Regenerates the fixtures of this directory with CRFsuite 0.12 (the
+# `crfsuite` program; CRFSUITE=path/to/crfsuite):
+#   test.crfsuite                  CRFsuite data made from the EWT excerpt of
+#                                  samples/pos (the first 40 test sentences;
+#                                  the first 60 training ones train the
+#                                  model, in a temporary file): attributes per
+#                                  word, one of them with a colon (escaped) and
+#                                  a backslash that starts no escape (kept)
+#   model.crfsuite                 crfsuite learn -p c2=1 -p max_iterations=40
+#   expected.txt                   crfsuite tag -p -i: each sequence's
+#                                  probability, each token's label and marginal
+# tests/pipeline/crfsuite_model.sh and python/tests/test_interop.py check
+# that crfpipe, given model.crfsuite, tags test.crfsuite as expected.txt says.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+pos=$here/../../../samples/pos
+CRFSUITE=${CRFSUITE:-crfsuite}
+mk() { # conllu sentences > crfsuite data
+    awk -F'\t' -v max="$2" '
+        function esc(s) { gsub(/\\/, "\\\\", s); gsub(/:/, "\\:", s); return s }
+        function flush(   t, line) {
+            if (n_ == 0) return
+            if (++sents > max) exit
+            for (t = 1; t <= n_; t++) {
+                line = y[t] "\tw=" esc(tolower(w[t])) "\tsuf3=" esc(substr(w[t], length(w[t]) > 2 ? length(w[t]) - 2 : 1))
+                line = line "\tw-1=" esc(t > 1 ? tolower(w[t - 1]) : "<s>")
+                line = line "\t" esc("a:b\\first=" substr(w[t], 1, 1))
+                if (w[t] ~ /^[A-Z]/) line = line "\ttitle"
+                print line
+            }
+            print ""
+            n_ = 0
+        }
+        /^#/ { next }
+        NF == 0 { flush(); next }
+        $1 ~ /[-.]/ { next }
+        { n_++; w[n_] = $2; y[n_] = $4 }
+        END { flush() }' "$1"
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mk "$pos/train.conllu" 60 >"$tmp/train.crfsuite"
+mk "$pos/test.conllu" 40 >"$here/test.crfsuite"
+"$CRFSUITE" learn -m "$here/model.crfsuite" -p c2=1 -p max_iterations=40 "$tmp/train.crfsuite" >/dev/null
+"$CRFSUITE" tag -p -i -m "$here/model.crfsuite" "$here/test.crfsuite" >"$here/expected.txt"

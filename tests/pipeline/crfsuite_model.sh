@@ -1,0 +1,93 @@
+#!/bin/sh
+# A CRFsuite model (tests/data/crfsuite-model, made by CRFsuite 0.12: see
+# its make.sh) imported with `crfpipe model import` tags CRFsuite's test
+# data as `crfsuite tag -p -i` did: the same label for every token, the
+# same marginal of each predicted label and the same probability of each
+# sequence (to CRFsuite's 6 printed decimals).  A CRFsuite model given where
+# a crfpipe one is expected says how to import it; truncated or corrupted
+# model files are refused with what is wrong, exit 1 and no output.
+. "$top_srcdir/tests/pipeline/common.sh"
+d="$top_srcdir/tests/data/crfsuite-model"
+
+"$CRFPIPE" model import "$d/model.crfsuite" -o "$tmp/m.model" 2>"$tmp/log" ||
+    { cat "$tmp/log"; fail "model import"; }
+grep -q "imported from" "$tmp/log" || fail "no summary of the import"
+"$CRFPIPE" model dump "$tmp/m.model" | grep -q "^meta	trainer	crfsuite$" || fail "no trainer meta"
+
+# expected.txt: "@probability P" per sequence, then LABEL:MARGINAL per token
+awk -F: '/^@probability/ { split($0, a, "\t"); print "P", a[2]; next }
+         /^@/ { next }
+         NF { n = split($0, a, ":"); print "T", substr($0, 1, length($0) - length(a[n]) - 1), a[n] }' \
+    "$d/expected.txt" >"$tmp/want"
+"$CRFPIPE" tag --model "$tmp/m.model" --posteriors --to xml -o "$tmp/out.xml" "$d/test.crfsuite" ||
+    fail "tag the CRFsuite data to XML"
+"$CRFPIPE" tag --model "$tmp/m.model" --posteriors --to conll -o "$tmp/out.conll" \
+    "$d/test.crfsuite" 2>/dev/null || fail "tag the CRFsuite data to columns"
+# the same from crfpipe: each sentence's probability (XML, in order), then
+# its tokens' predicted label and marginal (columns: ... prob gold predicted)
+awk '/name="predicted-seqprob"/ { seq = 1; next }
+     seq && /<v type="float">/ { sub(/.*<v type="float">/, ""); sub(/<.*/, ""); print; seq = 0 }' \
+    "$tmp/out.xml" >"$tmp/seqprob"
+awk -v sp="$tmp/seqprob" 'BEGIN { start = 1 }
+     NF == 0 { start = 1; next }
+     start { getline p <sp; print "P", p; start = 0 }
+     { print "T", $NF, $(NF - 2) }' "$tmp/out.conll" >"$tmp/got"
+[ "$(grep -c '^P' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
+    fail "expected.txt does not hold 40 sequences"
+[ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||
+    fail "crfpipe gave $(wc -l <"$tmp/got") lines, CRFsuite $(wc -l <"$tmp/want")"
+paste -d ' ' "$tmp/want" "$tmp/got" | awk '
+    $1 == "P" { if ($3 != "P" || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "sequence:", $0 } next }
+    { if ($4 != "T" || $2 != $5 || ($3 - $6) ^ 2 > 1e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+    END { printf "%d tokens: CRFsuite'"'"'s labels, marginals and sequence probabilities\n", toks; exit bad > 0 }' ||
+    fail "the imported model does not tag as CRFsuite did"
+
+# eval --model scores the gold of CRFsuite data against the imported model
+"$CRFPIPE" eval --model "$tmp/m.model" "$d/test.crfsuite" | grep -q "^token accuracy" ||
+    fail "eval --model with the imported model"
+
+# a CRFsuite model where crfpipe's is expected
+expect_fail "model import" "$CRFPIPE" tag --model "$d/model.crfsuite" "$d/test.crfsuite"
+expect_fail "model import" "$CRFPIPE" model info "$d/model.crfsuite"
+
+# hostile files: each refused with what is wrong, and no model written
+bad() { # what-to-expect file
+    rm -f "$tmp/bad.model"
+    expect_fail "$1" "$CRFPIPE" model import "$2" -o "$tmp/bad.model"
+    if [ -e "$tmp/bad.model" ]; then fail "a model was written from $2"; fi
+    if ls "$tmp" | grep -q '\.tmp\.'; then fail "a temporary file was left for $2"; fi
+}
+size=$(wc -c <"$d/model.crfsuite")
+head -c $((size - 100)) "$d/model.crfsuite" >"$tmp/trunc"
+bad "the file has" "$tmp/trunc"
+head -c 30 "$d/model.crfsuite" >"$tmp/short"
+bad "not a CRFsuite model" "$tmp/short"
+bad "not a CRFsuite model" "$d/test.crfsuite"
+# patch(file, offset, 4 bytes little-endian value): a copy with one field changed
+patch() {
+    cp "$d/model.crfsuite" "$tmp/p"
+    printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($2 & 255)) $(($2 >> 8 & 255)) $(($2 >> 16 & 255)) $(($2 >> 24 & 255)))" |
+        dd of="$tmp/p" bs=1 seek="$1" conv=notrunc 2>/dev/null
+}
+patch 12 101; bad "version 101" "$tmp/p"
+patch 20 0; bad "without labels" "$tmp/p"
+patch 20 70000; bad "labels" "$tmp/p"
+patch 28 "$size"; bad "no FEAT chunk" "$tmp/p"
+patch 32 7; bad "label table" "$tmp/p"
+patch 36 "$((size - 8))"; bad "attribute table" "$tmp/p"
+# the FEAT chunk's count, and its first feature's type, ids and weight
+feat=$(od -An -tu4 -j28 -N4 "$d/model.crfsuite" | tr -d ' ')
+patch $((feat + 8)) 999999999; bad "run past the end" "$tmp/p"
+patch $((feat + 12)) 7; bad "feature 0: a type" "$tmp/p"
+patch $((feat + 20)) 4000000; bad "feature 0: a" "$tmp/p"
+# a NaN weight: exponent all ones, mantissa non-zero
+cp "$d/model.crfsuite" "$tmp/p"
+printf '\001\000\000\000\000\000\370\177' | dd of="$tmp/p" bs=1 seek=$((feat + 24)) conv=notrunc 2>/dev/null
+bad "not a finite number" "$tmp/p"
+# a label id the label table has no record for
+lab=$(od -An -tu4 -j32 -N4 "$d/model.crfsuite" | tr -d ' ')
+bwd=$(od -An -tu4 -j$((lab + 20)) -N4 "$d/model.crfsuite" | tr -d ' ')
+patch $((lab + bwd)) 0; bad "label table" "$tmp/p"
+# a model-labels limit below the model's
+expect_fail "limit" "$CRFPIPE" --limit model-labels=3 model import "$d/model.crfsuite" -o "$tmp/l.model"
+finish
