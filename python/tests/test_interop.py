@@ -113,6 +113,10 @@ def test_crfsuite_model_opens_as_is():
     tagger = crfpipe.Tagger().open(os.path.join(d, "model.crfsuite"))
     assert tagger.info()["meta"]["trainer"] == "crfsuite"
     assert tagger.tag_batch(seqs) == [labels for _, labels, _ in want]
+    # the bytes of the file, as sklearn-crfsuite's pickles hold them
+    with open(os.path.join(d, "model.crfsuite"), "rb") as f:
+        mem = crfpipe.Tagger().open_inmemory(f.read())
+    assert mem.tag_batch(seqs) == [labels for _, labels, _ in want]
     for xseq, (prob, labels, margs) in zip(seqs, want):
         tagger.set(xseq)
         assert tagger.probability(labels) == pytest.approx(prob, abs=5e-7)
