@@ -1,0 +1,101 @@
+#!/bin/bash
+# crfpipe beside CRFsuite on CoNLL-2000 chunking, with the attributes of
+# CRFsuite's chunking example (words and POS in a 5-token window, their
+# bigrams and POS trigrams, __BOS__/__EOS__): what a CRFsuite user moving
+# over sees.
+#   - training: `crfsuite learn` (L-BFGS, c2 = 1) and `crfpipe train
+#     --features attributes --rho2 2` (the same penalty: CRFsuite adds
+#     c2·|w|², crfpipe rho2/2·|θ|²) on the same CRFsuite file: wall time,
+#     peak memory, chunk F1 on test.txt;
+#   - the CRFsuite model imported (`crfpipe model import`) and tagging
+#     test.txt: whether every token gets CRFsuite's label, and the tagging
+#     time and memory of `crfsuite tag` and `crfpipe tag`.
+# Usage: bench/crfsuite.sh DATA_DIR [CRFSUITE]
+#   DATA_DIR holds conll2000/train.txt and test.txt (research use: read
+#   there, never copied); CRFSUITE is the crfsuite program (default: from
+#   PATH; without it only crfpipe's rows are measured).
+# Run from the build tree (make bench-crfsuite DATA=... CRFSUITE=...) or with
+# CRFPIPE pointing to the crfpipe program.
+set -euo pipefail
+data=${1:?usage: bench/crfsuite.sh DATA_DIR [CRFSUITE]}/conll2000
+crfsuite=${2:-$(command -v crfsuite || true)}
+crfpipe=${CRFPIPE:-./core/crfpipe}
+[ -f "$data/train.txt" ] || { echo "no $data/train.txt" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/crfpipe-bench-crfsuite.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# CoNLL-2000 columns (word POS chunk) to CRFsuite data with the example's
+# attributes; ':' and '\' in names escaped as CRFsuite reads them.
+to_crfsuite() {
+    awk '
+        function esc(s) { gsub(/\\/, "&&", s); gsub(/:/, "\\:", s); return s }
+        function at(f, i) { return f == "w" ? w[i] : p[i] }
+        function tpl(t, spec,   n, k, parts, name, val, f, o) {
+            n = split(spec, parts, " ")
+            name = ""; val = ""
+            for (k = 1; k <= n; k++) {
+                split(parts[k], fo, ",")
+                f = fo[1]; o = fo[2] + 0
+                if (t + o < 1 || t + o > N) return ""
+                name = name (k > 1 ? "|" : "") f "[" o "]"
+                val = val (k > 1 ? "|" : "") at(f, t + o)
+            }
+            return "\t" esc(name "=" val)
+        }
+        function flush(   t, s, k) {
+            if (N == 0) return
+            for (t = 1; t <= N; t++) {
+                s = y[t]
+                for (k = 1; k <= nt; k++) s = s tpl(t, T[k])
+                if (t == 1) s = s "\t__BOS__"
+                if (t == N) s = s "\t__EOS__"
+                print s
+            }
+            print ""
+            N = 0
+        }
+        BEGIN {
+            nt = split("w,-2;w,-1;w,0;w,1;w,2;w,-1 w,0;w,0 w,1;" \
+                       "pos,-2;pos,-1;pos,0;pos,1;pos,2;pos,-2 pos,-1;pos,-1 pos,0;pos,0 pos,1;" \
+                       "pos,1 pos,2;pos,-2 pos,-1 pos,0;pos,-1 pos,0 pos,1;pos,0 pos,1 pos,2", T, ";")
+        }
+        NF == 0 { flush(); next }
+        { N++; w[N] = $1; p[N] = $2; y[N] = $3 }
+        END { flush() }' "$1"
+}
+to_crfsuite "$data/train.txt" >"$tmp/train.crfsuite"
+to_crfsuite "$data/test.txt" >"$tmp/test.crfsuite"
+echo "CoNLL-2000 as CRFsuite data: $(grep -c . "$tmp/train.crfsuite") training tokens, $(grep -c . "$tmp/test.crfsuite") test tokens" >&2
+
+# timed NAME CMD...: run, record wall seconds and peak RSS (MB) in $tmp/NAME.time
+timed() {
+    local name=$1
+    shift
+    /usr/bin/time -f "%e %M" -o "$tmp/$name.time" "$@"
+}
+wall() { awk '{ print $1 }' "$tmp/$1.time"; }
+rss() { awk '{ printf "%d", $2 / 1024 }' "$tmp/$1.time"; }
+# f1 FILE: conlleval chunk F1 of a file whose last two columns are gold, prediction
+f1() { "$crfpipe" eval --label word --guess label "$1" 2>/dev/null | sed -n 's/^chunk F1: *//p'; }
+
+rows=()
+timed cp-train "$crfpipe" -q train --features attributes --rho2 2 --model "$tmp/cp.model" \
+    "$tmp/train.crfsuite"
+timed cp-tag "$crfpipe" tag --model "$tmp/cp.model" -o "$tmp/cp.out" "$tmp/test.crfsuite"
+rows+=("| crfpipe train --features attributes --rho2 2 | $(wall cp-train) | $(rss cp-train) | $(f1 "$tmp/cp.out") | $(wall cp-tag) | $(rss cp-tag) |")
+
+if [ -n "$crfsuite" ]; then
+    timed cs-train "$crfsuite" learn -m "$tmp/cs.model" "$tmp/train.crfsuite" >"$tmp/cs.log"
+    timed cs-tag "$crfsuite" tag -r -m "$tmp/cs.model" "$tmp/test.crfsuite" >"$tmp/cs.out"
+    rows+=("| crfsuite learn (c2 = 1), crfsuite tag | $(wall cs-train) | $(rss cs-train) | $(f1 "$tmp/cs.out") | $(wall cs-tag) | $(rss cs-tag) |")
+    timed import "$crfpipe" model import "$tmp/cs.model" -o "$tmp/imported.model" 2>/dev/null
+    timed im-tag "$crfpipe" tag --model "$tmp/imported.model" -o "$tmp/im.out" "$tmp/test.crfsuite"
+    rows+=("| the CRFsuite model imported ($(wall import) s, $(rss import) MB), crfpipe tag | - | - | $(f1 "$tmp/im.out") | $(wall im-tag) | $(rss im-tag) |")
+    same=$(paste "$tmp/cs.out" "$tmp/im.out" | awk -F'\t' 'NF { n++; s += ($2 == $4) } END { printf "%d of %d", s, n }')
+fi
+
+echo "| run | training s | training MB | chunk F1 | tagging s | tagging MB |"
+echo "|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+[ -n "$crfsuite" ] && echo "tokens labelled as crfsuite tag labels them, with the imported model: $same"
+exit 0
