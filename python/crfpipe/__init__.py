@@ -94,11 +94,13 @@ _PARAM_SCALE = {"c2": 2.0}
 
 
 # python-crfsuite's and sklearn-crfsuite's switches for the features of
-# attribute-label and label-label pairs never seen in the training data:
-# crfpipe always weighs them all (an attribute has a weight for every label,
-# the label bigram every pair), which is what True asks for
-_ALL_PAIRS = ("feature.possible_states", "feature.possible_transitions",
-              "all_possible_states", "all_possible_transitions")
+# attribute-label and label-label pairs never seen in the training data, and
+# crfpipe's training options that are the same switches.  crfpipe's default
+# weighs them all (True); CRFsuite's is False.
+_ALL_PAIRS = {"feature.possible_states": "all-states",
+              "feature.possible_transitions": "all-transitions",
+              "all_possible_states": "all-states",
+              "all_possible_transitions": "all-transitions"}
 
 
 def _param_name(name):
@@ -260,11 +262,10 @@ class Trainer:
 
     def set(self, name, value):
         if name in _ALL_PAIRS:
-            if not value or value in ("0", "false"):
-                warnings.warn("%s=%r: crfpipe always gives unseen attribute-label and label "
-                              "pairs a weight (as %s=True would)" % (name, value, name),
-                              CrfpipeWarning, stacklevel=2)
-            return
+            # 0/1 and "0"/"1" as python-crfsuite takes them, booleans as
+            # sklearn-crfsuite does
+            value = not (not value or value in ("0", "false", "False"))
+            name = _ALL_PAIRS[name]
         pname = _param_name(name)
         if pname not in self._declared:
             raise ValueError("trainer %s has no parameter %r (see Trainer.params())"

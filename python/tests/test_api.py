@@ -197,16 +197,26 @@ def test_parameters():
 
 
 def test_all_possible_pairs():
-    """sklearn-crfsuite's all_possible_transitions=True (its tutorials'
-    setting) is what crfpipe always does; False is said in a warning."""
-    crf = crfpipe.CRF(c1=0.1, c2=0.1, max_iterations=5, all_possible_transitions=True,
-                      all_possible_states=True)
-    crf.fit([[["w=a"], ["w=b"]]], [["X", "Y"]])
-    assert crf.predict_single([["w=a"], ["w=b"]]) == ["X", "Y"]
+    """sklearn-crfsuite's all_possible_states/transitions and python-crfsuite's
+    feature.possible_states/transitions: True (crfpipe's default) weighs every
+    attribute-label and label-label pair, False (CRFsuite's default) only those
+    the training data shows, which the model's weights are checked against."""
+    xs = [[["w=a", "bias"], ["w=b"]], [["w=b"], ["w=c", "bias"]], [["w=c"], ["w=a"]]]
+    ys = [["X", "Y"], ["Y", "Z"], ["Z", "X"]]
+    seen = {(a, y) for x, yy in zip(xs, ys) for tok, y in zip(x, yy) for a in tok}
+    pairs = {(p, y) for yy in ys for p, y in zip(yy, yy[1:])}
+    crf = crfpipe.CRF(c2=0.1, max_iterations=50, all_possible_transitions=True,
+                      all_possible_states=True).fit(xs, ys)
+    assert set(crf.state_features_) > seen and len(crf.state_features_) == 4 * 3
+    crf = crfpipe.CRF(c2=0.1, max_iterations=50, all_possible_transitions=False,
+                      all_possible_states=False).fit(xs, ys)
+    assert set(crf.state_features_) == seen
+    assert set(crf.transition_features_) == pairs      # no "<start>" row either
+    assert crf.predict(xs) == ys
     tr = crfpipe.Trainer(verbose=False)
     tr.set("feature.possible_transitions", 1)
-    with pytest.warns(crfpipe.CrfpipeWarning, match="always gives unseen"):
-        tr.set("feature.possible_states", 0)
+    tr.set("feature.possible_states", 0)
+    assert tr.get("all-transitions") == "true" and tr.get("all-states") == "false"
 
 
 def test_c2_is_half_rho2(tmp_path):

@@ -3,7 +3,9 @@
 # its make.sh) imported with `crfpipe model import` tags CRFsuite's test
 # data as `crfsuite tag -p -i` did: the same label for every token, the
 # same marginal of each predicted label and the same probability of each
-# sequence (to CRFsuite's 6 printed decimals).  A CRFsuite model given where
+# sequence (to CRFsuite's 6 printed decimals).  Trained on the same data
+# with CRFsuite's model family (--all-states false --all-transitions false)
+# and penalty, crfpipe reaches CRFsuite's optimum.  A CRFsuite model given where
 # a crfpipe one is expected says how to import it; truncated or corrupted
 # model files are refused with what is wrong, exit 1 and no output.
 . "$top_srcdir/tests/pipeline/common.sh"
@@ -41,6 +43,50 @@ paste -d ' ' "$tmp/want" "$tmp/got" | awk '
     { if ($4 != "T" || $2 != $5 || ($3 - $6) ^ 2 > 1e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
     END { printf "%d tokens: CRFsuite'"'"'s labels, marginals and sequence probabilities\n", toks; exit bad > 0 }' ||
     fail "the imported model does not tag as CRFsuite did"
+
+# CRFsuite's model family: weights only for the label pairs the training
+# data shows (--all-states false --all-transitions false), and CRFsuite's
+# penalty (c2 = 1 is --rho2 2).  Trained to convergence on the very data
+# CRFsuite trained model.crfsuite on, crfpipe must reach CRFsuite's optimum:
+# the same objective (loss.txt), the same features, the same weights to
+# the optimizers' tolerance.
+"$CRFPIPE" train --features attributes --rho2 2 --all-states false --all-transitions false \
+    --epsilon 1e-10 --model "$tmp/seen.model" "$d/train.crfsuite" 2>"$tmp/seen.log" ||
+    { cat "$tmp/seen.log"; fail "train with seen pairs only"; }
+f=$(sed -n 's/.*F = \([0-9.e+-]*\).*/\1/p' "$tmp/seen.log" | tail -n 1)
+loss=$(sed -n 's/^Loss: *//p' "$d/loss.txt")
+echo "objective at the optimum: crfpipe $f, CRFsuite $loss"
+awk -v a="$f" -v b="$loss" 'BEGIN { d = a - b; exit !(b > 0 && d * d < (1e-6 * b) ^ 2) }' ||
+    fail "crfpipe's optimum $f is not CRFsuite's $loss"
+weights() { # model: KIND|OBS|(PREV|)LABEL TAB WEIGHT, sorted
+    "$CRFPIPE" model dump "$1" | awk -F'\t' '$1 == "U" || $1 == "B" {
+        k = $1 "|" $2 "|" $3; if (NF == 5) k = k "|" $4; print k "\t" $NF }' | LC_ALL=C sort
+}
+weights "$tmp/seen.model" >"$tmp/w.seen"
+weights "$tmp/m.model" >"$tmp/w.cs"
+cut -f1 "$tmp/w.cs" | LC_ALL=C sort >"$tmp/w.cs.keys"
+cut -f1 "$tmp/w.seen" | LC_ALL=C sort | cmp -s - "$tmp/w.cs.keys" ||
+    fail "crfpipe's non-zero features are not CRFsuite's ($(wc -l <"$tmp/w.seen") vs $(wc -l <"$tmp/w.cs"))"
+paste "$tmp/w.seen" "$tmp/w.cs" | awk -F'\t' '{ d = $2 - $4; if (d < 0) d = -d; if (d > m) m = d; n++ }
+    END { printf "%d features, the largest weight difference from CRFsuite %.2g\n", n, m; exit !(n > 1000 && m < 1e-3) }' ||
+    fail "crfpipe's weights are not CRFsuite's"
+# every trainer honours them: no weight outside CRFsuite's features (bcd
+# once crashed on a frozen weight when asked for a block's loss alone)
+for tr in sgd-l1 perceptron bcd newton-cg; do
+    "$CRFPIPE" -q train --features attributes --trainer "$tr" --rho1 0 --all-states false \
+        --all-transitions false --max-iter 3 --model "$tmp/$tr.model" "$d/train.crfsuite" \
+        2>"$tmp/$tr.log" || { cat "$tmp/$tr.log"; fail "$tr with seen pairs only"; continue; }
+    n=$(weights "$tmp/$tr.model" | cut -f1 | LC_ALL=C sort | LC_ALL=C comm -23 - "$tmp/w.cs.keys" |
+        wc -l)
+    [ "$n" = 0 ] || fail "$tr: $n weights on label pairs the training data does not show"
+    [ "$(weights "$tmp/$tr.model" | wc -l)" -gt 500 ] || fail "$tr: hardly any weight trained"
+done
+
+# and without the options every label and pair gets a weight
+"$CRFPIPE" -q train --features attributes --rho2 2 --max-iter 5 --model "$tmp/all.model" \
+    "$d/train.crfsuite" || fail "train with all pairs"
+[ "$(weights "$tmp/all.model" | wc -l)" -gt "$((5 * $(wc -l <"$tmp/w.seen")))" ] ||
+    fail "all pairs: not five times the weights of the seen pairs"
 
 # eval --model scores the gold of CRFsuite data against the imported model
 "$CRFPIPE" eval --model "$tmp/m.model" "$d/test.crfsuite" | grep -q "^token accuracy" ||

@@ -751,7 +751,9 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
             }
         }
     }
-    if (st == CRFP_OK && e->mask)
+    /* frozen weights have neither gradient nor curvature (g and h are NULL
+     * when the caller asked for the loss alone) */
+    if (st == CRFP_OK && e->mask && g)
         for (size_t j = 0; j < len; j++)
             if (masked_out(e, e->bstart[b] + j))
                 g[j] = h[j] = 0.0;

@@ -194,6 +194,12 @@ crfp_status crfp_train_run_path(crfp_trainrun *r, const char *spec, const char *
     double best = INFINITY, stopped = NAN;
     crfp_status tst = CRFP_OK;
     r->npoints = n;
+    /* every point trains the same seen label pairs, when asked */
+    uint64_t *seen;
+    if ((st = crfp_train_seen_mask(r, &seen)) != CRFP_OK) {
+        free(vals);
+        return st;
+    }
     for (size_t i = 0; i < n && tst == CRFP_OK && st == CRFP_OK; i++) {
         crfp_params *pp = NULL;
         char *mp = point_model(model, vals[i]);
@@ -212,7 +218,7 @@ crfp_status crfp_train_run_path(crfp_trainrun *r, const char *spec, const char *
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         double c0 = crfp_train_cpu();
-        tst = crfp_train_run_stage(r, 0, NULL);
+        tst = crfp_train_run_stage(r, 0, seen);
         if (tst == CRFP_EINTR)
             stopped = vals[i];
         double dtok = NAN, dseq = NAN;
@@ -247,6 +253,7 @@ crfp_status crfp_train_run_path(crfp_trainrun *r, const char *spec, const char *
         free(mp);
     }
     free(vals);
+    free(seen);
     if (st != CRFP_OK)
         return st;
     crfp_dist_report(host, r->train, r->crf);

@@ -34,6 +34,13 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"min-freq", CRFP_PARAM_INT, "1",
      "give weights only to observations seen at this many positions of the training data or "
      "more (CRF++'s -f, CRFsuite's feature.minfreq; a warm start's are all kept)"},
+    {"all-states", CRFP_PARAM_BOOL, "true",
+     "a weight for every label of each observation; false: only for the labels it is seen "
+     "with in the training data (CRFsuite's feature.possible_states=0)"},
+    {"all-transitions", CRFP_PARAM_BOOL, "true",
+     "a weight for every label pair of each bigram observation; false: only for the pairs "
+     "seen with it in the training data, and no start weights (CRFsuite's "
+     "feature.possible_transitions=0)"},
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
     {"unlabelled", CRFP_PARAM_STRING, "error",
      "a sentence with a token lacking the label: error, or skip it (counted; e.g. the "
@@ -1032,6 +1039,19 @@ crfp_status crfp_train_run_chain(crfp_trainrun *r, uint64_t *mask, int save_betw
 {
     crfp_status st = CRFP_OK;
     *tst = CRFP_OK;
+    /* The first stage trains only the seen label pairs when asked; later
+     * stages keep them, as they keep every weight a stage left at zero. */
+    uint64_t *seen;
+    if ((st = crfp_train_seen_mask(r, &seen)) != CRFP_OK) {
+        free(mask);
+        return *tst = st;
+    }
+    if (seen && mask) {
+        for (size_t j = 0, n = (crfp_crf_nparams(r->crf) + 63) / 64; j < n; j++)
+            mask[j] &= seen[j];
+        free(seen);
+    } else if (seen)
+        mask = seen;
     for (size_t k = 0; k < r->nstages && *tst == CRFP_OK; k++) {
         if (k > 0 && (st = shrink_run(r, &mask)) != CRFP_OK)
             break;

@@ -100,6 +100,14 @@ crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trai
 crfp_status crfp_train_run_chain(crfp_trainrun *r, uint64_t *mask, int save_between,
                                  crfp_status *tst);
 
+/* seen.c.  With all-states or all-transitions false, *mask (caller frees)
+ * gets the weights of label pairs the training data shows (unigram: a label
+ * on a token with the observation; bigram: a label after another, no start
+ * weights), the marks of a job's ranks combined, and the others are zeroed
+ * in the model's weights; NULL when both are true.  Errors: CRFP_ENOMEM,
+ * CRFP_EINVAL (256 ranks or more), a job's. */
+crfp_status crfp_train_seen_mask(crfp_trainrun *r, uint64_t **mask);
+
 /* Classify the observations of the finalized model by the extractor's
  * prerequisites (#!after); *held gets how many are held back.  Errors:
  * CRFP_ENOMEM. */

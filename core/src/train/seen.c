@@ -1,0 +1,111 @@
+/* all-states / all-transitions: weights only for the label pairs the
+ * training data shows, as CRFsuite's defaults (feature.possible_states=0,
+ * feature.possible_transitions=0) give them.
+ *
+ * crfpipe gives every observation a weight for every label (and every
+ * bigram observation one for every pair of labels), which lets the model
+ * penalise a label an observation was never seen with.  CRFsuite by default
+ * creates a state feature (attribute a, label y) only where a occurs on a
+ * token labelled y, and a transition (y', y) only where y follows y'; it has
+ * no start weights.  The same model family here is a mask over the weight
+ * vector, which the training set honours (crfp_trainset_new: masked weights
+ * stay zero and take part in no score), so every trainer, chains, folds and
+ * paths train it without knowing; the weight vector keeps its size, but the
+ * model file holds only the non-zero weights.
+ *
+ * In a job every rank sees its share of the data: the marks are summed
+ * over the ranks as bytes packed eight to a counter, which cannot carry
+ * from one byte into the next with fewer than 256 ranks. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist.h"
+#include "trainrun.h"
+
+/* A boolean of the run, true unless set otherwise (the declaration checks
+ * the spelling). */
+static int param_bool(const crfp_trainrun *r, const char *name)
+{
+    const char *v = crfp_train_param(r, name);
+    return !v || strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0 ||
+           strcmp(v, "on") == 0;
+}
+
+crfp_status crfp_train_seen_mask(crfp_trainrun *r, uint64_t **out)
+{
+    *out = NULL;
+    int states = param_bool(r, "all-states"), trans = param_bool(r, "all-transitions");
+    if (states && trans)
+        return CRFP_OK;
+    crfp_host *host = r->host;
+    const crfp_crf *crf = r->crf;
+    size_t np = crfp_crf_nparams(crf), Y = crfp_crf_nlabels(crf);
+    uint32_t nobs = crfp_crf_nobs(crf);
+    if (crfp_dist_active() && crfp_dist_size() > 255)
+        return crfp_error(host, CRFP_EINVAL, "all-states/all-transitions false: at most 255 "
+                          "ranks, not %d", crfp_dist_size());
+    /* one byte per weight, padded to whole counters */
+    size_t nw = (np + 7) / 8;
+    uint64_t *words = calloc(nw ? nw : 1, sizeof *words);
+    uint64_t *mask = malloc(((np + 63) / 64 + 1) * sizeof *mask);
+    if (!words || !mask) {
+        free(words);
+        free(mask);
+        return crfp_error(host, CRFP_ENOMEM, "out of memory for the seen label pairs");
+    }
+    unsigned char *seen = (unsigned char *)words;
+    for (uint32_t o = 0; o < nobs; o++) {
+        uint64_t u = crfp_crf_ublock(crf, o), b = crfp_crf_bblock(crf, o);
+        if (states && u != CRFP_NO_BLOCK)
+            memset(seen + u, 1, Y);
+        if (trans && b != CRFP_NO_BLOCK)
+            memset(seen + b, 1, (Y + 1) * Y);
+    }
+    for (size_t i = 0, n = crfp_dataset_size(r->train); i < n; i++) {
+        const crfp_seq *s = crfp_dataset_get(r->train, i);
+        if (!s->y)
+            continue;
+        for (uint32_t t = 0; t < s->T; t++) {
+            uint32_t y = s->y[t];
+            for (uint32_t k = s->uoff[t]; !states && k < s->uoff[t + 1]; k++) {
+                uint64_t u = crfp_crf_ublock(crf, s->uobs[k]);
+                if (u != CRFP_NO_BLOCK)
+                    seen[u + y] = 1;
+            }
+            /* transitions between tokens only: no start weight, as CRFsuite */
+            for (uint32_t k = s->boff[t]; !trans && t > 0 && k < s->boff[t + 1]; k++) {
+                uint64_t b = crfp_crf_bblock(crf, s->bobs[k]);
+                if (b != CRFP_NO_BLOCK)
+                    seen[b + (size_t)s->y[t - 1] * Y + y] = 1;
+            }
+        }
+    }
+    crfp_status st = crfp_dist_sum_counts(host, CRFP_OK, words, nw);
+    if (st != CRFP_OK) {
+        free(words);
+        free(mask);
+        return st;
+    }
+    memset(mask, 0, ((np + 63) / 64 + 1) * sizeof *mask);
+    double *theta = crfp_crf_weights((crfp_crf *)crf);
+    size_t on = 0;
+    for (size_t j = 0; j < np; j++) {
+        if (seen[j]) {
+            mask[j >> 6] |= UINT64_C(1) << (j & 63);
+            on++;
+        } else {
+            /* a warm start's weight on an unseen pair would be saved
+             * without ever having been trained or scored */
+            theta[j] = 0.0;
+        }
+    }
+    free(words);
+    crfp_log(host, CRFP_LOG_INFO, "%s: %zu of %zu weights on label pairs the training data "
+             "shows", !states && !trans ? "all-states and all-transitions false"
+                      : !states         ? "all-states false"
+                                        : "all-transitions false", on, np);
+    *out = mask;
+    return CRFP_OK;
+}
