@@ -10,6 +10,7 @@
 # - 4 ranks (the shared-memory sum by slices) agree as well, and so does
 #   L-BFGS unsharded (--shard false: every rank runs it on whole vectors);
 # - with --min-freq, the job keeps the observations the single process keeps;
+# - with --all-states/--all-transitions false, it trains the same seen pairs;
 # - a job of one rank writes exactly the plain run's model.
 . "$top_srcdir/tests/mpi/common.sh"
 
@@ -92,6 +93,20 @@ same_trajectory "$tmp/l10" "$tmp/l11" 1e-9 20
 layout "$tmp/m10" >"$tmp/d10"
 layout "$tmp/m11" >"$tmp/d11"
 cmp -s "$tmp/d10" "$tmp/d11" || fail "min-freq: the 2-rank model's layout differs"
+
+# seen label pairs only: the ranks' marks are combined, so the job trains
+# the single process's weights (each rank alone would mark fewer)
+RUN= train "$tmp/l12" "$tmp/m12" --all-states false --all-transitions false "$DATA" ||
+    fail "single run with seen pairs only"
+RUN="mpi 2" train "$tmp/l13" "$tmp/m13" --all-states false --all-transitions false "$DATA" ||
+    { cat "$tmp/l13"; fail "2-rank run with seen pairs only"; }
+seen1=$(grep 'weights on label pairs' "$tmp/l12")
+[ -n "$seen1" ] && [ "$seen1" = "$(grep 'weights on label pairs' "$tmp/l13" | head -n 1)" ] ||
+    fail "seen pairs: the job marked others: $(grep -h 'weights on label pairs' "$tmp/l12" "$tmp/l13")"
+same_trajectory "$tmp/l12" "$tmp/l13" 1e-9 20
+layout "$tmp/m12" >"$tmp/d12"
+layout "$tmp/m13" >"$tmp/d13"
+cmp -s "$tmp/d12" "$tmp/d13" || fail "seen pairs: the 2-rank model's weights differ in place"
 
 # one rank = one process
 RUN="mpi 1" train "$tmp/l7" "$tmp/m7" "$DATA" || fail "1-rank job"
