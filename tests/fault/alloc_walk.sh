@@ -1,5 +1,6 @@
 #!/bin/sh
-# Allocation-failure walk: each of `crfpipe train` (lbfgs, and AROW), `tag`, `train` and `tag` of
+# Allocation-failure walk: each of `crfpipe train` (lbfgs, seen label pairs
+# only, and AROW), `tag`, `train` and `tag` of
 # CRFsuite data, `run` of GATE spans to labels, `eval --spans`, `convert` (and back), `run`
 # (one input, and two), `train --cv-folds` (one trainer, and a chain), `train
 # --min-freq`, `model info` and `model top`
@@ -68,7 +69,7 @@ problem() {
 }
 
 total_runs=0
-for cmd in ${FAULT_CMDS:-train arow tag tagextra crfsuite crfsuitetag spans spandiff convert convertback \
+for cmd in ${FAULT_CMDS:-train seen arow tag tagextra crfsuite crfsuitetag spans spandiff convert convertback \
     run runmany cv cvchain minfreq modelinfo modeltop}; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"

@@ -29,6 +29,10 @@ run_cmd() {
     case $1 in
     train) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
                --max-iter 5 --model "$2" "$data/tiny.conll" ;;
+    # CRFsuite's model family: the seen label pairs marked, then masked
+    seen) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+              --all-states false --all-transitions false --max-iter 3 --model "$2" \
+              "$data/tiny.conll" ;;
     # the online trainers' own buffers (AROW: one vector more)
     arow) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
               --trainer perceptron --variant arow --max-epochs 3 --model "$2" "$data/tiny.conll" ;;
