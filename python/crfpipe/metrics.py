@@ -160,10 +160,12 @@ def flat_f1_score(y_true, y_pred, labels=None, pos_label=1, average="binary",
 
 
 def flat_classification_report(y_true, y_pred, labels=None, target_names=None, digits=2,
-                               zero_division="warn"):
+                               output_dict=False, zero_division="warn"):
     """Per-label precision, recall, F1 and support, then the accuracy (or
     the micro average, when labels leaves some out), macro and weighted
-    averages: the text of scikit-learn's classification_report."""
+    averages: the text of scikit-learn's classification_report, or with
+    output_dict its dict ({name: {"precision", "recall", "f1-score",
+    "support"}}, "accuracy" a number)."""
     gold, pred = _flatten(y_true, y_pred)
     present = sorted(set(gold) | set(pred))
     labels_given = labels is not None
@@ -173,23 +175,35 @@ def flat_classification_report(y_true, y_pred, labels=None, target_names=None, d
     elif len(target_names) != len(labels):
         raise ValueError("%d target_names for %d labels" % (len(target_names), len(labels)))
     ps, rs, fs, sup = _prfs(y_true, y_pred, labels, None, 1.0, 1, zero_division)
+    total = sum(sup)
+    micro_is_accuracy = not labels_given or set(labels) >= set(present)
+    rows = [(name, p, r, f, s) for name, p, r, f, s in zip(target_names, ps, rs, fs, sup)]
+    avgs = []
+    for avg in ("micro", "macro", "weighted"):
+        p, r, f, _ = _prfs(y_true, y_pred, labels, avg, 1.0, 1, zero_division)
+        heading = "accuracy" if avg == "micro" and micro_is_accuracy else avg + " avg"
+        avgs.append((heading, p, r, f, total))
+    if output_dict:
+        out = {name: {"precision": p, "recall": r, "f1-score": f, "support": s}
+               for name, p, r, f, s in rows}
+        for heading, p, r, f, s in avgs:
+            out[heading] = f if heading == "accuracy" else {
+                "precision": p, "recall": r, "f1-score": f, "support": s}
+        return out
     width = max([len(n) for n in target_names] + [len("weighted avg"), digits])
     head = "{:>{w}s} " + " {:>9}" * 4
     row = "{:>{w}s} " + " {:>9.{d}f}" * 3 + " {:>9}\n"
-    out = head.format("", "precision", "recall", "f1-score", "support", w=width) + "\n\n"
-    for name, p, r, f, s in zip(target_names, ps, rs, fs, sup):
-        out += row.format(name, p, r, f, s, w=width, d=digits)
-    out += "\n"
-    total = sum(sup)
-    micro_is_accuracy = not labels_given or set(labels) >= set(present)
-    for avg in ("micro", "macro", "weighted"):
-        p, r, f, _ = _prfs(y_true, y_pred, labels, avg, 1.0, 1, zero_division)
-        if avg == "micro" and micro_is_accuracy:
-            out += ("{:>{w}s} " + " {:>9}" * 2 + " {:>9.{d}f} {:>9}\n").format(
-                "accuracy", "", "", f, total, w=width, d=digits)
+    text = head.format("", "precision", "recall", "f1-score", "support", w=width) + "\n\n"
+    for name, p, r, f, s in rows:
+        text += row.format(name, p, r, f, s, w=width, d=digits)
+    text += "\n"
+    for heading, p, r, f, s in avgs:
+        if heading == "accuracy":
+            text += ("{:>{w}s} " + " {:>9}" * 2 + " {:>9.{d}f} {:>9}\n").format(
+                "accuracy", "", "", f, s, w=width, d=digits)
         else:
-            out += row.format(avg + " avg", p, r, f, total, w=width, d=digits)
-    return out
+            text += row.format(heading, p, r, f, s, w=width, d=digits)
+    return text
 
 
 def sequence_accuracy_score(y_true, y_pred):

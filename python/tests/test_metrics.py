@@ -79,6 +79,11 @@ def test_flat_report_text():
     # a subset of labels: a micro average instead of the accuracy
     rep = metrics.flat_classification_report(Y_TRUE, Y_PRED, labels=["B-PER", "I-PER"])
     assert "micro avg" in rep and "accuracy" not in rep
+    d = metrics.flat_classification_report(Y_TRUE, Y_PRED, output_dict=True)
+    assert d["accuracy"] == pytest.approx(4 / 7)
+    assert d["O"] == {"precision": pytest.approx(2 / 3), "recall": pytest.approx(2 / 3),
+                      "f1-score": pytest.approx(2 / 3), "support": 3}
+    assert d["weighted avg"]["support"] == 7
 
 
 def random_labels(rng, n, types=("PER", "LOC", "ORG")):
@@ -122,6 +127,12 @@ def test_against_scikit_learn():
                 pytest.approx(skm.fbeta_score(ft, fp, beta=0.5, labels=labels, average="macro"))
             assert metrics.flat_classification_report(yt, yp, labels=labels, digits=4) == \
                 skm.classification_report(ft, fp, labels=labels, digits=4)
+            mine = metrics.flat_classification_report(yt, yp, labels=labels, output_dict=True)
+            theirs = skm.classification_report(ft, fp, labels=labels, output_dict=True)
+            assert set(mine) == set(theirs)
+            for k, v in theirs.items():
+                assert mine[k] == (pytest.approx(v) if not isinstance(v, dict)
+                                   else {m: pytest.approx(x) for m, x in v.items()}), k
 
 
 def conlleval_by_hand(yt, yp):
