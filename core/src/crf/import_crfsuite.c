@@ -143,9 +143,14 @@ static crfp_status slurp(crfp_host *host, const char *path, unsigned char **buf,
         return crfp_error(host, errno == ENOENT ? CRFP_ENOTFOUND : CRFP_EIO,
                           "%s: cannot open model: %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    int ok = fstat(fd, &sb) == 0;
+    if (!ok || !S_ISREG(sb.st_mode)) {
+        int isdir = ok && S_ISDIR(sb.st_mode), isfifo = ok && S_ISFIFO(sb.st_mode);
         close(fd);
-        return crfp_error(host, CRFP_EIO, "%s: not a regular file", path);
+        return crfp_error(host, CRFP_EIO, "%s: %s", path,
+                          isdir    ? "is a directory, not a model file"
+                          : isfifo ? "is a FIFO; a model is read only from a regular file"
+                                   : "not a regular file");
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
