@@ -61,6 +61,8 @@ expect "plugins --ki" --kind
 expect "plugins --kind tr" trainer
 expect "help ev" eval
 expect "model d" dump
+expect "model i" info import
+expect "model t" top
 expect "--quiet tr" train
 expect "run --o" --output
 finish
