@@ -3,7 +3,8 @@
 # its make.sh) imported with `crfpipe model import` tags CRFsuite's test
 # data as `crfsuite tag -p -i` did: the same label for every token, the
 # same marginal of each predicted label and the same probability of each
-# sequence (to CRFsuite's 6 printed decimals).  Trained on the same data
+# sequence (to CRFsuite's 6 printed decimals); Wapiti's and CRF++'s models
+# are named as such.  Trained on the same data
 # with CRFsuite's model family (--all-states false --all-transitions false)
 # and penalty, crfpipe reaches CRFsuite's optimum.  A CRFsuite model given where
 # a crfpipe one is expected says how to import it; truncated or corrupted
@@ -95,6 +96,14 @@ done
 # a CRFsuite model where crfpipe's is expected
 expect_fail "model import" "$CRFPIPE" tag --model "$d/model.crfsuite" "$d/test.crfsuite"
 expect_fail "model import" "$CRFPIPE" model info "$d/model.crfsuite"
+# Wapiti's and CRF++'s models (their headers) are named, with what to do
+printf '#mdl#2#1\n#rdr#2/0/0\n11:u:w=%%x[0,0],\n1:b,\n' >"$tmp/w.mod"
+expect_fail "a Wapiti model" "$CRFPIPE" model info "$tmp/w.mod"
+printf 'version: 100\ncost-factor: 1\nmaxid: 4\nxsize: 1\n\n' >"$tmp/crfpp.txt"
+expect_fail "a CRF++ text model" "$CRFPIPE" tag --model "$tmp/crfpp.txt" "$d/test.crfsuite"
+# files shorter than the head (the magic cut short) are truncated models
+printf 'CRFPMODL' >"$tmp/m8"
+expect_fail "truncated model file (8 bytes)" "$CRFPIPE" model info "$tmp/m8"
 
 # hostile files: each refused with what is wrong, and no model written
 bad() { # what-to-expect file

@@ -892,16 +892,30 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
         return crfp_error(host, CRFP_ENOMEM, "%s: out of memory reading %zu bytes", path, n);
     }
     crfp_status st;
-    unsigned char head[12], tail[8];
+    unsigned char head[12] = {0}, tail[8];
     /* The magic, the version and the stored checksum, which pass 1 checks
-     * everything before it against. */
-    if ((n >= 12 && read_at(fd, head, 12, 0)) || (n >= 20 && read_at(fd, tail, 8, n - 8))) {
+     * everything before it against.  A file shorter than the head is read
+     * as far as it goes (the rest stays zero), so that the magic is never
+     * compared with bytes that were not read. */
+    if ((n > 0 && read_at(fd, head, n < 12 ? n : 12, 0)) ||
+        (n >= 20 && read_at(fd, tail, 8, n - 8))) {
         st = crfp_error(host, CRFP_EIO, "%s: read error", path);
     } else if (n >= 12 && crfp_crf_is_crfsuite(head, 12)) {
         st = crfp_error(host, CRFP_EFORMAT,
                         "%s: a CRFsuite model, not a crfpipe one: convert it once with "
                         "'crfpipe model import %s -o MODEL' (Python: Tagger.open reads it as it "
                         "is)", path, path);
+    } else if (n >= 12 && memcmp(head, "#mdl#", 5) == 0) {
+        /* Wapiti's and CRF++'s models name their observations in ways
+         * crfpipe's templates do not reproduce: say what to do instead */
+        st = crfp_error(host, CRFP_EFORMAT,
+                        "%s: a Wapiti model, not a crfpipe one: crfpipe cannot read it, but "
+                        "reads its pattern file (train --template PATTERNS) to train the same "
+                        "model family", path);
+    } else if (n >= 12 && memcmp(head, "version: ", 9) == 0) {
+        st = crfp_error(host, CRFP_EFORMAT,
+                        "%s: a CRF++ text model, not a crfpipe one: crfpipe cannot read it, but "
+                        "reads its template file (train --template TEMPLATE)", path);
     } else if (n < 8 || memcmp(head, MAGIC, 8) != 0) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: not a crfpipe model (bad magic)", path);
     } else if (n < 12 + 8) {
