@@ -36,4 +36,13 @@ crfp_status crfp_seq_check(crfp_host *host, const crfp_crf *crf, const crfp_seq 
 /* Portable count of online processors (at least 1). */
 int crfp_ncpus(void);
 
+/* Open the model file at path for reading (modelio.c): a regular file only,
+ * checked on the descriptor after a non-blocking open, so that a FIFO
+ * without a writer is refused instead of waited for.  *fd (blocking again)
+ * is the caller's; *sb receives its status (size, times).  Errors, recorded in host and naming path:
+ * CRFP_ENOTFOUND, CRFP_ENOMEM, CRFP_EIO (a directory, FIFO or other
+ * non-regular file; open, stat or fcntl failed). */
+struct stat;
+crfp_status crfp_model_open(crfp_host *host, const char *path, int *fd, struct stat *sb);
+
 #endif

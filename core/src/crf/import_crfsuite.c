@@ -30,7 +30,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -138,25 +137,11 @@ static const char *cqdb_string(const cqdb *db, uint32_t id, size_t *len, const c
 static crfp_status slurp(crfp_host *host, const char *path, unsigned char **buf, size_t *n)
 {
     *buf = NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return crfp_error(host, errno == ENOENT ? CRFP_ENOTFOUND : CRFP_EIO,
-                          "%s: cannot open model: %s", path, strerror(errno));
+    int fd;
     struct stat sb;
-    int ok = fstat(fd, &sb) == 0;
-    if (!ok || !S_ISREG(sb.st_mode)) {
-        int isdir = ok && S_ISDIR(sb.st_mode), isfifo = ok && S_ISFIFO(sb.st_mode);
-        close(fd);
-        return crfp_error(host, CRFP_EIO, "%s: %s", path,
-                          isdir    ? "is a directory, not a model file"
-                          : isfifo ? "is a FIFO; a model is read only from a regular file"
-                                   : "not a regular file");
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-        close(fd);
-        return crfp_error(host, CRFP_EIO, "%s: cannot open model: %s", path, strerror(errno));
-    }
+    crfp_status st = crfp_model_open(host, path, &fd, &sb);
+    if (st != CRFP_OK)
+        return st;
     size_t size = (size_t)sb.st_size;
     unsigned char *b = malloc(size ? size : 1);
     if (!b) {

@@ -851,39 +851,51 @@ static int read_weights(rbuf *r, crfp_crf *crf, size_t obs_at)
     return r->at == r->n ? 0 : (r->bad = 1, -1);
 }
 
-crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
+crfp_status crfp_model_open(crfp_host *host, const char *path, int *fd, struct stat *out)
 {
-    if (!path || !out)
-        return crfp_error(host, CRFP_EINVAL, "crf: load: NULL argument");
-    *out = NULL;
     /* O_NONBLOCK: opening a FIFO for reading would wait for a writer,
      * forever if none comes; the type is checked on the descriptor. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
+    int d = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (d < 0)
         return crfp_error(host, errno == ENOENT ? CRFP_ENOTFOUND
                                 : errno == ENOMEM ? CRFP_ENOMEM : CRFP_EIO,
                           "%s: cannot open model: %s", path,
                           errno == ENOMEM ? "out of memory" : strerror(errno));
     struct stat sb;
-    if (fstat(fd, &sb) != 0) {
+    if (fstat(d, &sb) != 0) {
         int e = errno;
-        close(fd);
+        close(d);
         return crfp_error(host, CRFP_EIO, "%s: %s", path, strerror(e));
     }
     if (!S_ISREG(sb.st_mode)) {
         int isdir = S_ISDIR(sb.st_mode), isfifo = S_ISFIFO(sb.st_mode);
-        close(fd);
+        close(d);
         return crfp_error(host, CRFP_EIO, "%s: %s", path,
                           isdir    ? "is a directory, not a model file"
                           : isfifo ? "is a FIFO; a model is read only from a regular file"
                                    : "not a regular file");
     }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    int fl = fcntl(d, F_GETFL);
+    if (fl < 0 || fcntl(d, F_SETFL, fl & ~O_NONBLOCK) != 0) {
         int e = errno;
-        close(fd);
+        close(d);
         return crfp_error(host, CRFP_EIO, "%s: cannot open model: %s", path, strerror(e));
     }
+    *fd = d;
+    *out = sb;
+    return CRFP_OK;
+}
+
+crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
+{
+    if (!path || !out)
+        return crfp_error(host, CRFP_EINVAL, "crf: load: NULL argument");
+    *out = NULL;
+    int fd;
+    struct stat sb;
+    crfp_status ost = crfp_model_open(host, path, &fd, &sb);
+    if (ost != CRFP_OK)
+        return ost;
     size_t n = (size_t)sb.st_size;
     rbuf r = {.fd = fd, .n = n, .sum = 1};
     r.b = malloc(RBUF_CAP);
