@@ -307,15 +307,31 @@ static int dict_attrs(PyObject *d, const char *prefix, size_t pn, arena *tmp, in
                              "or a dict, list or set of attributes, not %.80s", name,
                              Py_TYPE(v)->tp_name);
                 r = -1;
-            } else if (w != 0.0 && w != 1.0) {
+            } else if (!isfinite(w)) {
                 /* PyErr_Format has no %g */
                 char ws[32];
                 snprintf(ws, sizeof ws, "%g", w);
-                PyErr_Format(PyExc_ValueError, "attribute '%s' has weight %s: crfpipe's "
-                             "observations are binary (give 1 or 0, or a str value)", name, ws);
+                PyErr_Format(PyExc_ValueError, "attribute '%s' has weight %s: a weight must "
+                             "be a finite number", name, ws);
                 r = -1;
-            } else if (w == 1.0) {
+            } else {
+                /* the name, then the value the features are scaled by
+                 * (CRFsuite's attribute weight) as the attributes plugin
+                 * reads it, "\*W"; %.17g gives back the very double.  0
+                 * (False) stays, scoring nothing, as in python-crfsuite,
+                 * where the labels are seen with it. */
                 r = put_attr2(tmp, name, nn, '\0', "", 0);
+                if (r == 0 && w != 1.0 && nn > 0) {
+                    char ws[40];
+                    int wn = snprintf(ws, sizeof ws, "\\*%.17g", w);
+                    if (grow((void **)&tmp->p, &tmp->cap, tmp->n + (size_t)wn + 1, 1) != 0) {
+                        PyErr_NoMemory();
+                        r = -1;
+                    } else {
+                        memcpy(tmp->p + tmp->n, ws, (size_t)wn + 1);
+                        tmp->n += (size_t)wn;
+                    }
+                }
             }
         }
         if (name != small)

@@ -8,6 +8,12 @@
  * separated by spaces; "\s", "\t", "\n", "\r", "\\" and "\_" inside one
  * stand for a space, tab, line feed, carriage return, backslash and
  * underscore, and a cell "_" holds none (the CoNLL convention for empty).
+ * An attribute may end in "\*W", W a finite number: its value (CRFsuite's
+ * attribute weight, "name:W" in CRFsuite's data), by which its features
+ * are scaled; without it the value is 1.  With W = 0 the attribute adds
+ * nothing to the scores but is in the data (CRFsuite keeps it too: its
+ * labels are seen with it).  No writer escapes '*', so "\*" cannot be part
+ * of a name.
  * Attributes feed the unigram weights μ(y, a); the label bigram is the one
  * constant observation "B" (`bigram=bias`, what CRFsuite's transition
  * features are), or every attribute also feeds λ(y', y, a) (`bigram=all`),
@@ -23,6 +29,7 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../common/colio.h"
 
 static const crfp_param_spec params[] = {
     {"columns", CRFP_PARAM_STRING, "attrs",
@@ -149,6 +156,26 @@ static crfp_status ax_save(void *p, char **text, size_t *len)
     return CRFP_OK;
 }
 
+/* The value of attribute a[0..n) when it ends in "\*W": *name_len gets the
+ * length before the "\*", *w the value; 1 when it has none (*name_len = n,
+ * *w = 1), 0 when what follows the first "\*" is not a finite number. */
+static int split_value(const char *a, size_t n, size_t *name_len, double *w)
+{
+    *name_len = n;
+    *w = 1.0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (a[i] != '\\')
+            continue;
+        if (a[i + 1] != '*') {
+            i++;
+            continue;
+        }
+        *name_len = i;
+        return colio_finite(a + i + 2, n - i - 2, w);
+    }
+    return 1;
+}
+
 /* Undo the escapes of one attribute of n bytes into buf (at least n bytes);
  * returns the new length. */
 static size_t unescape(const char *a, size_t n, char *buf)
@@ -205,16 +232,32 @@ static crfp_status ax_extract(void *p, const crfp_tokseq *seq, crfp_obsseq *out)
                     break;
                 if (!memchr(a, '\\', n)) {
                     st = crfp_obsseq_push(out, t, flags, a, n);
-                } else {
-                    /* rare: escaped characters; a private buffer keeps
-                     * extraction thread-safe */
-                    char *buf = n <= sizeof small ? small : malloc(n);
-                    if (!buf)
-                        return CRFP_ENOMEM;
-                    st = crfp_obsseq_push(out, t, flags, buf, unescape(a, n, buf));
-                    if (buf != small)
-                        free(buf);
+                    a = e;
+                    continue;
                 }
+                /* rare: escaped characters or a value */
+                size_t nl;
+                double w;
+                if (!split_value(a, n, &nl, &w))
+                    return crfp_error(ax->host, CRFP_EINVAL, "attributes: token %zu: attribute "
+                                      "'%.*s': '\\*' must be followed by its value, a finite "
+                                      "number", t + 1, (int)(n > 80 ? 80 : n), a);
+                if (nl == 0)
+                    return crfp_error(ax->host, CRFP_EINVAL, "attributes: token %zu: attribute "
+                                      "'%.*s' has a value but no name", t + 1,
+                                      (int)(n > 80 ? 80 : n), a);
+                if (w != 1.0 && ax->bigram == BIGRAM_ALL)
+                    return crfp_error(ax->host, CRFP_EINVAL, "attributes: token %zu: attribute "
+                                      "'%.*s' has value %g, but with bigram=all it is also a "
+                                      "label-pair observation, whose features are binary",
+                                      t + 1, (int)(nl > 80 ? 80 : nl), a, w);
+                /* a private buffer keeps extraction thread-safe */
+                char *buf = nl <= sizeof small ? small : malloc(nl);
+                if (!buf)
+                    return CRFP_ENOMEM;
+                st = crfp_obsseq_push_value(out, t, flags, buf, unescape(a, nl, buf), w);
+                if (buf != small)
+                    free(buf);
                 a = e;
             }
         }

@@ -3,6 +3,7 @@
 #include "colio.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,4 +302,16 @@ int colio_probe_blank(const char *s, size_t n)
         if (s[i] != ' ' && s[i] != '\t')
             return 0;
     return 1;
+}
+
+int colio_finite(const char *s, size_t n, double *v)
+{
+    char num[64];
+    if (n == 0 || n >= sizeof num)
+        return 0;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    char *end;
+    *v = strtod(num, &end);
+    return *end == '\0' && isfinite(*v);
 }

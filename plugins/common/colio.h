@@ -121,4 +121,10 @@ int colio_probe_line(const char *buf, size_t len, size_t *at, size_t *b, size_t 
 /* Whether s[0..n) holds only blanks and tabs. */
 int colio_probe_blank(const char *s, size_t n);
 
+/* --- numbers in fields ------------------------------------------------------ */
+/* 1 with *v when s[0..n) is a finite number as strtod reads it, whole
+ * (CRFsuite's attribute weights, the attributes plugin's values); 0 for
+ * anything else, an empty field and one of 64 bytes or more included. */
+COLIO_HIDDEN int colio_finite(const char *s, size_t n, double *v);
+
 #endif

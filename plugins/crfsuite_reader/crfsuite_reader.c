@@ -9,10 +9,13 @@
  * to tag).  A line starting with '@' is a declaration: "@weight:W" weighs
  * the sequence in CRFsuite, which crfpipe does not, so only W = 1 passes.
  *
- * crfpipe's observations are binary.  An attribute of weight 1 is kept, one
- * of weight 0 left out (CRFsuite scales its feature by 0); any other weight
- * is an error naming file, line and attribute (weights=error, the default),
- * or counts as 1 (weights=binary, when presence is what matters).
+ * A weight scales the attribute's features as in CRFsuite (weights=scale,
+ * the default): the cell carries it as "\*W" (see the attributes plugin),
+ * weight 1 as nothing; an attribute of weight 0 stays, scoring nothing, as
+ * in CRFsuite, where its labels are seen with it.  weights=binary takes
+ * every non-zero weight as 1 and leaves weight 0 out (when presence is what
+ * matters), weights=error refuses weights other than 0 and 1 (0 left out),
+ * naming file, line and attribute.
  *
  * Each item becomes a Token spanning its line in the document text (the
  * lines as read, declarations left out), with the features `attrs` (its
@@ -33,11 +36,14 @@
 #include "../lexicon_reader/lexdoc.h"
 
 static const crfp_param_spec params[] = {
-    {"weights", CRFP_PARAM_STRING, "error",
-     "attributes weighted other than 0 or 1: error (naming the line) or binary (taken as "
-     "present)"},
+    {"weights", CRFP_PARAM_STRING, "scale",
+     "attribute weights: scale (the attribute's features are scaled by its weight, as in "
+     "CRFsuite), binary (every non-zero weight taken as 1) or error (weights other than 0 and 1 "
+     "refused, naming the line)"},
     {"block", CRFP_PARAM_INT, "1000", "sequences per document (>= 1)"},
 };
+
+enum { W_SCALE, W_BINARY, W_ERROR };
 
 typedef struct tok {
     size_t start, end;   /* span in the document's unit */
@@ -50,7 +56,7 @@ typedef struct csreader {
     const crfp_params *params;
     crfp_stream *in;
     colio_lines L;
-    int binary;
+    int weights;      /* W_* */
     int64_t block;
     unsigned long ndocs;
     int eof;
@@ -68,9 +74,13 @@ static void cs_close(void *state)
 static crfp_status cs_open(crfp_host *host, const crfp_params *p, crfp_stream *in, void **state)
 {
     const char *w = crfp_params_str(p, "weights");
-    if (strcmp(w, "error") != 0 && strcmp(w, "binary") != 0)
-        return crfp_error(host, CRFP_EINVAL, "parameter 'weights': '%s' is not error or binary",
-                          w);
+    int mode = strcmp(w, "scale") == 0    ? W_SCALE
+               : strcmp(w, "binary") == 0 ? W_BINARY
+               : strcmp(w, "error") == 0  ? W_ERROR
+                                          : -1;
+    if (mode < 0)
+        return crfp_error(host, CRFP_EINVAL, "parameter 'weights': '%s' is not scale, binary "
+                          "or error", w);
     int64_t block = crfp_params_int(p, "block");
     if (block < 1)
         return crfp_error(host, CRFP_EINVAL, "parameter 'block' must be >= 1");
@@ -82,7 +92,7 @@ static crfp_status cs_open(crfp_host *host, const crfp_params *p, crfp_stream *i
     r->in = in;
     r->L.host = host;
     r->L.in = in;
-    r->binary = strcmp(w, "binary") == 0;
+    r->weights = mode;
     r->block = block;
     *state = r;
     return CRFP_OK;
@@ -107,15 +117,7 @@ static int split_weight(const char *f, size_t n, size_t *name_len, double *w)
         if (f[i] != ':')
             continue;
         *name_len = i;
-        char num[64];
-        size_t k = n - i - 1;
-        if (k == 0 || k >= sizeof num)
-            return 0;
-        memcpy(num, f + i + 1, k);
-        num[k] = '\0';
-        char *end;
-        *w = strtod(num, &end);
-        return *end == '\0' && isfinite(*w);
+        return colio_finite(f + i + 1, n - i - 1, w);
     }
     *name_len = n;
     return 1;
@@ -197,15 +199,22 @@ static crfp_status item(csreader *r, lex_sbuf *text, size_t *unitpos, lex_sbuf *
                                   "after its first ':' is not a number (write a colon in a "
                                   "name as '\\:')", fname(r), r->L.lineno,
                                   (int)(n > 80 ? 80 : n), f);
-            if (w != 0.0 && w != 1.0 && !r->binary)
+            if (w != 0.0 && w != 1.0 && r->weights == W_ERROR)
                 return crfp_error(r->host, CRFP_EPARSE, "%s:%lu: attribute '%.*s' has weight "
-                                  "%g: crfpipe's observations are binary (weights=binary takes "
-                                  "every non-zero weight as 1)", fname(r), r->L.lineno,
-                                  (int)(nl > 80 ? 80 : nl), f, w);
-            if (w != 0.0 && nl > 0) {
+                                  "%g (weights=error; weights=scale scales its features by "
+                                  "it, weights=binary takes every non-zero weight as 1)",
+                                  fname(r), r->L.lineno, (int)(nl > 80 ? 80 : nl), f, w);
+            if ((w != 0.0 || r->weights == W_SCALE) && nl > 0) {
                 if (!cell_add(aux, first, f, nl))
                     return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
                 first = 0;
+                /* the value, in the attributes plugin's "\*W"; %.17g gives
+                 * back the very double */
+                char v[40];
+                int vn = w != 1.0 && r->weights == W_SCALE ? snprintf(v, sizeof v, "\\*%.17g", w)
+                                                           : 0;
+                if (vn > 0 && !lex_sb_add(aux, v, (size_t)vn))
+                    return crfp_error(r->host, CRFP_ENOMEM, "out of memory");
             }
         }
         f = fe + 1;

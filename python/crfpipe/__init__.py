@@ -153,9 +153,10 @@ class ItemSequence:
 
     Tokens are given as to the Trainer of an attribute model: a list of
     attribute strings, or a dict of name -> str value (the attribute
-    "name=value"), weight (True/1: "name"; False/0: none) or nested dict,
-    list or set, whose attributes get "name:" in front, as python-crfsuite
-    flattens them.
+    "name=value"), number (the attribute "name" with that weight, by which
+    its features are scaled as in CRFsuite; True is 1, 0 and False leave it
+    out) or nested dict, list or set, whose attributes get "name:" in front,
+    as python-crfsuite flattens them.
     """
 
     def __init__(self, xseq):
@@ -165,16 +166,19 @@ class ItemSequence:
             self._cells = [_attr_cell(t) for t in xseq]
 
     def items(self):
-        """Each token's attributes as a dict {attribute: 1.0}."""
-        return [{a: 1.0 for a in _split_cell(c)} for c in self._cells]
+        """Each token's attributes as a dict {attribute: value} (1.0 unless
+        a weight was given)."""
+        return [{a: v for a, v in _split_cell(c)} for c in self._cells]
 
     def __len__(self):
         return len(self._cells)
 
     def __iter__(self):
-        # each token as the list of its attributes, which every conversion
-        # takes back unchanged
-        return iter([_split_cell(c) for c in self._cells])
+        # each token as the list of its attributes, {attribute: value} for
+        # those with a value other than 1, which every conversion takes back
+        # unchanged
+        return iter([[a if v == 1.0 else {a: v} for a, v in _split_cell(c)]
+                     for c in self._cells])
 
     def __repr__(self):
         return "<ItemSequence of size %d>" % len(self)
@@ -184,20 +188,24 @@ _UNESCAPE = {"s": " ", "t": "\t", "n": "\n", "r": "\r", "\\": "\\", "_": "_"}
 
 
 def _split_cell(cell):
-    """The attributes of an attribute cell (the inverse of attr_cell)."""
+    """The attributes of an attribute cell as (name, value) pairs (the
+    inverse of attr_cell): a trailing "\\*W" is the value W, else 1.0."""
     if cell == "_":
         return []
     out = []
     for a in cell.split(" "):
-        r, i = [], 0
+        r, i, value = [], 0, 1.0
         while i < len(a):
             if a[i] == "\\" and i + 1 < len(a):
+                if a[i + 1] == "*":
+                    value = float(a[i + 2:])
+                    break
                 r.append(_UNESCAPE.get(a[i + 1], a[i + 1]))
                 i += 2
             else:
                 r.append(a[i])
                 i += 1
-        out.append("".join(r))
+        out.append(("".join(r), value))
     return out
 
 
@@ -215,8 +223,9 @@ class Trainer:
     ``help(name)``.
 
     Without ``template`` a token is a list of attribute strings, or a dict
-    (name -> str value, weight 1/0, or a nested dict, list or set), as in
-    python-crfsuite (see ItemSequence): every attribute is an observation.  With ``template`` (a template file) or
+    (name -> str value, a weight that scales the attribute's features, or
+    a nested dict, list or set), as in python-crfsuite (see ItemSequence):
+    every attribute is an observation.  With ``template`` (a template file) or
     ``template_text`` a token is a tuple of column values (named by
     ``columns``) or a dict of them, and the template makes the observations.
     """

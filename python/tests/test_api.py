@@ -76,15 +76,53 @@ def test_dict_tokens(ewt, tmp_path):
     tr.train(str(tmp_path / "d.model"))
     tagger = crfpipe.Tagger().open(str(tmp_path / "d.model"))
     assert len(tagger.tag(data[0][0])) == len(data[0][1])
-    with pytest.raises(ValueError, match="binary"):
-        tr.append([{"w": "x", "score": 0.5}], ["NOUN"])
-    with pytest.raises(ValueError, match="binary"):
-        tagger.tag([{"w": "x", "score": 0.5}])
     # the weight is in the message (PyErr_Format has no %g: it printed "%g")
-    with pytest.raises(ValueError, match="weight 0.5:"):
-        tagger.tag([{"w": "x", "score": 0.5}])
     with pytest.raises(ValueError, match="weight nan:"):
         tagger.tag([{"w": "x", "score": float("nan")}])
+    with pytest.raises(ValueError, match="weight inf:"):
+        tr.append([{"w": "x", "score": float("inf")}], ["NOUN"])
+
+
+def test_attribute_values(ewt, tmp_path):
+    """A number that is not 0 or 1 is the attribute's value (python-crfsuite's
+    weight): its features are scaled by it.  On a one-token sequence the log
+    odds of two labels are then affine in the value, exactly; 0 scores as
+    if the attribute were absent, and True as 1."""
+    tr = crfpipe.Trainer(verbose=False, params={"max_iterations": 30})
+    for rows, y in ewt["train"][:300]:
+        tr.append([{"w": r[1].lower(), "len": len(r[1]) / 4.0, "neg": -0.5 * r[1].isupper()}
+                   for r in rows], y)
+    path = str(tmp_path / "v.model")
+    tr.train(path)
+    tagger = crfpipe.Tagger().open(path)
+    info = tagger.info()
+    assert any(o == "len" for o, _ in info.state_features)
+    assert any(o == "neg" for o, _ in info.state_features)
+    labels = tagger.labels()
+
+    def logodds(tok):
+        tagger.set([tok])
+        return math.log(tagger.marginal(labels[0], 0) / tagger.marginal(labels[1], 0))
+
+    f = [logodds({"len": v}) for v in (0.0, 1.0, 2.0, -1.5)]
+    assert f[0] == pytest.approx(logodds({}), abs=1e-12)
+    assert f[1] == pytest.approx(logodds({"len": True}), abs=1e-12)
+    assert f[1] == pytest.approx(logodds(["len"]), abs=1e-12)
+    b = f[1] - f[0]
+    assert abs(b) > 1e-3
+    assert f[2] - f[0] == pytest.approx(2 * b, abs=1e-9)
+    assert f[3] - f[0] == pytest.approx(-1.5 * b, abs=1e-9)
+    # ItemSequence keeps the values: items() shows them, and the sequence
+    # converted back tags as the original
+    x = [{"w": "the", "len": 0.75, "neg": -0.5}, {"w": "cat", "z": 0, "u": True}]
+    seq = crfpipe.ItemSequence(x)
+    assert seq.items() == [{"w=the": 1.0, "len": 0.75, "neg": -0.5},
+                           {"w=cat": 1.0, "z": 0.0, "u": 1.0}]
+    assert crfpipe.ItemSequence(list(seq)).items() == seq.items()
+    tagger.set(x)
+    p = [tagger.marginal(y, 1) for y in labels]
+    tagger.set(seq)
+    assert [tagger.marginal(y, 1) for y in labels] == p
 
 
 def test_nested_tokens_and_item_sequence(ewt, tmp_path):
@@ -99,7 +137,7 @@ def test_nested_tokens_and_item_sequence(ewt, tmp_path):
             xn.append({"w": w.lower(), "suf": {"2": w[-2:], "3": {"x": w[-3:]}},
                        "shape": ["title"] if w[:1].isupper() else [],
                        "near": {"prev=" + (rows[t - 1][1] if t else "<s>")},
-                       "bias": 1.0, "digit": w.isdigit()})
+                       "bias": 1.0, **({"digit": True} if w.isdigit() else {})})
             xf.append(["w=" + w.lower(), "suf:2=" + w[-2:], "suf:3:x=" + w[-3:]]
                       + (["shape:title"] if w[:1].isupper() else [])
                       + ["near:prev=" + (rows[t - 1][1] if t else "<s>"), "bias"]
@@ -128,13 +166,14 @@ def test_nested_tokens_and_item_sequence(ewt, tmp_path):
     assert sorted(attrs.values()) == list(range(len(attrs)))
     seq = crfpipe.ItemSequence([{"a": "b c", "n": {"x": True, "y": False}}, ["_", "p\\q"], []])
     assert len(seq) == 3
-    assert seq.items() == [{"a=b c": 1.0, "n:x": 1.0}, {"_": 1.0, "p\\q": 1.0}, {}]
+    # False is the weight 0: the attribute stays, scoring nothing (python-crfsuite)
+    assert seq.items() == [{"a=b c": 1.0, "n:x": 1.0, "n:y": 0.0}, {"_": 1.0, "p\\q": 1.0}, {}]
     assert crfpipe.ItemSequence(seq).items() == seq.items()
     loop = {}
     loop["me"] = loop
     for bad, err, msg in (([loop], ValueError, "nested more than"),
                           ([{"a": None}], TypeError, "value must be str"),
-                          ([{"a": {"b": 2}}], ValueError, "'a:b' has weight 2"),
+                          ([{"a": {"b": float("nan")}}], ValueError, "'a:b' has weight nan"),
                           ([{"a": [3]}], TypeError, "must be str, not int")):
         with pytest.raises(err, match=msg):
             crfpipe.ItemSequence(bad)

@@ -1,7 +1,6 @@
 """Models cross between the bindings and the crfpipe program: what one
 trains the other tags identically."""
 import os
-import re
 import subprocess
 
 import pytest
@@ -85,12 +84,32 @@ def test_template_model_with_the_cli(tmp_path, ewt):
     assert last_column(out) == want
 
 
-def test_crfsuite_model_opens_as_is():
-    """A model file written by CRFsuite 0.12 (tests/data/crfsuite-model, see
-    its make.sh) opens in Tagger as python-crfsuite opens it, and tags its
-    test data as `crfsuite tag -p -i` did: labels, the marginal of each, and
-    each sequence's probability."""
-    d = os.path.join(SRC, "tests", "data", "crfsuite-model")
+def cs_attr(a):
+    """A CRFsuite attribute as python-crfsuite takes it: the name (escapes
+    "\\:" a colon, "\\\\" a backslash, another "\\" itself), or {name: weight}
+    when the first colon not escaped starts a weight other than 1."""
+    name, i = [], 0
+    while i < len(a):
+        if a[i] == "\\" and i + 1 < len(a) and a[i + 1] in ":\\":
+            name.append(a[i + 1])
+            i += 2
+        elif a[i] == ":":
+            w = float(a[i + 1:])
+            return "".join(name) if w == 1.0 else {"".join(name): w}
+        else:
+            name.append(a[i])
+            i += 1
+    return "".join(name)
+
+
+@pytest.mark.parametrize("fixture", ["crfsuite-model", "crfsuite-valued"])
+def test_crfsuite_model_opens_as_is(fixture):
+    """A model file written by CRFsuite 0.12 (tests/data/crfsuite-model, and
+    crfsuite-valued whose attributes have values; see their make.sh) opens in
+    Tagger as python-crfsuite opens it, and tags its test data, given as
+    python-crfsuite takes it (weights as dict values), as `crfsuite tag -p -i`
+    did: labels, the marginal of each, and each sequence's probability."""
+    d = os.path.join(SRC, "tests", "data", fixture)
     seqs, x = [], []
     for line in open(os.path.join(d, "test.crfsuite"), encoding="utf-8"):
         line = line.rstrip("\n")
@@ -99,8 +118,11 @@ def test_crfsuite_model_opens_as_is():
                 seqs.append(x)
             x = []
             continue
-        # CRFsuite's escapes: "\:" a colon, "\\" a backslash, another "\" itself
-        x.append([re.sub(r"\\([:\\])", r"\1", a) for a in line.split("\t")[1:]])
+        x.append([cs_attr(a) for a in line.split("\t")[1:]])
+    if fixture == "crfsuite-valued":
+        # weights of either sign, and of 0
+        vals = [w for tok in seqs[0] for a in tok if isinstance(a, dict) for w in a.values()]
+        assert min(vals) < 0 < max(vals) and 0 in vals
     want = []
     for block in open(os.path.join(d, "expected.txt"), encoding="utf-8").read().split("\n\n"):
         lines = [l for l in block.split("\n") if l]

@@ -165,6 +165,67 @@ int main(void)
           memcmp(ts->uoff, s0->uoff, 6 * sizeof(uint32_t)) == 0 &&
           memcmp(ts->bobs, s0->bobs, s0->boff[5] * sizeof(uint32_t)) == 0, "same ids");
 
+    /* Values: kept beside their observations by add (grow or not, unknown
+     * ones dropped with theirs), by the tagging buffer and by remap; a
+     * sentence whose kept values are all 1 has none; add_ids refuses a
+     * value that is not finite. */
+    {
+        crfp_dataset *vd = crfp_dataset_new();
+        crfp_obsseq_reset(os, 3);
+        crfp_obsseq_push_value(os, 0, CRFP_OBS_UNIGRAM, "w=1", 3, 2.5);
+        crfp_obsseq_push_value(os, 0, CRFP_OBS_UNIGRAM, "never-seen", 10, -7.0);
+        crfp_obsseq_push_value(os, 0, CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM, "cap", 3, 1.0);
+        crfp_obsseq_push(os, 1, CRFP_OBS_BIGRAM, "B", 1);
+        crfp_obsseq_push_value(os, 2, CRFP_OBS_UNIGRAM, "w=2", 3, -0.5);
+        const char *vl[3] = {"O", "O", "B-NP"};
+        CHECK(crfp_dataset_add(host, vd, crf, os, vl, 0) == CRFP_OK, "valued add");
+        const crfp_seq *q = crfp_dataset_get(vd, 0);
+        CHECK(q && q->uval && q->uoff[3] == 3 && q->uval[0] == 2.5 && q->uval[1] == 1.0 &&
+                  q->uval[2] == -0.5 && has_obs(crf, q->uobs, 0, 1, "w=1") &&
+                  has_obs(crf, q->uobs, 1, 2, "cap") && has_obs(crf, q->uobs, 2, 3, "w=2"),
+              "values beside their observations");
+        CHECK(crfp_seqbuf_fill(sb, crf, os, &ts) == CRFP_OK && ts->uval && ts->uoff[3] == 3 &&
+                  memcmp(ts->uval, q->uval, 3 * sizeof(double)) == 0 &&
+                  memcmp(ts->uobs, q->uobs, 3 * sizeof(uint32_t)) == 0,
+              "tagging buffer keeps the values");
+        /* only the unknown observation had a value: none are kept */
+        crfp_obsseq_reset(os, 1);
+        crfp_obsseq_push(os, 0, CRFP_OBS_UNIGRAM, "w=3", 3);
+        crfp_obsseq_push_value(os, 0, CRFP_OBS_UNIGRAM, "never-seen", 10, 3.0);
+        CHECK(crfp_dataset_add(host, vd, crf, os, vl, 0) == CRFP_OK, "add");
+        CHECK(crfp_dataset_get(vd, 1)->uval == NULL, "all ones: no values");
+        CHECK(crfp_seqbuf_fill(sb, crf, os, &ts) == CRFP_OK && ts->uoff[1] == 1, "fill");
+        /* the earlier sentence's values are still where they were */
+        q = crfp_dataset_get(vd, 0);
+        CHECK(q->uval && q->uval[0] == 2.5 && q->uval[2] == -0.5, "first sentence intact");
+        crfp_seq bad = *q;
+        double nanv[3] = {1.0, NAN, 1.0};
+        bad.uval = nanv;
+        CHECK(crfp_dataset_add_ids(host, vd, &bad) == CRFP_EINVAL &&
+                  crfp_dataset_size(vd) == 2, "a NaN value refused");
+        crfp_seq copy = *q;
+        CHECK(crfp_dataset_add_ids(host, vd, &copy) == CRFP_OK, "add_ids");
+        const crfp_seq *c = crfp_dataset_get(vd, 2);
+        CHECK(c->uval && memcmp(c->uval, crfp_dataset_get(vd, 0)->uval, 3 * sizeof(double)) == 0,
+              "add_ids copies the values");
+        /* remap to the observations other than w=2: the values follow */
+        uint32_t *idmap = malloc(crfp_crf_nobs(crf) * sizeof *idmap);
+        int64_t w2 = crfp_crf_obs_id(crf, "w=2", 3);
+        for (uint32_t o = 0; o < crfp_crf_nobs(crf); o++)
+            idmap[o] = (int64_t)o == w2 ? UINT32_MAX : o;
+        crfp_dataset *rv;
+        CHECK(crfp_dataset_remap(vd, idmap, &rv) == CRFP_OK, "remap");
+        const crfp_seq *r0 = crfp_dataset_get(rv, 0);
+        CHECK(r0->uoff[3] == 2 && r0->uval && r0->uval[0] == 2.5 && r0->uval[1] == 1.0 &&
+                  crfp_dataset_get(rv, 1)->uval == NULL,
+              "remap keeps the values of the observations kept");
+        crfp_dataset_free(rv);
+        free(idmap);
+        crfp_dataset_free(vd);
+        /* put the tagging sentence of the checks below back */
+        sentence(os, 7, 5, lab, 1);
+    }
+
     /* Errors: with θ = 0 every label ties and Viterbi says label 0. */
     size_t P = crfp_crf_nparams(crf);
     double *theta = calloc(P, sizeof(double));

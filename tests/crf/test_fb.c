@@ -217,12 +217,15 @@ int main(void)
 {
     ct_rng = 0x1234567887654321ULL;
     overflow_check();
-    for (int trial = 0; trial < 400; trial++)
-        tiny_trial(trial);
-    for (int trial = 0; trial < 20; trial++) {
-        sparse_dense_trial(trial, 0.95);
-        sparse_dense_trial(trial, 0.6);
-        sparse_dense_trial(trial, 0.0);
+    /* binary observations, then valued ones (CRFsuite's attribute values) */
+    for (ct_valued = 0; ct_valued < 2; ct_valued++) {
+        for (int trial = 0; trial < 400; trial++)
+            tiny_trial(trial);
+        for (int trial = 0; trial < 20; trial++) {
+            sparse_dense_trial(trial, 0.95);
+            sparse_dense_trial(trial, 0.6);
+            sparse_dense_trial(trial, 0.0);
+        }
     }
     if (test_failures)
         fprintf(stderr, "%d failures\n", test_failures);

@@ -26,7 +26,7 @@ static double brute_f(const crfp_crf *crf, crfp_seq *seqs, int n, const double *
         ct_enumerate(crf, &seqs[i], theta, visit, &l);
         l.pass = 1;
         ct_enumerate(crf, &seqs[i], theta, visit, &l);
-        f += l.mx + log(l.z) - crfp_path_score(crf, &seqs[i], theta, seqs[i].y);
+        f += l.mx + log(l.z) - ct_ref_score(crf, &seqs[i], theta, seqs[i].y);
     }
     double sq = 0.0;
     for (size_t j = 0; j < crfp_crf_nparams(crf); j++)
@@ -162,13 +162,14 @@ static void marginal_trial(int trial)
         double logz;
         CHECK(crfp_forward_backward(w, s, theta, &logz, marg) == CRFP_OK, "fb");
         CHECK(crfp_pair_marginals(w, s, theta, pair) == CRFP_OK, "pairs");
-        fref += logz - crfp_path_score(crf, s, theta, s->y);
+        fref += logz - ct_ref_score(crf, s, theta, s->y);
         for (uint32_t t = 0; t < s->T; t++) {
             for (uint32_t k = s->uoff[t]; k < s->uoff[t + 1]; k++) {
                 double *gu = ref + crfp_crf_ublock(crf, s->uobs[k]);
+                const double x = s->uval ? s->uval[k] : 1.0;
                 for (uint32_t y = 0; y < Y; y++)
-                    gu[y] += marg[(size_t)t * Y + y];
-                gu[s->y[t]] -= 1.0;
+                    gu[y] += x * marg[(size_t)t * Y + y];
+                gu[s->y[t]] -= x;
             }
             const double *pt = pair + (size_t)t * (Y + 1) * Y;
             const uint32_t prev = t ? s->y[t - 1] : Y;
@@ -220,12 +221,15 @@ static void marginal_trial(int trial)
 int main(void)
 {
     ct_rng = 0xabcdef0123456789ULL;
-    for (int trial = 0; trial < 6; trial++)
-        fd_trial(trial);
-    for (int trial = 0; trial < 6; trial++)
-        thread_trial(trial, trial % 2 ? 0.8 : 0.0);
-    for (int trial = 0; trial < 2; trial++)
-        marginal_trial(trial);
+    /* binary observations, then valued ones (CRFsuite's attribute values) */
+    for (ct_valued = 0; ct_valued < 2; ct_valued++) {
+        for (int trial = 0; trial < 6; trial++)
+            fd_trial(trial);
+        for (int trial = 0; trial < 6; trial++)
+            thread_trial(trial, trial % 2 ? 0.8 : 0.0);
+        for (int trial = 0; trial < 2; trial++)
+            marginal_trial(trial);
+    }
     /* An unlabelled sequence is refused with a message, not a crash. */
     crfp_crf *crf = ct_model(3, 4);
     crfp_dataset *ds = crfp_dataset_new();

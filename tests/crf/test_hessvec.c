@@ -101,8 +101,9 @@ static void brute_diag(const crfp_crf *crf, const crfp_seq *s, const double *the
                 pm += pair[((size_t)t * (Y + 1) + r) * Y + c];
             for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
                 uint64_t j = crfp_crf_ublock(crf, s->uobs[a]) + c;
+                double x = s->uval ? s->uval[a] : 1.0;
                 if (!mask || ((mask[j >> 6] >> (j & 63)) & 1))
-                    D[j] += pm * (1 - pm);
+                    D[j] += x * x * pm * (1 - pm);
             }
             for (uint32_t r = 0; r <= Y; r++) {
                 if ((r == Y) != (t == 0))
@@ -454,12 +455,15 @@ int main(void)
     crfp_team *team2 = NULL;
     if (crfp_team_new(2, &team2) != CRFP_OK)
         return 99;
-    for (int k = 0; k < 15; k++)
-        tiny(k, team2);
-    for (int k = 0; k < 10; k++)
-        larger(k, team2);
-    single_tokens();
-    sampled(team2);
+    /* binary observations, then valued ones (CRFsuite's attribute values) */
+    for (ct_valued = 0; ct_valued < 2; ct_valued++) {
+        for (int k = 0; k < 15; k++)
+            tiny(k, team2);
+        for (int k = 0; k < 10; k++)
+            larger(k, team2);
+        single_tokens();
+        sampled(team2);
+    }
     crfp_team_free(team2);
     return test_failures ? 1 : 0;
 }

@@ -50,8 +50,11 @@ static void trial_run(int trial)
         CHECK(crfp_viterbi(w, &seq, theta, yv[mode], &sv[mode]) == CRFP_OK, "viterbi");
         CHECK(ct_close(sv[mode], sorted[0], 1e-12), "trial %d mode %d: viterbi %.17g best %.17g",
               trial, mode, sv[mode], sorted[0]);
-        CHECK(ct_close(crfp_path_score(crf, &seq, theta, yv[mode]), sorted[0], 1e-12),
+        CHECK(ct_close(ct_ref_score(crf, &seq, theta, yv[mode]), sorted[0], 1e-12),
               "trial %d mode %d: labelling is not a best one", trial, mode);
+        CHECK(ct_close(crfp_path_score(crf, &seq, theta, yv[mode]),
+                       ct_ref_score(crf, &seq, theta, yv[mode]), 1e-12),
+              "trial %d mode %d: crfp_path_score differs from the definition", trial, mode);
     }
     CHECK(memcmp(yv[1], yv[2], T * sizeof(uint32_t)) == 0,
           "trial %d: sparse and dense Viterbi disagree on ties", trial);
@@ -69,7 +72,7 @@ static void trial_run(int trial)
         for (size_t j = 0; j < found && j < want; j++) {
             CHECK(ct_close(ns[j], sorted[j], 1e-12), "trial %d k %zu rank %zu: %.17g vs %.17g",
                   trial, k, j, ns[j], sorted[j]);
-            CHECK(ct_close(crfp_path_score(crf, &seq, theta, ny + j * T), ns[j], 1e-12),
+            CHECK(ct_close(ct_ref_score(crf, &seq, theta, ny + j * T), ns[j], 1e-12),
                   "trial %d rank %zu: score does not match labelling", trial, j);
             for (size_t i = j > 64 ? j - 64 : 0; i < j; i++)
                 CHECK(memcmp(ny + i * T, ny + j * T, T * sizeof(uint32_t)) != 0,
@@ -109,7 +112,7 @@ static void big_trial(int trial)
     CHECK(crfp_viterbi(wd, &seq, theta, b, &sb) == CRFP_OK, "dense");
     CHECK(sa == sb, "big trial %d: scores %.17g %.17g", trial, sa, sb);
     CHECK(memcmp(a, b, T * sizeof(uint32_t)) == 0, "big trial %d: labellings differ", trial);
-    CHECK(ct_close(crfp_path_score(crf, &seq, theta, a), sa, 1e-12), "score of labelling");
+    CHECK(ct_close(ct_ref_score(crf, &seq, theta, a), sa, 1e-12), "score of labelling");
     crfp_infer_set_simd(wd, 0);
     double sc;
     CHECK(crfp_viterbi(wd, &seq, theta, b, &sc) == CRFP_OK, "dense, baseline vectors");
@@ -153,7 +156,7 @@ static void fixed_trial(int trial)
                 CHECK(crfp_viterbi(wp, q, theta, b, &sb) == CRFP_OK, "viterbi");
                 CHECK(sa == sb && memcmp(a, b, q->T * sizeof *a) == 0,
                       "fixed trial %d round %d: Viterbi %.17g vs %.17g", trial, round, sa, sb);
-                CHECK(ct_close(crfp_path_score(crf, q, theta, a), sa, 1e-12),
+                CHECK(ct_close(ct_ref_score(crf, q, theta, a), sa, 1e-12),
                       "fixed trial %d: score of the labelling", trial);
                 double ta[3], tb[3];
                 CHECK(crfp_nbest(wf, q, theta, 3, na, ta, &fa) == CRFP_OK, "nbest fixed");
@@ -234,12 +237,15 @@ static void prune_trial(int trial, uint64_t *skipped, uint64_t *weighed)
 int main(void)
 {
     ct_rng = 0x0badc0ffee123457ULL;
-    for (int trial = 0; trial < 500; trial++)
-        trial_run(trial);
-    for (int trial = 0; trial < 40; trial++)
-        big_trial(trial);
-    for (int trial = 0; trial < 30; trial++)
-        fixed_trial(trial);
+    /* binary observations, then valued ones (CRFsuite's attribute values) */
+    for (ct_valued = 0; ct_valued < 2; ct_valued++) {
+        for (int trial = 0; trial < 500; trial++)
+            trial_run(trial);
+        for (int trial = 0; trial < 40; trial++)
+            big_trial(trial);
+        for (int trial = 0; trial < 30; trial++)
+            fixed_trial(trial);
+    }
     uint64_t skipped = 0, weighed = 0;
     for (int trial = 0; trial < 30; trial++)
         prune_trial(trial, &skipped, &weighed);

@@ -2,9 +2,10 @@
  * through the attributes features plugin and the crfsuite_writer.
  *
  * The first byte of the input picks a configuration; the rest is the file.
- *   bit 0     weights=binary (else error)
+ *   bit 0     weights=binary (else error), unless bit 3
  *   bit 1     block=1 (else 1000)
  *   bit 2     the host's `line` limit is 40 bytes (else the default)
+ *   bit 3     weights=scale (the default: a weight is the attribute's value)
  * The reader must return documents or an error with a message, never
  * crash, leak or hang.  Oracles on what it returns:
  *   - with the 40-byte limit, a reader that gets to the end of the input
@@ -15,11 +16,13 @@
  *     starting with a TAB;
  *   - `attrs` is "_" or attributes separated by single spaces, holding no
  *     other raw space, no raw TAB or line break, every backslash one of the
- *     escapes \s \t \n \r \\ \_;
+ *     escapes \s \t \n \r \\ \_, or with weights=scale "\*" followed by a
+ *     finite number up to the end of the attribute (its value);
  *   - the attributes plugin extracts every Token (one bias bigram each);
  *   - the writer writes one line per Token and a blank line per Sentence. */
 #include "fuzzhost.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,18 +30,19 @@
 
 static const crfp_reader_vtable *reader_for(unsigned c, crfp_params **params)
 {
-    static const crfp_reader_vtable *rd[4];
-    static crfp_params *rp[4];
+    static const crfp_reader_vtable *rd[16];
+    static crfp_params *rp[16];
     if (!rd[c]) {
         const char *names[] = {"weights", "block"};
-        const char *values[] = {(c & 1) ? "binary" : "error", (c & 2) ? "1" : "1000"};
+        const char *values[] = {(c & 8) ? "scale" : (c & 1) ? "binary" : "error",
+                                (c & 2) ? "1" : "1000"};
         rd[c] = fz_plugin("crfsuite_reader", CRFP_KIND_READER, names, values, 2, &rp[c]);
     }
     *params = rp[c];
     return rd[c];
 }
 
-static void check_cell(const char *a)
+static void check_cell(const char *a, int scale)
 {
     if (!a || !a[0])
         fz_fail("attrs", "missing or empty");
@@ -53,6 +57,16 @@ static void check_cell(const char *a)
             fz_fail("attrs", "holds a raw TAB or line break");
         if (c == ' ' && (p[1] == ' ' || p[1] == '\0'))
             fz_fail("attrs", "two spaces together or a trailing space");
+        if (c == '\\' && p[1] == '*') {
+            if (!scale)
+                fz_fail("attrs", "a value without weights=scale");
+            char *end;
+            double w = strtod(p + 2, &end);
+            if (end == p + 2 || (*end && *end != ' ') || !isfinite(w))
+                fz_fail("attrs", "'\\*' not followed by a finite number up to the end");
+            p = end - 1;
+            continue;
+        }
         if (c == '\\') {
             if (!p[1] || !strchr("stnr\\_", p[1]))
                 fz_fail("attrs", "a backslash that is no escape");
@@ -63,7 +77,7 @@ static void check_cell(const char *a)
 
 /* Every Token against the input text: a whole line starting with its
  * label; returns the number of Tokens and of Sentences. */
-static void check_doc(crfp_doc *doc, size_t *ntok, size_t *nsent)
+static void check_doc(crfp_doc *doc, int scale, size_t *ntok, size_t *nsent)
 {
     size_t tlen, len = crfp_doc_length(doc);
     const char *text = crfp_doc_text(doc, &tlen);
@@ -92,7 +106,7 @@ static void check_doc(crfp_doc *doc, size_t *ntok, size_t *nsent)
         if (lab ? (ln == 0 || ln > n || memcmp(l, lab, ln) != 0 || (ln < n && l[ln] != '\t'))
                 : l[0] != '\t')
             fz_fail("crfsuite_reader", "the label is not the line's first field");
-        check_cell(crfp_ann_str(tok[i], "attrs"));
+        check_cell(crfp_ann_str(tok[i], "attrs"), scale);
     }
     *ntok += nt;
     *nsent += ns;
@@ -147,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     crfp_host *h = fz_host();
-    unsigned c = data[0] & 3;
+    unsigned c = data[0] & 11;
     int small = (data[0] & 4) != 0;
     fz_line_limit(small ? 40 : FZ_DEFAULT_LINE);
     crfp_params *rp;
@@ -161,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     crfp_status st = fz_read_docs(rd, rp, fp, "fuzz.crfsuite", docs, MAXDOCS, &n);
     fclose(fp);
     for (size_t i = 0; i < n; i++) {
-        check_doc(docs[i], &ntok, &nsent);
+        check_doc(docs[i], (c & 8) != 0, &ntok, &nsent);
         extract(docs[i]);
     }
     if (st != CRFP_OK && !crfp_errmsg(h)[0])

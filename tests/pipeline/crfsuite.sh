@@ -96,13 +96,39 @@ grep -q '<f name="format">conll</f>' "$tmp/feat.xml" || fail "attribute=value co
 [ "$(grep -c 'predicted-prob' "$tmp/err")" = 1 ] || fail "the dropped probability is not named once"
 cmp -s "$tmp/p2.txt" "$tmp/pred.txt" || fail "--posteriors changed the labels written"
 
-# 3. What CRFsuite means and crfpipe cannot do, refused with the line.
+# 3. Weights scale their attribute's features (tests/data/crfsuite-valued:
+# CRFsuite's own optimum); weights=binary takes them as 1, weights=error
+# refuses them with the line; what CRFsuite means and crfpipe cannot do is
+# refused with the line.
 printf 'A\tx\ty:0.5\n\n' >"$tmp/w.crfsuite"
 expect_fail "w.crfsuite:1: attribute 'y' has weight 0.5" \
-    "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/w.crfsuite"
+    "$CRFPIPE" train $opts --reader-param weights=error --model "$tmp/x.model" "$tmp/w.crfsuite"
 printf 'A\tx\ty:0.5\nB\ty\n\n' >"$tmp/w.crfsuite"
 "$CRFPIPE" -q train $opts --reader-param weights=binary --model "$tmp/x.model" "$tmp/w.crfsuite" ||
     fail "weights=binary"
+"$CRFPIPE" model dump "$tmp/x.model" | grep -q '^U	y	' || fail "weights=binary: no y"
+# the scale in the model's numbers: with y:0.5 on A and y:1 on B, and y
+# alone at both tokens, y's weights are those of a binary y on twice-as-
+# strong data only if the value was used; here it is enough that binary
+# and scale give different weights, and scale the same as y\*0.5 written
+# as an attribute cell by hand
+"$CRFPIPE" -q train $opts --model "$tmp/s.model" "$tmp/w.crfsuite" || fail "weights=scale"
+"$CRFPIPE" model dump "$tmp/x.model" | grep '^[UB]	' >"$tmp/bin.w"
+"$CRFPIPE" model dump "$tmp/s.model" | grep '^[UB]	' >"$tmp/scale.w"
+cmp -s "$tmp/bin.w" "$tmp/scale.w" && fail "weights=scale trained the binary model"
+printf 'x y\\*0.5\tA\ny\tB\n\n' >"$tmp/w.tsv"
+"$CRFPIPE" -q train $opts --format conll --columns attrs,label --reader-param separator=tab --model "$tmp/c.model" \
+    "$tmp/w.tsv" || fail "train the attribute cells"
+"$CRFPIPE" model dump "$tmp/c.model" | grep '^[UB]	' | cmp -s - "$tmp/scale.w" ||
+    fail "the cell 'y\\*0.5' trained other weights than the CRFsuite attribute y:0.5"
+# a value that is not a number, a value without a name, a value on an
+# attribute that is also a label-pair observation (bigram=all)
+printf 'x y\\*z\tA\n\n' >"$tmp/bad.tsv"
+expect_fail "attribute 'y\\\\\*z': '\\\\\*' must be followed by its value" "$CRFPIPE" train \
+    $opts --format conll --columns attrs,label --reader-param separator=tab --model "$tmp/c.model" "$tmp/bad.tsv"
+printf '\\*2\tA\n\n' >"$tmp/bad.tsv"
+expect_fail "has a value but no name" "$CRFPIPE" train $opts --format conll --reader-param separator=tab \
+    --columns attrs,label --model "$tmp/c.model" "$tmp/bad.tsv"
 printf 'A\tx\n\n@weight:2\nA\tx\n' >"$tmp/d.crfsuite"
 expect_fail "d.crfsuite:3: .*only @weight:1" "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/d.crfsuite"
 printf '@weight:1\nA\tx\nB\ty\n' >"$tmp/d.crfsuite"
@@ -113,7 +139,7 @@ expect_fail "d.crfsuite:2: unknown declaration '@group:1'" \
 # the first colon not escaped starts the weight, as in CRFsuite
 printf 'A\ttime=10:30\n' >"$tmp/c.crfsuite"
 expect_fail "c.crfsuite:1: attribute 'time=10' has weight 30" \
-    "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/c.crfsuite"
+    "$CRFPIPE" train $opts --reader-param weights=error --model "$tmp/x.model" "$tmp/c.crfsuite"
 printf 'A\tx\n\nB\turl=http://x\n' >"$tmp/c.crfsuite"
 expect_fail "c.crfsuite:3: attribute 'url=http://x': the part after its first ':' is not a number" \
     "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/c.crfsuite"

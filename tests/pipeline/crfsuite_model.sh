@@ -1,17 +1,31 @@
 #!/bin/sh
 # A CRFsuite model (tests/data/crfsuite-model, made by CRFsuite 0.12: see
-# its make.sh) imported with `crfpipe model import` tags CRFsuite's test
-# data as `crfsuite tag -p -i` did: the same label for every token, the
-# same marginal of each predicted label and the same probability of each
-# sequence (to CRFsuite's 6 printed decimals); Wapiti's and CRF++'s models
-# are named as such.  Trained on the same data
+# its make.sh; and tests/data/crfsuite-valued, whose attributes have values
+# of either sign and 0) imported with `crfpipe model import` tags CRFsuite's
+# test data as `crfsuite tag -p -i` did: the same label for every token,
+# the same marginal of each predicted label and the same probability of
+# each sequence (to CRFsuite's 6 printed decimals); Wapiti's and CRF++'s
+# models are named as such.  Trained on the same data
 # with CRFsuite's model family (--all-states false --all-transitions false)
-# and penalty, crfpipe reaches CRFsuite's optimum.  A CRFsuite model given where
+# and penalty, crfpipe reaches CRFsuite's optimum, values or not, with
+# L-BFGS and (values) Newton-CG.  A CRFsuite model given where
 # a crfpipe one is expected says how to import it; truncated or corrupted
 # model files are refused with what is wrong, exit 1 and no output.
 . "$top_srcdir/tests/pipeline/common.sh"
 d="$top_srcdir/tests/data/crfsuite-model"
 
+# same_as_crfsuite DIR: the import of DIR/model.crfsuite tags DIR/test.crfsuite
+# as DIR/expected.txt says, and crfpipe trained on DIR/train.crfsuite with
+# CRFsuite's model family and penalty reaches the optimum of DIR/loss.txt
+# with CRFsuite's features and weights.  Leaves $tmp/m.model (the import),
+# $tmp/seen.model and $tmp/w.cs.keys (CRFsuite's features).
+weights() { # model: KIND|OBS|(PREV|)LABEL TAB WEIGHT, sorted
+    "$CRFPIPE" model dump "$1" | awk -F'\t' '$1 == "U" || $1 == "B" {
+        k = $1 "|" $2 "|" $3; if (NF == 5) k = k "|" $4; print k "\t" $NF }' | LC_ALL=C sort
+}
+same_as_crfsuite() {
+d=$1
+echo "== $d"
 "$CRFPIPE" model import "$d/model.crfsuite" -o "$tmp/m.model" 2>"$tmp/log" ||
     { cat "$tmp/log"; fail "model import"; }
 grep -q "imported from" "$tmp/log" || fail "no summary of the import"
@@ -59,10 +73,6 @@ loss=$(sed -n 's/^Loss: *//p' "$d/loss.txt")
 echo "objective at the optimum: crfpipe $f, CRFsuite $loss"
 awk -v a="$f" -v b="$loss" 'BEGIN { d = a - b; exit !(b > 0 && d * d < (1e-6 * b) ^ 2) }' ||
     fail "crfpipe's optimum $f is not CRFsuite's $loss"
-weights() { # model: KIND|OBS|(PREV|)LABEL TAB WEIGHT, sorted
-    "$CRFPIPE" model dump "$1" | awk -F'\t' '$1 == "U" || $1 == "B" {
-        k = $1 "|" $2 "|" $3; if (NF == 5) k = k "|" $4; print k "\t" $NF }' | LC_ALL=C sort
-}
 weights "$tmp/seen.model" >"$tmp/w.seen"
 weights "$tmp/m.model" >"$tmp/w.cs"
 cut -f1 "$tmp/w.cs" | LC_ALL=C sort >"$tmp/w.cs.keys"
@@ -71,6 +81,19 @@ cut -f1 "$tmp/w.seen" | LC_ALL=C sort | cmp -s - "$tmp/w.cs.keys" ||
 paste "$tmp/w.seen" "$tmp/w.cs" | awk -F'\t' '{ d = $2 - $4; if (d < 0) d = -d; if (d > m) m = d; n++ }
     END { printf "%d features, the largest weight difference from CRFsuite %.2g\n", n, m; exit !(n > 1000 && m < 1e-3) }' ||
     fail "crfpipe's weights are not CRFsuite's"
+}
+same_as_crfsuite "$top_srcdir/tests/data/crfsuite-valued"
+# attribute values scale the features in every product the trainers use:
+# Newton-CG (Hessian-vector products) reaches the same optimum
+"$CRFPIPE" train --features attributes --trainer newton-cg --rho2 2 --all-states false \
+    --all-transitions false --epsilon 1e-9 --max-iter 200 --model "$tmp/ncg.model" \
+    "$d/train.crfsuite" 2>"$tmp/ncg.log" || { cat "$tmp/ncg.log"; fail "newton-cg on values"; }
+f=$(sed -n 's/.*F = \([0-9.e+-]*\).*/\1/p' "$tmp/ncg.log" | tail -n 1)
+echo "newton-cg with values: $f, CRFsuite $loss"
+awk -v a="$f" -v b="$loss" 'BEGIN { d = a - b; exit !(b > 0 && d * d < (1e-6 * b) ^ 2) }' ||
+    fail "newton-cg's optimum $f with values is not CRFsuite's $loss"
+same_as_crfsuite "$top_srcdir/tests/data/crfsuite-model"
+
 # every trainer honours them: no weight outside CRFsuite's features (bcd
 # once crashed on a frozen weight when asked for a block's loss alone)
 for tr in sgd-l1 perceptron bcd newton-cg; do

@@ -1,4 +1,5 @@
 /* Unit tests of crfp_obsseq: order, empty tokens, growth, reuse. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +104,78 @@ static void test_growth(void)
     crfp_obsseq_free(o);
 }
 
+/* Values (crfp_obsseq_push_value): none until one other than 1, then 1
+ * for the entries before it; 0 is kept; a bigram value and a value
+ * that is not finite are refused; reset forgets them; they survive growth
+ * of the entry arrays. */
+static void test_values(void)
+{
+    crfp_obsseq *o = crfp_obsseq_new();
+    CHECK(crfp_obsseq_reset(o, 3) == CRFP_OK);
+    CHECK(crfp_obsseq_push_value(o, 0, CRFP_OBS_UNIGRAM, "a", 1, 1.0) == CRFP_OK);
+    CHECK(crfp_obsseq_values(o, 0) == NULL);
+    CHECK(crfp_obsseq_push_value(o, 0, CRFP_OBS_UNIGRAM, "zero", 4, 0.0) == CRFP_OK);
+    CHECK(crfp_obsseq_values(o, 0) != NULL);
+    CHECK(crfp_obsseq_push_value(o, 1, CRFP_OBS_BIGRAM, "B", 1, 2.0) == CRFP_EINVAL);
+    CHECK(crfp_obsseq_push_value(o, 1, CRFP_OBS_UNIGRAM, "n", 1, NAN) == CRFP_EINVAL);
+    CHECK(crfp_obsseq_push_value(o, 1, CRFP_OBS_UNIGRAM, "i", 1, INFINITY) == CRFP_EINVAL);
+    CHECK(crfp_obsseq_push_value(o, 1, CRFP_OBS_BIGRAM, "B", 1, 1.0) == CRFP_OK);
+    CHECK(crfp_obsseq_push_value(o, 1, CRFP_OBS_UNIGRAM, "b", 1, -0.25) == CRFP_OK);
+    CHECK(crfp_obsseq_push(o, 2, CRFP_OBS_UNIGRAM, "c", 1) == CRFP_OK);
+    /* going back is refused with a value too, 0 included */
+    CHECK(crfp_obsseq_push_value(o, 0, CRFP_OBS_UNIGRAM, "d", 1, 0.0) == CRFP_EINVAL);
+    CHECK(crfp_obsseq_push_value(o, 0, CRFP_OBS_UNIGRAM, "d", 1, 3.0) == CRFP_EINVAL);
+    const char *const *s;
+    size_t n;
+    crfp_obsseq_get(o, 0, &s, NULL, &n);
+    CHECK(n == 2 && !strcmp(s[0], "a") && !strcmp(s[1], "zero"));
+    const double *v = crfp_obsseq_values(o, 0);
+    CHECK(v && v[0] == 1.0 && v[1] == 0.0);
+    crfp_obsseq_get(o, 1, &s, NULL, &n);
+    v = crfp_obsseq_values(o, 1);
+    CHECK(n == 2 && !strcmp(s[1], "b") && v && v[0] == 1.0 && v[1] == -0.25);
+    v = crfp_obsseq_values(o, 2);
+    CHECK(v && v[0] == 1.0);
+    CHECK(crfp_obsseq_values(o, 3) == NULL && crfp_obsseq_values(NULL, 0) == NULL);
+    /* a new sentence starts without values */
+    CHECK(crfp_obsseq_reset(o, 1) == CRFP_OK);
+    CHECK(crfp_obsseq_push(o, 0, CRFP_OBS_UNIGRAM, "a", 1) == CRFP_OK);
+    CHECK(crfp_obsseq_values(o, 0) == NULL);
+    /* thousands of entries, a value on every 7th, the first value late */
+    CHECK(crfp_obsseq_reset(o, 10) == CRFP_OK);
+    char buf[32];
+    for (int k = 0; k < 5000; k++) {
+        int m = snprintf(buf, sizeof buf, "o%d", k);
+        double x = k >= 600 && k % 7 == 0 ? k / 8.0 : 1.0;
+        CHECK(crfp_obsseq_push_value(o, (size_t)k / 500, CRFP_OBS_UNIGRAM, buf, (size_t)m, x) ==
+              CRFP_OK);
+    }
+    int bad = 0;
+    for (size_t t = 0; t < 10; t++) {
+        crfp_obsseq_get(o, t, &s, NULL, &n);
+        v = crfp_obsseq_values(o, t);
+        for (size_t k = 0; v && k < n; k++) {
+            int id = atoi(s[k] + 1);
+            bad += v[k] != (id >= 600 && id % 7 == 0 ? id / 8.0 : 1.0);
+        }
+        bad += !v || n != 500;
+    }
+    CHECK(bad == 0);
+    crfp_obsseq_free(o);
+    /* the very first push of a fresh container may carry a value */
+    o = crfp_obsseq_new();
+    CHECK(crfp_obsseq_reset(o, 1) == CRFP_OK);
+    CHECK(crfp_obsseq_push_value(o, 0, CRFP_OBS_UNIGRAM, "x", 1, 0.5) == CRFP_OK);
+    v = crfp_obsseq_values(o, 0);
+    CHECK(v && v[0] == 0.5);
+    crfp_obsseq_free(o);
+}
+
 int main(void)
 {
     test_basic();
     test_growth();
+    test_values();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

@@ -180,12 +180,18 @@ void crfp_crf_write_weight(const crfp_crf *crf, const crfp_crf_weight *w, FILE *
 /* --- sequences ------------------------------------------------------------
  * A sentence as ids: T positions; for position t its unigram observation
  * ids are uobs[uoff[t] .. uoff[t+1]) and bigram ones bobs[boff[t] ..
- * boff[t+1]).  y (may be NULL when unlabelled) holds label ids. */
+ * boff[t+1]).  y (may be NULL when unlabelled) holds label ids.
+ * uval (since 2.5; NULL: every value is 1) holds, at the same indices as
+ * uobs, the value of each unigram observation: its features contribute
+ * uval[i]·μ(y, uobs[i]) to the score (CRFsuite's attribute values).  Bigram
+ * observations are binary.  A caller building a crfp_seq for
+ * crfp_dataset_add_ids sets uval (NULL, or finite values). */
 typedef struct crfp_seq {
     uint32_t T;
     uint32_t *y;
     uint32_t *uoff, *uobs;
     uint32_t *boff, *bobs;
+    double *uval;
 } crfp_seq;
 
 /* A set of sequences in one arena.  new: empty, owned by the caller; NULL
@@ -214,8 +220,9 @@ const crfp_seq *crfp_dataset_get(const crfp_dataset *ds, size_t i);
 crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
                              const crfp_obsseq *obs, const char *const *labels, int grow);
 
-/* Append a sentence already expressed as ids (copied; seq->y may be NULL).
- * Ids are not checked here: crfp_crfobj_new / crfp_crf_errors check them.
+/* Append a sentence already expressed as ids (copied; seq->y and seq->uval
+ * may be NULL).  Ids are not checked here: crfp_crfobj_new / crfp_crf_errors
+ * check them; a value that is not finite is CRFP_EINVAL.
  * For tests, benchmarks and callers that intern observations themselves.
  * Errors: CRFP_EINVAL (malformed offsets), CRFP_ENOMEM.  CRFP_EINVAL
  * also for ds or seq NULL; messages are recorded in host (may be NULL).

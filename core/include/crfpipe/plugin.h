@@ -35,7 +35,9 @@
  * process; 2.3 adds the descriptor's `flags` (readers whose files may be
  * cut at blank lines, for distributed training) and the trainer's
  * resumable entry point (`resume`, checkpoints); 2.4 adds the feature
- * extractor's `prerequisites` (incremental feature sets).
+ * extractor's `prerequisites` (incremental feature sets); 2.5 adds valued
+ * observations (crfp_obsseq_push_value, crfp_obsseq_values; the engine's
+ * crfp_seq.uval).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -52,7 +54,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 4u
+#define CRFP_ABI_MINOR 5u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif
@@ -244,6 +246,21 @@ crfp_status crfp_obsseq_reset(crfp_obsseq *o, size_t ntok);
  * also for o NULL, s NULL with len > 0, or len == SIZE_MAX.  A NUL inside
  * the bytes ends the observation as the CRF engine interns it. */
 crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const char *s, size_t len);
+/* 2.5: crfp_obsseq_push with a value (CRFsuite's attribute value): the
+ * observation's unigram features contribute value·μ(y, obs) to the score
+ * instead of μ(y, obs).  Value 1 is crfp_obsseq_push.  Value 0 is kept:
+ * the observation adds nothing to the scores, but it is in the data, as in
+ * CRFsuite (its label is seen with it: `--all-states false`; it counts for
+ * --min-freq).  CRFP_EINVAL, besides crfp_obsseq_push's cases, for a value that is not
+ * finite, or a value other than 1 with CRFP_OBS_BIGRAM in flags: the label
+ * pair features are binary.  CRFP_ENOMEM. */
+crfp_status crfp_obsseq_push_value(crfp_obsseq *o, size_t t, unsigned flags, const char *s,
+                                   size_t len, double value);
+/* 2.5: the values of token t's observations, in the order of
+ * crfp_obsseq_get (owned by o, valid until the next push or reset), or NULL
+ * when every observation of the sentence has value 1 (or o is NULL, or
+ * t >= ntok). */
+const double *crfp_obsseq_values(const crfp_obsseq *o, size_t t);
 /* Tokens of the current sentence (0 for o NULL). */
 size_t crfp_obsseq_ntok(const crfp_obsseq *o);
 /* The observations of token t: *n entries (0 for t >= ntok); strings and

@@ -1,5 +1,6 @@
 /* crfpipe — datasets of id sequences (CSR in a few big buffers) and the
  * reusable tagging buffer. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "crf_impl.h"
@@ -28,12 +29,40 @@ static int u32_reserve(u32buf *b, size_t extra)
     return 0;
 }
 
+/* A growable double array: the values of valued unigram observations. */
+typedef struct dblbuf {
+    double *v;
+    size_t n, cap;
+} dblbuf;
+
+static int dbl_reserve(dblbuf *b, size_t extra)
+{
+    if (b->v && b->n + extra <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->n + extra)
+        cap *= 2;
+    double *v = realloc(b->v, cap * sizeof *v);
+    if (!v)
+        return -1;
+    b->v = v;
+    b->cap = cap;
+    return 0;
+}
+
+#define NO_VALUES SIZE_MAX
+
 typedef struct seqrec {
     size_t y, uoff, uobs, boff, bobs; /* offsets of the sequence in each buffer */
+    size_t uval;                      /* in uval, or NO_VALUES: every value is 1 */
 } seqrec;
 
+/* Values are stored only for the sequences that have one other than 1
+ * (CRFsuite's attribute values): a binary corpus costs nothing more, and
+ * its sequences keep uval NULL, the engine's fast path. */
 struct crfp_dataset {
     u32buf y, uoff, uobs, boff, bobs;
+    dblbuf uval;
     crfp_seq *seqs;
     seqrec *rec;
     size_t n, cap;
@@ -54,6 +83,7 @@ void crfp_dataset_free(crfp_dataset *ds)
     free(ds->uobs.v);
     free(ds->boff.v);
     free(ds->bobs.v);
+    free(ds->uval.v);
     free(ds->seqs);
     free(ds->rec);
     free(ds);
@@ -83,6 +113,7 @@ static void repoint(crfp_dataset *ds, size_t i, int labelled)
     s->uobs = ds->uobs.v + r->uobs;
     s->boff = ds->boff.v + r->boff;
     s->bobs = ds->bobs.v + r->bobs;
+    s->uval = r->uval == NO_VALUES ? NULL : ds->uval.v + r->uval;
 }
 
 /* Open a new sequence of T tokens: reserves offsets and labels. */
@@ -110,6 +141,7 @@ static crfp_status begin_seq(crfp_dataset *ds, uint32_t T, int labelled)
     r->uobs = ds->uobs.n;
     r->boff = ds->boff.n;
     r->bobs = ds->bobs.n;
+    r->uval = NO_VALUES;
     ds->seqs[ds->n].T = T;
     ds->uoff.v[ds->uoff.n] = 0;
     ds->boff.v[ds->boff.n] = 0;
@@ -119,17 +151,17 @@ static crfp_status begin_seq(crfp_dataset *ds, uint32_t T, int labelled)
 /* Re-point the first n sequences when a buffer moved since `old` was
  * taken: also after a failed reservation, which may have moved some
  * buffers before another one could not grow. */
-static void repoint_moved(crfp_dataset *ds, size_t n, const uint32_t *old[5])
+static void repoint_moved(crfp_dataset *ds, size_t n, const void *old[6])
 {
     int moved = old[0] != ds->y.v || old[1] != ds->uoff.v || old[2] != ds->uobs.v ||
-                old[3] != ds->boff.v || old[4] != ds->bobs.v;
+                old[3] != ds->boff.v || old[4] != ds->bobs.v || old[5] != ds->uval.v;
     for (size_t i = 0; moved && i < n; i++)
         repoint(ds, i, ds->seqs[i].y != NULL);
 }
 
 /* Close the sequence opened by begin_seq and re-point every sequence when a
  * buffer moved during its construction. */
-static void end_seq(crfp_dataset *ds, uint32_t T, int labelled, const uint32_t *old[5])
+static void end_seq(crfp_dataset *ds, uint32_t T, int labelled, const void *old[6])
 {
     ds->y.n += labelled ? T : 0;
     ds->uoff.n += (size_t)T + 1;
@@ -147,6 +179,7 @@ static void end_seq(crfp_dataset *ds, uint32_t T, int labelled, const uint32_t *
         (old)[2] = (ds)->uobs.v; \
         (old)[3] = (ds)->boff.v; \
         (old)[4] = (ds)->bobs.v; \
+        (old)[5] = (ds)->uval.v; \
     } while (0)
 
 crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
@@ -161,7 +194,7 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
         return crfp_error(host, CRFP_EINVAL, "crf: sentence of %zu tokens is too long", ntok);
     uint32_t T = (uint32_t)ntok;
     int labelled = labels != NULL;
-    const uint32_t *old[5];
+    const void *old[6];
     SNAPSHOT(ds, old);
     if (begin_seq(ds, T, labelled) != CRFP_OK) {
         repoint_moved(ds, ds->n, old);
@@ -169,10 +202,17 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
     }
     uint32_t *uoff = ds->uoff.v + ds->uoff.n, *boff = ds->boff.v + ds->boff.n;
     uint32_t *y = labelled ? ds->y.v + ds->y.n : NULL;
-    size_t u0 = ds->uobs.n, b0 = ds->bobs.n;
+    size_t u0 = ds->uobs.n, b0 = ds->bobs.n, v0 = ds->uval.n;
     crfp_status st = CRFP_OK;
     crfp_obsview ov;
     crfp_obsseq_view(obs, &ov);
+    if (ov.val) {
+        if (dbl_reserve(&ds->uval, ov.nent)) {
+            repoint_moved(ds, ds->n, old);
+            return crfp_error(host, CRFP_ENOMEM, "crf: out of memory adding a sentence");
+        }
+        ds->rec[ds->n].uval = v0;
+    }
     for (uint32_t t = 0; t < T; t++) {
         if (labelled) {
             if (!labels[t]) {
@@ -218,8 +258,11 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
                 id = (uint32_t)have;
                 f &= crf->oflags[id];
             }
-            if (f & CRFP_OBS_UNIGRAM)
+            if (f & CRFP_OBS_UNIGRAM) {
                 ds->uobs.v[ds->uobs.n++] = id;
+                if (ov.val)
+                    ds->uval.v[ds->uval.n++] = ov.val[i];
+            }
             if (f & CRFP_OBS_BIGRAM)
                 ds->bobs.v[ds->bobs.n++] = id;
         }
@@ -230,12 +273,23 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
             goto fail;
         }
     }
+    if (ov.val) {
+        /* values other than 1 only on observations the model dropped */
+        int ones = 1;
+        for (size_t k = v0; k < ds->uval.n && ones; k++)
+            ones = ds->uval.v[k] == 1.0;
+        if (ones) {
+            ds->uval.n = v0;
+            ds->rec[ds->n].uval = NO_VALUES;
+        }
+    }
     end_seq(ds, T, labelled, old);
     return CRFP_OK;
 fail:
     /* Forget the partial sentence; earlier ones may need re-pointing. */
     ds->uobs.n = u0;
     ds->bobs.n = b0;
+    ds->uval.n = v0;
     for (size_t i = 0; i < ds->n; i++)
         repoint(ds, i, ds->seqs[i].y != NULL);
     return st;
@@ -249,10 +303,13 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
     int labelled = seq->y != NULL;
     size_t nu = T ? seq->uoff[T] - seq->uoff[0] : 0;
     size_t nb = T ? seq->boff[T] - seq->boff[0] : 0;
-    const uint32_t *old[5];
+    for (size_t k = 0; seq->uval && k < nu; k++)
+        if (!isfinite(seq->uval[seq->uoff[0] + k]))
+            return crfp_error(host, CRFP_EINVAL, "crf: dataset_add_ids: a value is not finite");
+    const void *old[6];
     SNAPSHOT(ds, old);
     if (begin_seq(ds, T, labelled) != CRFP_OK || u32_reserve(&ds->uobs, nu) ||
-        u32_reserve(&ds->bobs, nb)) {
+        u32_reserve(&ds->bobs, nb) || (seq->uval && dbl_reserve(&ds->uval, nu))) {
         repoint_moved(ds, ds->n, old);
         return crfp_error(host, CRFP_ENOMEM, "crf: out of memory adding a sentence");
     }
@@ -264,6 +321,12 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
         memcpy(ds->uobs.v + ds->uobs.n, seq->uobs + seq->uoff[0], nu * sizeof(uint32_t));
     if (nb)
         memcpy(ds->bobs.v + ds->bobs.n, seq->bobs + seq->boff[0], nb * sizeof(uint32_t));
+    if (seq->uval) {
+        ds->rec[ds->n].uval = ds->uval.n;
+        if (nu)
+            memcpy(ds->uval.v + ds->uval.n, seq->uval + seq->uoff[0], nu * sizeof(double));
+        ds->uval.n += nu;
+    }
     if (labelled && T)
         memcpy(ds->y.v + ds->y.n, seq->y, T * sizeof(uint32_t));
     ds->uobs.n += nu;
@@ -295,6 +358,7 @@ crfp_status crfp_dataset_obs_counts(const crfp_dataset *ds, uint32_t nobs, uint6
 struct crfp_seqbuf {
     crfp_seq seq;
     u32buf uoff, uobs, boff, bobs;
+    dblbuf uval;
     u32buf hash, slot; /* per observation of the sentence, for batching */
 };
 
@@ -311,6 +375,7 @@ void crfp_seqbuf_free(crfp_seqbuf *b)
     free(b->uobs.v);
     free(b->boff.v);
     free(b->bobs.v);
+    free(b->uval.v);
     free(b->hash.v);
     free(b->slot.v);
     free(b);
@@ -347,6 +412,11 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
         u32_reserve(&b->uobs, nent) || u32_reserve(&b->bobs, nent) ||
         u32_reserve(&b->hash, nent) || u32_reserve(&b->slot, nent))
         return CRFP_ENOMEM;
+    b->uval.n = 0;
+    const double *oval = ov.val;
+    if (oval && dbl_reserve(&b->uval, nent))
+        return CRFP_ENOMEM;
+    double *uval = oval ? b->uval.v : NULL;
     /* Three passes over the whole sentence: hash every observation and ask
      * for its table slot; find each slot (now cached) and ask for its
      * string; only then compare strings.  Over a 300k-entry table nearly
@@ -395,6 +465,8 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
                 continue;
             const unsigned f = ov.flags[k];
             if ((f & CRFP_OBS_UNIGRAM) && ublk[id] != CRFP_NO_BLOCK) {
+                if (uval)
+                    uval[nu] = oval[k];
                 uobs[nu++] = (uint32_t)id;
                 prefetch_block(wts + ublk[id], Y);
             }
@@ -412,6 +484,7 @@ crfp_status crfp_seqbuf_fill(crfp_seqbuf *b, const crfp_crf *crf, const crfp_obs
     b->seq.uobs = uobs;
     b->seq.boff = boff;
     b->seq.bobs = bobs;
+    b->seq.uval = uval;
     *seq = &b->seq;
     return CRFP_OK;
 }

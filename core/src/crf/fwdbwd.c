@@ -177,12 +177,23 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
         if (g) {
             if (pf && t >= PREFETCH_AHEAD)
                 crfp_prefetch_unigram(crf, seq, t - PREFETCH_AHEAD, g, 1);
-            for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
-                double *gu = g + gub[seq->uobs[i]];
-                for (uint32_t y = 0; y < Y; y++)
-                    gu[y] += p[y];
-                if (gold)
-                    gu[gold[t]] -= 1.0;
+            if (!seq->uval) {
+                for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
+                    double *gu = g + gub[seq->uobs[i]];
+                    for (uint32_t y = 0; y < Y; y++)
+                        gu[y] += p[y];
+                    if (gold)
+                        gu[gold[t]] -= 1.0;
+                }
+            } else {
+                for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
+                    double *gu = g + gub[seq->uobs[i]];
+                    const double v = seq->uval[i];
+                    for (uint32_t y = 0; y < Y; y++)
+                        gu[y] += v * p[y];
+                    if (gold)
+                        gu[gold[t]] -= v;
+                }
             }
         }
         if (t == 0) {

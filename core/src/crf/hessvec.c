@@ -265,14 +265,17 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
         memset(u, 0, Y * sizeof *u);
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
             const uint64_t base = crf->ublk[s->uobs[a]];
-            const double *vu = v + base;
-            if (!mask) {
+            const double *vu = v + base, x = crfp_uval(s, a);
+            if (!mask && x == 1.0) {
                 for (uint32_t y = 0; y < Y; y++)
                     u[y] += vu[y];
+            } else if (!mask) {
+                for (uint32_t y = 0; y < Y; y++)
+                    u[y] += x * vu[y];
             } else {
                 for (uint32_t y = 0; y < Y; y++)
                     if (!masked_out(mask, base + y))
-                        u[y] += vu[y];
+                        u[y] += x * vu[y];
             }
         }
     }
@@ -331,8 +334,9 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
             uh[c] = At[c] * beta[c] + at[c] * (B[c] - beta[c] * Es);
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
             double *o = hv + crf->ublk[s->uobs[a]];
+            const double x = crfp_uval(s, a);
             for (uint32_t c = 0; c < Y; c++)
-                o[c] += uh[c];
+                o[c] += x * uh[c];
         }
         if (t == 0) {
             for (uint32_t a = s->boff[0]; a < s->boff[1]; a++) {
@@ -445,8 +449,9 @@ static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
         }
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
             double *o = d + crf->ublk[s->uobs[a]];
+            const double x = crfp_uval(s, a), x2 = x * x;
             for (uint32_t c = 0; c < Y; c++)
-                o[c] += p[c];
+                o[c] += x2 * p[c];
         }
         if (t == 0) {
             for (uint32_t a = s->boff[0]; a < s->boff[1]; a++) {

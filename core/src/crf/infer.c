@@ -303,7 +303,7 @@ double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *t
     double s = 0.0;
     for (uint32_t t = 0; t < seq->T; t++) {
         for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++)
-            s += theta[crf->ublk[seq->uobs[i]] + y[t]];
+            s += crfp_uval(seq, i) * theta[crf->ublk[seq->uobs[i]] + y[t]];
         size_t prev = t ? y[t - 1] : Y;
         for (uint32_t i = seq->boff[t]; i < seq->boff[t + 1]; i++)
             s += theta[crf->bblk[seq->bobs[i]] + prev * Y + y[t]];

@@ -193,17 +193,34 @@ crfp_status crfp_view_get(crfp_infer *w, const crfp_seq *seq, uint32_t t, const 
 /* Undo the scratch state of the last view (cheap; call before the next). */
 void crfp_view_release(crfp_infer *w, const crfp_seq *seq, uint32_t t);
 
-/* Unigram scores s_t(y) into out (Y). */
+/* The value of unigram observation i of seq (1 without values). */
+static inline double crfp_uval(const crfp_seq *seq, uint32_t i)
+{
+    return seq->uval ? seq->uval[i] : 1.0;
+}
+
+/* Unigram scores s_t(y) = Σ_i v_i μ(y, o_i) into out (Y). */
 static inline void crfp_unigram(const crfp_crf *crf, const crfp_seq *seq, uint32_t t,
                                 const double *theta, double *out)
 {
     uint32_t Y = crf->Y;
     for (uint32_t y = 0; y < Y; y++)
         out[y] = 0.0;
+    /* two loops, so that the binary one (nearly every corpus) stays as
+     * tight as it was before values */
+    if (!seq->uval) {
+        for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
+            const double *mu = theta + crf->ublk[seq->uobs[i]];
+            for (uint32_t y = 0; y < Y; y++)
+                out[y] += mu[y];
+        }
+        return;
+    }
     for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
         const double *mu = theta + crf->ublk[seq->uobs[i]];
+        const double v = seq->uval[i];
         for (uint32_t y = 0; y < Y; y++)
-            out[y] += mu[y];
+            out[y] += v * mu[y];
     }
 }
 

@@ -281,7 +281,7 @@ crfp_status crfp_nbest(crfp_infer *w, const crfp_seq *seq, const double *theta, 
         /* s_t(y) alone, summed in crfp_unigram's order */
         double sy = 0.0;
         for (uint32_t i = seq->uoff[nd.t]; i < seq->uoff[nd.t + 1]; i++)
-            sy += theta[crf->ublk[seq->uobs[i]] + nd.y];
+            sy += crfp_uval(seq, i) * theta[crf->ublk[seq->uobs[i]] + nd.y];
         struct crfp_nbnode *m = &w->nb_node[id];
         m->col = c;
         m->G = nd.g + sy;

@@ -22,12 +22,17 @@ static int block_active(const crfp_crf *crf, const double *theta, uint32_t o)
 }
 
 /* Filter one id list through the map, appending to out. */
-static size_t filter_ids(const uint32_t *ids, uint32_t a, uint32_t b, const uint32_t *map,
-                         uint32_t *out, size_t k)
+/* Keep the ids of [a, b) that map has, mapped, at out[k..]; with val (the
+ * unigram values, or NULL) their values go to oval[k..] alike. */
+static size_t filter_ids(const uint32_t *ids, const double *val, uint32_t a, uint32_t b,
+                         const uint32_t *map, uint32_t *out, double *oval, size_t k)
 {
     for (uint32_t i = a; i < b; i++)
-        if (map[ids[i]] != UINT32_MAX)
+        if (map[ids[i]] != UINT32_MAX) {
+            if (val)
+                oval[k] = val[i];
             out[k++] = map[ids[i]];
+        }
     return k;
 }
 
@@ -153,6 +158,7 @@ crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp
     crfp_status st = CRFP_ENOMEM;
     crfp_dataset *nd = crfp_dataset_new();
     uint32_t *ids = NULL, *uoff = NULL, *boff = NULL;
+    double *vals = NULL;
     size_t capids = 0, capT = 0;
     if (!nd)
         return CRFP_ENOMEM;
@@ -165,6 +171,10 @@ crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp
             if (!n)
                 goto fail;
             ids = n;
+            double *v = realloc(vals, capids * sizeof *v);
+            if (!v)
+                goto fail;
+            vals = v;
         }
         if ((size_t)s->T + 1 > capT) {
             capT = 2 * ((size_t)s->T + 1);
@@ -180,26 +190,28 @@ crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp
         size_t ku = 0;
         uoff[0] = 0;
         for (uint32_t t = 0; t < s->T; t++) {
-            ku = filter_ids(s->uobs, s->uoff[t], s->uoff[t + 1], map, ids, ku);
+            ku = filter_ids(s->uobs, s->uval, s->uoff[t], s->uoff[t + 1], map, ids, vals, ku);
             uoff[t + 1] = (uint32_t)ku;
         }
         size_t kb = ku;
         boff[0] = 0;
         for (uint32_t t = 0; t < s->T; t++) {
-            kb = filter_ids(s->bobs, s->boff[t], s->boff[t + 1], map, ids, kb);
+            kb = filter_ids(s->bobs, NULL, s->boff[t], s->boff[t + 1], map, ids, NULL, kb);
             boff[t + 1] = (uint32_t)(kb - ku);
         }
-        crfp_seq ns = {s->T, s->y, uoff, ids, boff, ids + ku};
+        crfp_seq ns = {s->T, s->y, uoff, ids, boff, ids + ku, s->uval ? vals : NULL};
         if ((st = crfp_dataset_add_ids(NULL, nd, &ns)) != CRFP_OK)
             goto fail;
     }
     free(ids);
+    free(vals);
     free(uoff);
     free(boff);
     *out = nd;
     return CRFP_OK;
 fail:
     free(ids);
+    free(vals);
     free(uoff);
     free(boff);
     crfp_dataset_free(nd);

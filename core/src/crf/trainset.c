@@ -323,7 +323,7 @@ static crfp_status ts_viterbi(crfp_tsws *ws, const double *theta, size_t i, uint
     return crfp_viterbi_run(ws->w, crfp_dataset_get(ws->ts->ds, i), theta, y, score);
 }
 
-static crfp_status feat_push(crfp_tsws *ws, size_t *k, uint64_t j)
+static crfp_status feat_push(crfp_tsws *ws, size_t *k, uint64_t j, double val)
 {
     if (masked_out(ws->ts, j))
         return CRFP_OK;
@@ -340,7 +340,7 @@ static crfp_status feat_push(crfp_tsws *ws, size_t *k, uint64_t j)
         ws->capf = cap;
     }
     ws->fidx[*k] = j;
-    ws->fval[(*k)++] = 1.0;
+    ws->fval[(*k)++] = val;
     return CRFP_OK;
 }
 
@@ -358,10 +358,10 @@ static crfp_status ts_path_features(crfp_tsws *ws, size_t i, const uint32_t *y,
         if (y[t] >= Y)
             return CRFP_EINVAL;
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1] && st == CRFP_OK; a++)
-            st = feat_push(ws, &k, crf->ublk[s->uobs[a]] + y[t]);
+            st = feat_push(ws, &k, crf->ublk[s->uobs[a]] + y[t], crfp_uval(s, a));
         uint64_t row = (uint64_t)(t ? y[t - 1] : Y) * Y + y[t];
         for (uint32_t a = s->boff[t]; a < s->boff[t + 1] && st == CRFP_OK; a++)
-            st = feat_push(ws, &k, crf->bblk[s->bobs[a]] + row);
+            st = feat_push(ws, &k, crf->bblk[s->bobs[a]] + row, 1.0);
     }
     *idx = ws->fidx;
     *val = ws->fval;
@@ -469,8 +469,9 @@ static int grow_d(double **p, size_t *cap, size_t n)
  * variance of its indicator, p(1 − p): the diagonal of the Hessian of log Z
  * without the covariances between positions, which is the curvature
  * blockwise coordinate descent uses (Sokolovska et al. 2010).  An
- * observation may fire more than once at a position: counts c give c·p and
- * c²·p(1 − p). */
+ * observation may fire more than once at a position, and a unigram one
+ * with a value: their total c (the count, or the sum of the values) gives
+ * c·p and c²·p(1 − p). */
 static void occ_stats(const engine_ts *e, const crfp_seq *s, uint32_t t, size_t b,
                       const double *p, const double *pt, double *g, double *h)
 {
@@ -482,10 +483,10 @@ static void occ_stats(const engine_ts *e, const crfp_seq *s, uint32_t t, size_t 
     double *gbk = g + (hasu ? Y : 0), *hbk = h + (hasu ? Y : 0);
     double cu = 0, cb = 0;
     for (uint32_t x = s->uoff[t]; x < s->uoff[t + 1]; x++)
-        cu += s->uobs[x] == b;
+        cu += s->uobs[x] == b ? crfp_uval(s, x) : 0.0;
     for (uint32_t x = s->boff[t]; x < s->boff[t + 1]; x++)
         cb += s->bobs[x] == b;
-    if (cu > 0 && hasu) {
+    if (cu != 0 && hasu) {
         for (uint32_t y = 0; y < Y; y++) {
             gu[y] += cu * p[y];
             hu[y] += cu * cu * p[y] * (1.0 - p[y]);

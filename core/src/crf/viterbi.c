@@ -140,6 +140,11 @@ static void vit_unigram(const crfp_infer *w, const crfp_seq *seq, uint32_t t,
     const crfp_crf *crf = w->crf;
     const uint32_t Y = crf->Y, i0 = seq->uoff[t], i1 = seq->uoff[t + 1];
     uint32_t c0 = 0;
+    if (seq->uval) {
+        /* valued observations (rare): crfp_unigram's sum, in its order */
+        crfp_unigram(crf, seq, t, theta, out);
+        return;
+    }
 #ifdef VIT_AVX
     if (w->avx)
         c0 = vit_unigram_avx(crf, seq, t, theta, out, c0);

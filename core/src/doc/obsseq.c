@@ -11,7 +11,13 @@
  * Each entry also records its key length (bytes before the first NUL), found
  * while the bytes are copied, so that the engine never runs strlen over
  * strings it has just been handed.
+ *
+ * Values (CRFsuite's attribute values) are rare: the value array exists only
+ * from the first value other than 1 in a sentence on (the entries before it
+ * are then filled with 1), so that binary observations cost nothing and the
+ * engine sees "no values" for a binary sentence.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +31,8 @@ struct crfp_obsseq {
     const char **sptr;      /* per entry: arena + soff, kept in sync */
     size_t *klen;           /* per entry: length up to the first NUL */
     unsigned char *flags;   /* per entry */
+    double *val;            /* per entry, ecap long, when allocated */
+    int hasval;             /* val holds this sentence's values */
     size_t nent, ecap;
     size_t *tstart;         /* per token: first entry; valid below `filled` */
     size_t ntok, tcap;
@@ -45,6 +53,7 @@ void crfp_obsseq_free(crfp_obsseq *o)
     free(o->sptr);
     free(o->klen);
     free(o->flags);
+    free(o->val);
     free(o->tstart);
     free(o);
 }
@@ -67,6 +76,7 @@ crfp_status crfp_obsseq_reset(crfp_obsseq *o, size_t ntok)
     o->filled = 0;
     o->nent = 0;
     o->alen = 0;
+    o->hasval = 0;
     return CRFP_OK;
 }
 
@@ -89,6 +99,12 @@ static crfp_status grow_entries(crfp_obsseq *o)
     if (!fl)
         return CRFP_ENOMEM;
     o->flags = fl;
+    if (o->val || o->hasval) {
+        double *v = realloc(o->val, cap * sizeof *v);
+        if (!v)
+            return CRFP_ENOMEM;
+        o->val = v;
+    }
     o->ecap = cap;
     return CRFP_OK;
 }
@@ -195,9 +211,32 @@ crfp_status crfp_obsseq_push(crfp_obsseq *o, size_t t, unsigned flags, const cha
     fl[k] = (unsigned char)flags;
     klen[k] = copy_key(dst, s, len);
     dst[len] = '\0';
+    if (o->hasval)
+        o->val[k] = 1.0;
     return CRFP_OK;
 }
 
+crfp_status crfp_obsseq_push_value(crfp_obsseq *o, size_t t, unsigned flags, const char *s,
+                                   size_t len, double value)
+{
+    if (!o || !isfinite(value) || (value != 1.0 && (flags & CRFP_OBS_BIGRAM)))
+        return CRFP_EINVAL;
+    if (value != 1.0 && !o->hasval) {
+        /* the first value of the sentence: every entry so far has 1 */
+        if (!o->val && o->ecap) {
+            o->val = malloc(o->ecap * sizeof *o->val);
+            if (!o->val)
+                return CRFP_ENOMEM;
+        }
+        for (size_t k = 0; k < o->nent; k++)
+            o->val[k] = 1.0;
+        o->hasval = 1;
+    }
+    crfp_status st = crfp_obsseq_push(o, t, flags, s, len);
+    if (st == CRFP_OK && o->hasval)
+        o->val[o->nent - 1] = value;
+    return st;
+}
 void crfp_obsseq_view(const crfp_obsseq *o, crfp_obsview *v)
 {
     v->ntok = o->ntok;
@@ -207,6 +246,7 @@ void crfp_obsseq_view(const crfp_obsseq *o, crfp_obsview *v)
     v->flags = o->flags;
     v->tstart = o->tstart;
     v->filled = o->filled;
+    v->val = o->hasval ? o->val : NULL;
 }
 
 size_t crfp_obsseq_ntok(const crfp_obsseq *o)
@@ -234,4 +274,11 @@ void crfp_obsseq_get(const crfp_obsseq *o, size_t t, const char *const **strs,
         *flags = o->flags ? o->flags + b : NULL;
     if (n)
         *n = e - b;
+}
+
+const double *crfp_obsseq_values(const crfp_obsseq *o, size_t t)
+{
+    if (!o || !o->hasval || t >= o->ntok)
+        return NULL;
+    return o->val + (t < o->filled ? o->tstart[t] : o->nent);
 }

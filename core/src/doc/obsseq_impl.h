@@ -22,6 +22,7 @@ typedef struct crfp_obsview {
     const unsigned char *flags;
     const size_t *tstart;   /* first entry of token t, for t < filled */
     size_t filled;
+    const double *val;      /* per entry; NULL when every value is 1 */
 } crfp_obsview;
 
 /* Fill *v from o (not NULL). */

@@ -343,6 +343,7 @@ static double data_bytes(const crfp_dataset *ds)
         const crfp_seq *s = crfp_dataset_get(ds, i);
         uint32_t T = s->T;
         b += 4.0 * (3.0 * T + 2 + (T ? s->uoff[T] + s->boff[T] : 0)) + sizeof *s;
+        b += s->uval && T ? 8.0 * s->uoff[T] : 0;
     }
     return b;
 }
