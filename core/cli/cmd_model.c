@@ -1,10 +1,12 @@
 /* crfpipe model dump|info|top MODEL — a model's contents as text; crfpipe
- * model import MODEL -o OUT — another program's model as a crfpipe one.
+ * model import MODEL -o OUT — another program's model as a crfpipe one;
+ * crfpipe model export MODEL -o OUT — an attribute model for CRFsuite.
  *
  * dump: every non-zero weight (crfp_crf_dump); info: the same header and
  * the model's sizes (model_info.c); top: the largest weights, filtered
  * (model_top.c); import: a CRFsuite model (crfp_crf_import_crfsuite), its
- * attributes extracted by the attributes plugin as from CRFsuite data. */
+ * attributes extracted by the attributes plugin as from CRFsuite data;
+ * export: the reverse (crfp_crf_export_crfsuite). */
 #include "config.h"
 #include "cli.h"
 #include "help.h"
@@ -65,18 +67,32 @@ static int model_dump(crfp_host *host, int argc, char **argv)
 static const char import_features[] = "attributes";
 static const char import_config[] = "columns=attrs\nbigram=bias\n";
 
-static int model_import(crfp_host *host, int argc, char **argv)
+/* The arguments of import and export, IN -o OUT: -1 with both set, else
+ * the exit status (after a usage message naming `usage`, or the failure of
+ * an OUT that cannot be written). */
+static int conversion_args(crfp_host *host, int argc, char **argv, const char *usage,
+                           const char **path, const char **out)
 {
-    const char *out = NULL, *path = NULL;
+    *path = *out = NULL;
     for (int i = 2; i < argc; i++) {
-        int r = cli_model_arg(host, argc, argv, &i, &out, &path);
+        int r = cli_model_arg(host, argc, argv, &i, out, path);
         if (r >= 0)
             return r;
     }
-    if (!path || !out)
-        return cli_usage(argv[0], "usage: crfpipe model import CRFSUITE_MODEL -o MODEL");
-    if (crfp_crf_check_save_path(host, out) != CRFP_OK)
+    if (!*path || !*out)
+        return cli_usage(argv[0], "usage: %s", usage);
+    if (crfp_crf_check_save_path(host, *out) != CRFP_OK)
         return cli_fail(host);
+    return -1;
+}
+
+static int model_import(crfp_host *host, int argc, char **argv)
+{
+    const char *out, *path;
+    int r = conversion_args(host, argc, argv, "crfpipe model import CRFSUITE_MODEL -o MODEL",
+                            &path, &out);
+    if (r >= 0)
+        return r;
     crfp_crf *crf;
     if (crfp_crf_import_crfsuite(host, path, import_features, import_config,
                                  sizeof import_config - 1, &crf) != CRFP_OK)
@@ -97,6 +113,48 @@ static int model_import(crfp_host *host, int argc, char **argv)
     return st == CRFP_OK ? CLI_OK : cli_fail(host);
 }
 
+/* export MODEL -o OUT: an attribute model (the features plugin import
+ * records, CRFsuite's constant label bigram) as a CRFsuite model file. */
+static int model_export(crfp_host *host, int argc, char **argv)
+{
+    const char *out, *path;
+    int r = conversion_args(host, argc, argv, "crfpipe model export MODEL -o CRFSUITE_MODEL",
+                            &path, &out);
+    if (r >= 0)
+        return r;
+    crfp_crf *crf;
+    if (crfp_crf_load(host, path, &crf) != CRFP_OK)
+        return cli_fail(host);
+    const char *plugin = crfp_crf_features_plugin(crf);
+    size_t clen;
+    const char *conf = crfp_crf_features_config(crf, &clen);
+    /* CRFsuite's model knows attributes and a constant label bigram: the
+     * attributes plugin with bigram=bias, whose bigram observation is "B" */
+    int bias = 0;
+    for (size_t i = 0; conf && i < clen;) {
+        const char *nl = memchr(conf + i, '\n', clen - i);
+        size_t e = nl ? (size_t)(nl - conf) : clen;
+        bias |= e - i == 11 && memcmp(conf + i, "bigram=bias", 11) == 0;
+        i = e + 1;
+    }
+    crfp_status st;
+    if (!plugin || strcmp(plugin, import_features) != 0 || !bias)
+        st = crfp_error(host, CRFP_EINVAL,
+                        "%s: a model of the %s features plugin%s; CRFsuite's models hold "
+                        "attributes given with the data and a constant label bigram: train with "
+                        "--features attributes (and --all-transitions false)", path,
+                        plugin ? plugin : "(none)",
+                        plugin && strcmp(plugin, import_features) == 0 ? " with bigram=all or none"
+                                                                       : "");
+    else
+        st = crfp_crf_export_crfsuite(host, crf, "B", out);
+    if (st == CRFP_OK)
+        crfp_log(host, CRFP_LOG_INFO, "%s: %u labels, %zu non-zero weights written for CRFsuite",
+                 out, crfp_crf_nlabels(crf), crfp_crf_active(crf));
+    crfp_crf_free(crf);
+    return st == CRFP_OK ? CLI_OK : cli_fail(host);
+}
+
 int cmd_model(crfp_host *host, int argc, char **argv)
 {
     if (cli_wants_help(argc, argv))
@@ -109,7 +167,10 @@ int cmd_model(crfp_host *host, int argc, char **argv)
         return cli_model_top(host, argc, argv);
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
         return model_import(host, argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "export") == 0)
+        return model_export(host, argc, argv);
     if (argc < 2)
-        return cli_usage(argv[0], "usage: crfpipe model dump|info|top|import [OPTIONS] MODEL");
-    return cli_usage(argv[0], "unknown action '%s': dump, info, top or import", argv[1]);
+        return cli_usage(argv[0],
+                         "usage: crfpipe model dump|info|top|import|export [OPTIONS] MODEL");
+    return cli_usage(argv[0], "unknown action '%s': dump, info, top, import or export", argv[1]);
 }

@@ -232,8 +232,8 @@ static const optdoc plugins_opts[] = {
 
 static const optdoc model_opts[] = {
     {"--output", "-o", "FILE", NULL,
-     "import: the crfpipe model to write (required); info, top: write FILE, which appears "
-     "only when complete (default: stdout)"},
+     "import: the crfpipe model to write (required); export: the CRFsuite model to write "
+     "(required); info, top: write FILE, which appears only when complete (default: stdout)"},
     {"-n", NULL, "N", "20", "top: how many weights (0 = all of them, sorted)"},
     {"--order", NULL, "high|low|abs", "high",
      "top: the largest weights first, the most negative first, or the largest in magnitude"},
@@ -308,15 +308,17 @@ static const cmddoc commands[] = {
      "trainer against its training time.  Each RUN.tsv is a table written by crfpipe train "
      "--report RUN.tsv; NAME= names it in the legend (default: the file name without .tsv).",
      plot_opts, N(plot_opts), NULL},
-    {"model", "dump|info|top|import [OPTIONS] MODEL",
-     "print a model's labels, features and weights, or import one",
+    {"model", "dump|info|top|import|export [OPTIONS] MODEL",
+     "print a model's labels, features and weights, or convert it to or from CRFsuite's",
      "dump prints the labels, the feature configuration, the metadata and every non-zero "
      "weight of MODEL, one line each; info the same without the weights, then the model's "
      "sizes (observations, parameters, non-zero weights in all and per label, the weights' "
      "range and norms); top the weight lines of the dump with the largest weights, filtered "
      "and sorted.  import -o OUT reads a CRFsuite model (crfsuite learn, python-crfsuite, "
      "sklearn-crfsuite) and writes the crfpipe model with the same scores, which tags "
-     "CRFsuite data (or attribute tokens) as CRFsuite does.",
+     "CRFsuite data (or attribute tokens) as CRFsuite does; export -o OUT writes an "
+     "attribute model (--features attributes) without start weights (--all-transitions "
+     "false) as a CRFsuite model.",
      model_opts, N(model_opts), NULL},
     {"help", "[COMMAND]", "print the general help, or a command's options",
      "Without COMMAND, the commands and the global options; with it, what crfpipe COMMAND "

@@ -63,6 +63,7 @@ expect "help ev" eval
 expect "model d" dump
 expect "model i" info import
 expect "model t" top
+expect "model e" export
 expect "--quiet tr" train
 expect "run --o" --output
 finish

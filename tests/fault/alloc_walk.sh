@@ -46,7 +46,8 @@ known_issues=""
 # trace CMD N: the frames of the failed allocation, on one line.
 trace() {
     printf '%s\n' "$SENTINEL" >"$tmp/trace.out"
-    FAILMALLOC_TRACE=1 FAILMALLOC_N=$2 LD_PRELOAD="$FAILMALLOC" run_cmd "$1" "$tmp/trace.out" \
+    (ulimit -t "${FAULT_CPU_LIMIT:-300}"
+     FAILMALLOC_TRACE=1 FAILMALLOC_N=$2 LD_PRELOAD="$FAILMALLOC" run_cmd "$1" "$tmp/trace.out") \
         2>&1 >/dev/null | sed -n '/^failmalloc: failing/,/__libc_start_main/p' |
         sed -e 1d -e 's/^.*[/]//' -e 's/\[0x[0-9a-f]*\]$//' | grep -v '^failmalloc' | tr '\n' ' '
     rm -f "$tmp/trace.out" "$tmp/trace.out".tmp.*
@@ -69,8 +70,8 @@ problem() {
 }
 
 total_runs=0
-for cmd in ${FAULT_CMDS:-train seen arow tag tagextra crfsuite crfsuitetag spans spandiff convert convertback \
-    run runmany cv cvchain minfreq modelinfo modeltop}; do
+for cmd in ${FAULT_CMDS:-train seen arow tag tagextra crfsuite crfsuitetag csexport csimport spans spandiff \
+    convert convertback run runmany cv cvchain minfreq modelinfo modeltop}; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"
     if ! FAILMALLOC_STATS="$tmp/stats" LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$ref" 2>"$tmp/err"; then
@@ -89,7 +90,11 @@ for cmd in ${FAULT_CMDS:-train seen arow tag tagextra crfsuite crfsuitetag spans
     while [ "$n" -le "$count" ]; do
         printf '%s\n' "$SENTINEL" >"$out"
         rc=0
-        FAILMALLOC_N=$n LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$out" >/dev/null 2>"$tmp/err" || rc=$?
+        # a CPU limit, so that a failure that makes a loop spin (export's
+        # padding once did) fails the walk instead of hanging it
+        (ulimit -t "${FAULT_CPU_LIMIT:-300}"
+         FAILMALLOC_N=$n LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$out") >/dev/null 2>"$tmp/err" ||
+            rc=$?
         what="$cmd with allocation $((n + 1)) failing (FAILMALLOC_N=$n)"
         case $rc in
         0)
@@ -115,6 +120,7 @@ for cmd in ${FAULT_CMDS:-train seen arow tag tagextra crfsuite crfsuitetag spans
                 fi
             fi ;;
         99) fail "$what: valgrind found errors:"; cat "$tmp/err" >&2 ;;
+        152|137) problem $cmd $n "$what: still running after ${FAULT_CPU_LIMIT:-300} s of CPU (killed): a loop that does not end" ;;
         *) problem $cmd $n "$what: exit status $rc: $(grep -v '^parser error\|^error : out of memory' "$tmp/err" | head -c 200)" ;;
         esac
         for f in "$out".tmp.*; do

@@ -41,11 +41,16 @@ run_cmd() {
     # n-best, probabilities and ranked marginals, placed before the gold
     tagextra) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 \
                   --nbest 2 --posteriors --marginals 3 -o "$2" "$data/tiny.conll" ;;
-    # CRFsuite data: trained with the attributes plugin, then tagged
+    # CRFsuite data (some with values): trained with the attributes plugin
+    # without start weights, then tagged, written as a CRFsuite model, and a
+    # CRFsuite model read
     crfsuite) $RUNNER "$CRFPIPE" --quiet train --features attributes --threads 1 \
-                  --model "$2" "$data/tiny.crfsuite" ;;
+                  --all-transitions false --model "$2" "$data/tiny.crfsuite" ;;
     crfsuitetag) $RUNNER "$CRFPIPE" tag --model "$tmp/cs.model" --threads 1 -o "$2" \
                      "$data/tiny.crfsuite" ;;
+    csexport) $RUNNER "$CRFPIPE" model export "$tmp/cs.model" -o "$2" ;;
+    csimport) $RUNNER "$CRFPIPE" model import -o "$2" \
+                  "$top_srcdir/tests/data/crfsuite-model/model.crfsuite" ;;
     # GATE spans made token labels, written as columns
     spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
                -o "$2" ;;

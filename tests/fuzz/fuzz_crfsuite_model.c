@@ -5,7 +5,8 @@
  * the file's real size into the header's size field, which the importer
  * checks first: random bytes would otherwise never get past it.
  * Oracle: a model that imports must dump, save, load again and dump the
- * same; it has one label per entry of the file's label count; and its
+ * same, and be written for CRFsuite (the exporter) and imported back with
+ * the same dump; it has one label per entry of the file's label count; and its
  * weights add up, per kind, to what the file's features with a non-zero
  * weight add up to, read here independently of the importer (features
  * listed twice add up, as CRFsuite's score would).
@@ -86,6 +87,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     size_t len1;
     char *d1 = fz_model_dump(crf, &len1);
+    /* written for CRFsuite (crfpipe model export) and imported back: the
+     * same model, and the written file's hash index finds every string
+     * (the import checks it) */
+    char exported[600];
+    snprintf(exported, sizeof exported, "%s.cs", path);
+    if (crfp_crf_export_crfsuite(h, crf, "B", exported) != CRFP_OK)
+        fz_fail("export of an imported model", crfp_errmsg(h));
+    crfp_crf *back = NULL;
+    if (crfp_crf_import_crfsuite(h, exported, "attributes", cfg, sizeof cfg - 1, &back) !=
+        CRFP_OK)
+        fz_fail("import of the exported model", crfp_errmsg(h));
+    remove(exported);
+    size_t len3;
+    char *d3 = fz_model_dump(back, &len3);
+    if (len3 != len1 || memcmp(d1, d3, len1) != 0)
+        fz_fail("export and import", "the dumps differ");
+    free(d3);
+    crfp_crf_free(back);
     fz_model_roundtrip(crf, path, d1, len1, "an imported model");
     return 0;
 }

@@ -116,6 +116,40 @@ every_trainer
 [ "$(weights "$tmp/all.model" | wc -l)" -gt "$((5 * $(wc -l <"$tmp/w.seen")))" ] ||
     fail "all pairs: not five times the weights of the seen pairs"
 
+# model export: crfpipe's model of CRFsuite's family as a CRFsuite model
+# file.  Imported back it is the same model, weight for weight (the import
+# checks that the hash index of its string tables finds every label and
+# attribute, the index CRFsuite looks them up by; the same check passes on
+# the files CRFsuite wrote, which validates the hash); with CRFsuite at
+# hand (not in CI) `crfsuite tag` labels with it as crfpipe does.
+"$CRFPIPE" model export "$tmp/seen.model" -o "$tmp/seen.crfsuite" 2>"$tmp/log" ||
+    { cat "$tmp/log"; fail "model export"; }
+"$CRFPIPE" model import "$tmp/seen.crfsuite" -o "$tmp/back.model" 2>"$tmp/log" ||
+    { cat "$tmp/log"; fail "import of the exported model"; }
+weights "$tmp/back.model" | cmp -s - "$tmp/w.seen" ||
+    fail "the exported model, imported back, has other weights"
+"$CRFPIPE" tag --model "$tmp/seen.model" -o "$tmp/t1" "$d/test.crfsuite" || fail "tag (seen)"
+"$CRFPIPE" tag --model "$tmp/back.model" -o "$tmp/t2" "$d/test.crfsuite" || fail "tag (back)"
+cmp -s "$tmp/t1" "$tmp/t2" || fail "the exported model, imported back, tags otherwise"
+if command -v crfsuite >/dev/null 2>&1; then
+    crfsuite tag -m "$tmp/seen.crfsuite" "$d/test.crfsuite" >"$tmp/t3" || fail "crfsuite tag"
+    awk -F'\t' '{ print NF ? $NF : "" }' "$tmp/t1" | cmp -s - "$tmp/t3" ||
+        fail "crfsuite tags otherwise with the exported model"
+else
+    echo "crfsuite not installed: the exported model is not tagged by CRFsuite itself"
+fi
+# what CRFsuite's model cannot hold is refused, and nothing is written
+rm -f "$tmp/x.crfsuite"
+expect_fail "start weights .*--all-transitions false" \
+    "$CRFPIPE" model export "$tmp/all.model" -o "$tmp/x.crfsuite"
+[ -e "$tmp/x.crfsuite" ] && fail "a file was written for a model with start weights"
+"$CRFPIPE" -q train --template "$top_srcdir/tests/pipeline/tiny.tpl" --columns form,label \
+    --max-iter 3 --model "$tmp/tpl.model" "$top_srcdir/tests/fault/tiny.conll" ||
+    fail "train a template model"
+expect_fail "a model of the templates features plugin" \
+    "$CRFPIPE" model export "$tmp/tpl.model" -o "$tmp/x.crfsuite"
+[ -e "$tmp/x.crfsuite" ] && fail "a file was written for a template model"
+
 # eval --model scores the gold of CRFsuite data against the imported model
 "$CRFPIPE" eval --model "$tmp/m.model" "$d/test.crfsuite" | grep -q "^token accuracy" ||
     fail "eval --model with the imported model"
@@ -145,6 +179,22 @@ bad "the file has" "$tmp/trunc"
 head -c 30 "$d/model.crfsuite" >"$tmp/short"
 bad "not a CRFsuite model" "$tmp/short"
 bad "not a CRFsuite model" "$d/test.crfsuite"
+# a label's bucket in the hash index with another hash: CRFsuite would not
+# find the label; the file is corrupted
+lab=$(od -An -tu4 -j32 -N4 "$d/model.crfsuite" | tr -d ' ')
+cp "$d/model.crfsuite" "$tmp/p"
+t=0
+while [ "$t" -lt 256 ]; do   # the first non-empty table, its first full bucket
+    toff=$(od -An -tu4 -j$((lab + 24 + 8 * t)) -N4 "$d/model.crfsuite" | tr -d ' ')
+    [ "$toff" != 0 ] && break
+    t=$((t + 1))
+done
+k=0
+while [ "$(od -An -tu4 -j$((lab + toff + 8 * k + 4)) -N4 "$d/model.crfsuite" | tr -d ' ')" = 0 ]; do
+    k=$((k + 1))
+done
+printf '\377\377\377\377' | dd of="$tmp/p" bs=1 seek=$((lab + toff + 8 * k)) conv=notrunc 2>/dev/null
+bad "the label table's hash index does not find label" "$tmp/p"
 # patch(file, offset, 4 bytes little-endian value): a copy with one field changed
 patch() {
     cp "$d/model.crfsuite" "$tmp/p"

@@ -480,6 +480,21 @@ int crfp_crf_is_crfsuite(const void *head, size_t n);
 crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const char *features,
                                      const char *config, size_t config_len, crfp_crf **out);
 
+/* Write crf (finalized; only read) as a CRFsuite model file at path
+ * (crf1d version 100, which crfsuite tag, python-crfsuite and
+ * sklearn-crfsuite open): its non-zero unigram weights become state
+ * features of the attributes spelled as their observations, the bigram
+ * block of the observation `bias` (the one its features plugin makes at
+ * every position) CRFsuite's transitions.  CRFsuite has no other label-pair
+ * weights and no start weights: a model with either is refused, CRFP_EINVAL
+ * with a message that names the observation or says how to train without
+ * them.  The file is written to a temporary and renamed (crfpipe/outfile.h).
+ * Errors (message in host): CRFP_EINVAL (above, a NULL argument, a model
+ * without weights or too large for the format), CRFP_EIO, CRFP_ENOMEM; no
+ * file is left on error. */
+crfp_status crfp_crf_export_crfsuite(crfp_host *host, const crfp_crf *crf, const char *bias,
+                                     const char *path);
+
 #ifdef __cplusplus
 }
 #endif

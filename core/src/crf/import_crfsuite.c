@@ -9,8 +9,10 @@
  * size, flags, byte-order mark, and the size and offset of a backward
  * array), 256 hash tables, the records (id, key size, key with its NUL),
  * and the backward array giving each id's record offset, relative to the
- * chunk.  Only the backward arrays are needed here (id → string); the hash
- * tables and the reference chunks are derived data and are not read.
+ * chunk (cqdb.h).  The backward arrays give the strings (id → string); the
+ * hash tables, through which CRFsuite finds them, are checked to find every
+ * one (a file whose index is broken is corrupted, and CRFsuite would tag
+ * with it wrongly); the reference chunks are derived data and are not read.
  *
  * CRFsuite's linear chain scores a labelling with state features
  * (attribute a, label y) and transition features (label y', label y), with
@@ -37,18 +39,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cqdb.h"
 #include "crf_impl.h"
 #include "crfpipe/host.h"
 
 #define HEADER_SIZE 48
-#define CQDB_HEADER 24
-#define CQDB_BOM 0x62445371u
 #define FEATURE_SIZE 20
-
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+#define le32 crfp_le32
 
 /* Feature k of the FEAT chunk's records at feat: type, source and
  * destination ids, weight (an IEEE double, little-endian like the rest). */
@@ -61,75 +58,6 @@ static void feature(const unsigned char *feat, uint32_t k, uint32_t *type, uint3
     *dst = le32(f + 8);
     uint64_t bits = (uint64_t)le32(f + 12) | (uint64_t)le32(f + 16) << 32;
     memcpy(w, &bits, sizeof *w);
-}
-
-/* One CQDB string table: its bytes within the file, and its backward
- * array. */
-typedef struct cqdb {
-    const unsigned char *b;   /* the chunk */
-    size_t size;              /* its size, checked to lie within the file */
-    const unsigned char *bwd; /* bwd_size offsets */
-    uint32_t bwd_size;
-} cqdb;
-
-/* Check the CQDB chunk at `off` of the file (n bytes).  Returns NULL, or
- * what is wrong with it. */
-static const char *cqdb_open(const unsigned char *file, size_t n, uint32_t off, cqdb *db)
-{
-    if (off == 0 || off > n || n - off < CQDB_HEADER)
-        return "its offset lies outside the file";
-    const unsigned char *b = file + off;
-    if (memcmp(b, "CQDB", 4) != 0)
-        return "no CQDB chunk at its offset";
-    uint32_t size = le32(b + 4);
-    if (size < CQDB_HEADER || size > n - off)
-        return "its chunk size runs past the end of the file";
-    if (le32(b + 12) != CQDB_BOM)
-        return "a byte-order mark that is not CQDB's";
-    db->b = b;
-    db->size = size;
-    db->bwd_size = le32(b + 16);
-    uint32_t bwd_off = le32(b + 20);
-    if (db->bwd_size == 0) {
-        db->bwd = NULL;
-        return NULL;
-    }
-    if (bwd_off < CQDB_HEADER || bwd_off > size || (size - bwd_off) / 4 < db->bwd_size)
-        return "its id table lies outside its chunk";
-    db->bwd = b + bwd_off;
-    return NULL;
-}
-
-/* The string of `id`, with its length in *len; NULL and *why set when the
- * record is missing or malformed. */
-static const char *cqdb_string(const cqdb *db, uint32_t id, size_t *len, const char **why)
-{
-    if (id >= db->bwd_size) {
-        *why = "has no entry for this id";
-        return NULL;
-    }
-    uint32_t off = le32(db->bwd + (size_t)id * 4);
-    if (off < CQDB_HEADER || off > db->size || db->size - off < 8) {
-        *why = "points outside its chunk for this id";
-        return NULL;
-    }
-    const unsigned char *rec = db->b + off;
-    uint32_t ksize = le32(rec + 4);
-    if (le32(rec) != id) {
-        *why = "holds another id's record for this id";
-        return NULL;
-    }
-    if (ksize == 0 || ksize > db->size - off - 8) {
-        *why = "has a string running past its chunk for this id";
-        return NULL;
-    }
-    const char *s = (const char *)rec + 8;
-    if (s[ksize - 1] != '\0' || memchr(s, '\0', ksize - 1)) {
-        *why = "has a string that is not one NUL-terminated string for this id";
-        return NULL;
-    }
-    *len = ksize - 1;
-    return s;
 }
 
 /* Read the whole regular file at path into *buf (owned by the caller).
@@ -186,7 +114,7 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
     crfp_crf *crf = NULL;
     const char *what = NULL, *why = NULL;
     uint32_t *obs_of = NULL;   /* per attribute: its observation, UINT32_MAX if none */
-    cqdb labels, attrs;
+    crfp_cqdb labels, attrs;
     const unsigned char *feat = NULL;
     uint32_t nfeat = 0, Y = 0, A = 0;
     if (n < HEADER_SIZE || !crfp_crf_is_crfsuite(file, n)) {
@@ -219,11 +147,11 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
                         path, (unsigned long)Y);
         goto out;
     }
-    if ((what = cqdb_open(file, n, off_lab, &labels)) != NULL) {
+    if ((what = crfp_cqdb_open(file, n, off_lab, &labels)) != NULL) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: label table: %s", path, what);
         goto out;
     }
-    if (A > 0 && (what = cqdb_open(file, n, off_attr, &attrs)) != NULL) {
+    if (A > 0 && (what = crfp_cqdb_open(file, n, off_attr, &attrs)) != NULL) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: attribute table: %s", path, what);
         goto out;
     }
@@ -256,7 +184,7 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
     }
     for (uint32_t y = 0; y < Y; y++) {
         size_t len;
-        const char *s = cqdb_string(&labels, y, &len, &why);
+        const char *s = crfp_cqdb_string(&labels, y, &len, &why);
         if (!s) {
             st = crfp_error(host, CRFP_EFORMAT, "%s: the label table %s %lu", path, why,
                             (unsigned long)y);
@@ -265,6 +193,11 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
         if (crfp_crf_label_id(crf, s) >= 0) {
             st = crfp_error(host, CRFP_EFORMAT, "%s: label %lu ('%.64s') appears twice", path,
                             (unsigned long)y, s);
+            goto out;
+        }
+        if (crfp_cqdb_find(&labels, s, len) != (int64_t)y) {
+            st = crfp_error(host, CRFP_EFORMAT, "%s: the label table's hash index does not "
+                            "find label %lu ('%.64s')", path, (unsigned long)y, s);
             goto out;
         }
         uint32_t id;
@@ -304,10 +237,15 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
     uint64_t nparams = 0;
     for (uint32_t a = 0; a < A; a++) {
         size_t len;
-        const char *s = cqdb_string(&attrs, a, &len, &why);
+        const char *s = crfp_cqdb_string(&attrs, a, &len, &why);
         if (!s) {
             st = crfp_error(host, CRFP_EFORMAT, "%s: the attribute table %s %lu", path, why,
                             (unsigned long)a);
+            goto out;
+        }
+        if (crfp_cqdb_find(&attrs, s, len) != (int64_t)a) {
+            st = crfp_error(host, CRFP_EFORMAT, "%s: the attribute table's hash index does not "
+                            "find attribute %lu ('%.64s')", path, (unsigned long)a, s);
             goto out;
         }
         if (obs_of[a] == UINT32_MAX)
