@@ -81,6 +81,9 @@ static int conversion_args(crfp_host *host, int argc, char **argv, const char *u
     }
     if (!*path || !*out)
         return cli_usage(argv[0], "usage: %s", usage);
+    if (cli_same_file(*out, *path))
+        return cli_usage(argv[0], "-o %s is the input model itself; writing it would destroy it",
+                         *out);
     if (crfp_crf_check_save_path(host, *out) != CRFP_OK)
         return cli_fail(host);
     return -1;

@@ -196,8 +196,8 @@ static crfp_status item(csreader *r, lex_sbuf *text, size_t *unitpos, lex_sbuf *
         if (n > 0) {
             if (!split_weight(f, n, &nl, &w))
                 return crfp_error(r->host, CRFP_EPARSE, "%s:%lu: attribute '%.*s': the part "
-                                  "after its first ':' is not a number (write a colon in a "
-                                  "name as '\\:')", fname(r), r->L.lineno,
+                                  "after its first ':' is not a finite number (write a colon "
+                                  "in a name as '\\:')", fname(r), r->L.lineno,
                                   (int)(n > 80 ? 80 : n), f);
             if (w != 0.0 && w != 1.0 && r->weights == W_ERROR)
                 return crfp_error(r->host, CRFP_EPARSE, "%s:%lu: attribute '%.*s' has weight "

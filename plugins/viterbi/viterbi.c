@@ -1027,9 +1027,10 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     if (atomic_load(&j.failed)) {
         /* Say what failed, where, and why: the features plugin has said it
          * when it recorded a message; otherwise the status does. */
-        char where[64] = "";
+        char where[160] = "";
         if (j.fail_sent != SIZE_MAX)
-            snprintf(where, sizeof where, " of sentence %zu", j.fail_sent + 1);
+            snprintf(where, sizeof where, " of document '%.80s', sentence %zu",
+                     crfp_doc_id(doc) ? crfp_doc_id(doc) : "", j.fail_sent + 1);
         st = j.fail_st != CRFP_OK ? j.fail_st : CRFP_EPLUGIN;
         if (atomic_load(&j.feat_failed) && crfp_errcode(host) != CRFP_OK && *crfp_errmsg(host))
             crfp_error_prefix(host, "extracting the features%s", where);

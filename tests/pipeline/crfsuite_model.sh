@@ -138,6 +138,14 @@ if command -v crfsuite >/dev/null 2>&1; then
 else
     echo "crfsuite not installed: the exported model is not tagged by CRFsuite itself"
 fi
+# the input given as the output (it would be lost) is refused
+cp "$tmp/seen.model" "$tmp/same.model"
+expect_fail "the input model itself" "$CRFPIPE" model export "$tmp/same.model" -o "$tmp/same.model"
+cmp -s "$tmp/same.model" "$tmp/seen.model" || fail "export -o the input changed it"
+cp "$tmp/seen.crfsuite" "$tmp/same.crfsuite"
+expect_fail "the input model itself" "$CRFPIPE" model import "$tmp/same.crfsuite" \
+    -o "$tmp/./same.crfsuite"
+cmp -s "$tmp/same.crfsuite" "$tmp/seen.crfsuite" || fail "import -o the input changed it"
 # what CRFsuite's model cannot hold is refused, and nothing is written
 rm -f "$tmp/x.crfsuite"
 expect_fail "start weights .*--all-transitions false" \

@@ -355,7 +355,8 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
         }
         st = fv->extract(r->ex, seq, r->obs);
         if (st != CRFP_OK) {
-            crfp_error_wrap(r->host, st, "%s: features", origin);
+            crfp_error_wrap(r->host, st, "%s: document '%s', sentence %zu: features", origin,
+                            crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1);
             break;
         }
         st = crfp_dataset_add(r->host, ds, r->crf, r->obs, r->labels, grow);
