@@ -11,7 +11,9 @@
 #     CRFsuite's final loss): wall time, peak memory, chunk F1 on test.txt;
 #   - the CRFsuite model imported (`crfpipe model import`) and tagging
 #     test.txt: whether every token gets CRFsuite's label, and the tagging
-#     time (best of 3) and memory of `crfsuite tag` and `crfpipe tag`.
+#     time (best of 3) and memory of `crfsuite tag` and `crfpipe tag`;
+#   - crfpipe's seen-pairs model exported (`crfpipe model export`) and
+#     tagged by `crfsuite tag`: whether every token gets crfpipe's label.
 # Usage: bench/crfsuite.sh DATA_DIR [CRFSUITE]
 #   DATA_DIR holds conll2000/train.txt and test.txt (research use: read
 #   there, never copied); CRFSUITE is the crfsuite program (default: from
@@ -116,10 +118,18 @@ if [ -n "$crfsuite" ]; then
     best3 im-tag "$crfpipe" tag --model "$tmp/imported.model" -o "$tmp/im.out" "$tmp/test.crfsuite"
     rows+=("| the CRFsuite model imported ($(wall import) s, $(rss import) MB), crfpipe tag | - | - | $(f1 "$tmp/im.out") | $(wall im-tag) | $(rss im-tag) |")
     same=$(paste "$tmp/cs.out" "$tmp/im.out" | awk -F'\t' '$1 != "" { n++; s += ($2 == $4) } END { printf "%d of %d", s, n }')
+    # and the other way: crfpipe's model of CRFsuite's family exported, then
+    # `crfsuite tag` with it against `crfpipe tag` with the model itself
+    timed export "$crfpipe" model export "$tmp/sp.model" -o "$tmp/exported.crfsuite" 2>/dev/null
+    best3 ex-tag sh -c 'exec "$0" tag -r -m "$1" "$2" >"$3"' "$crfsuite" "$tmp/exported.crfsuite" \
+        "$tmp/test.crfsuite" "$tmp/ex.out"
+    rows+=("| crfpipe's seen-pairs model exported ($(wall export) s, $(rss export) MB), crfsuite tag | - | - | $(f1 "$tmp/ex.out") | $(wall ex-tag) | $(rss ex-tag) |")
+    same_ex=$(paste "$tmp/ex.out" "$tmp/sp.out" | awk -F'\t' '$1 != "" { n++; s += ($2 == $4) } END { printf "%d of %d", s, n }')
 fi
 
 echo "| run | training s | training MB | chunk F1 | tagging s | tagging MB |"
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 [ -n "$crfsuite" ] && echo "tokens labelled as crfsuite tag labels them, with the imported model: $same"
+[ -n "$crfsuite" ] && echo "tokens crfsuite tag labels as crfpipe tag does, with crfpipe's exported model: $same_ex"
 exit 0

@@ -1210,6 +1210,35 @@ static PyObject *Model_dump(Model *m, PyObject *noargs)
     return res;
 }
 
+/* Model.export_crfsuite(path): the model as a CRFsuite model file
+ * (crfp_crf_export_crfsuite; an attribute model without start weights),
+ * for python-crfsuite and sklearn-crfsuite.  Raises crfpipe.Error with the
+ * reason when the model does not fit CRFsuite's format. */
+static PyObject *Model_export_crfsuite(Model *m, PyObject *args)
+{
+    PyObject *pathobj;
+    if (!ready(m) || !PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &pathobj))
+        return NULL;
+    const char *path = PyBytes_AS_STRING(pathobj);
+    crfp_status st;
+    char msg[1024] = "";
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&m->mu);
+    /* the plugin and bigram observation whose model CRFsuite's is, as the
+     * program's model export names them */
+    st = crfp_crf_export_crfsuite(m->host, m->crf, "attributes", "B", path);
+    if (st == CRFP_EINVAL)
+        crfp_error_prefix(m->host, "%s", m->path);
+    if (st != CRFP_OK)
+        snprintf(msg, sizeof msg, "%s", crfp_errmsg(m->host));
+    pthread_mutex_unlock(&m->mu);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(pathobj);
+    if (st != CRFP_OK)
+        return raise_status(st, msg);
+    Py_RETURN_NONE;
+}
+
 /* Model.weights(kind): the non-zero weights of one kind as a dict, built
  * in one walk (crfp_crf_foreach_weight) without the dump's text.  The
  * model is read-only once loaded, so no lock is needed; the GIL is held
@@ -1334,6 +1363,9 @@ static PyMethodDef Model_methods[] = {
      "probability(xseq, yseq) -> P(yseq | xseq)."},
     {"dump", (PyCFunction)Model_dump, METH_NOARGS,
      "dump() -> str: labels, features configuration, metadata and non-zero weights."},
+    {"export_crfsuite", (PyCFunction)Model_export_crfsuite, METH_VARARGS,
+     "export_crfsuite(path): write the model as a CRFsuite model file (an attribute model "
+     "without start weights: all_possible_transitions=False)."},
     {"weights", (PyCFunction)Model_weights, METH_VARARGS,
      "weights(kind) -> dict of the non-zero weights of one kind: 'U' {(observation, label): "
      "weight}, 'B' {(observation, previous, label): weight}, previous '<start>' at the first "

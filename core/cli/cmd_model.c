@@ -128,29 +128,11 @@ static int model_export(crfp_host *host, int argc, char **argv)
     crfp_crf *crf;
     if (crfp_crf_load(host, path, &crf) != CRFP_OK)
         return cli_fail(host);
-    const char *plugin = crfp_crf_features_plugin(crf);
-    size_t clen;
-    const char *conf = crfp_crf_features_config(crf, &clen);
     /* CRFsuite's model knows attributes and a constant label bigram: the
-     * attributes plugin with bigram=bias, whose bigram observation is "B" */
-    int bias = 0;
-    for (size_t i = 0; conf && i < clen;) {
-        const char *nl = memchr(conf + i, '\n', clen - i);
-        size_t e = nl ? (size_t)(nl - conf) : clen;
-        bias |= e - i == 11 && memcmp(conf + i, "bigram=bias", 11) == 0;
-        i = e + 1;
-    }
-    crfp_status st;
-    if (!plugin || strcmp(plugin, import_features) != 0 || !bias)
-        st = crfp_error(host, CRFP_EINVAL,
-                        "%s: a model of the %s features plugin%s; CRFsuite's models hold "
-                        "attributes given with the data and a constant label bigram: train with "
-                        "--features attributes (and --all-transitions false)", path,
-                        plugin ? plugin : "(none)",
-                        plugin && strcmp(plugin, import_features) == 0 ? " with bigram=all or none"
-                                                                       : "");
-    else
-        st = crfp_crf_export_crfsuite(host, crf, "B", out);
+     * attributes plugin's, whose bigram observation is "B" */
+    crfp_status st = crfp_crf_export_crfsuite(host, crf, import_features, "B", out);
+    if (st == CRFP_EINVAL)
+        crfp_error_prefix(host, "%s", path);
     if (st == CRFP_OK)
         crfp_log(host, CRFP_LOG_INFO, "%s: %u labels, %zu non-zero weights written for CRFsuite",
                  out, crfp_crf_nlabels(crf), crfp_crf_active(crf));

@@ -607,6 +607,15 @@ class Tagger:
         labels, state_features and transitions."""
         return ModelInfo(self.model)
 
+    def export_crfsuite(self, filename):
+        """Write the model as a CRFsuite model file, which python-crfsuite's
+        Tagger.open and sklearn-crfsuite read (crfpipe model export).  Only
+        an attribute model without start weights fits CRFsuite's format:
+        train it with all_possible_transitions=False (and, for CRFsuite's
+        model family, all_possible_states=False); another raises
+        crfpipe.Error with the reason."""
+        self.model.export_crfsuite(os.fspath(filename))
+
     def dump(self, filename=None):
         """The model as text; written to `filename` when given."""
         text = self.model.dump()

@@ -144,3 +144,56 @@ def test_crfsuite_model_opens_as_is(fixture):
         assert tagger.probability(labels) == pytest.approx(prob, abs=5e-7)
         for t, (y, m) in enumerate(zip(labels, margs)):
             assert tagger.marginal(y, t) == pytest.approx(m, abs=5e-7)
+
+
+def read_crfsuite(path):
+    """CRFsuite data as python-crfsuite takes it: (xseq, yseq) pairs."""
+    seqs, x, y = [], [], []
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line:
+            if x:
+                seqs.append((x, y))
+            x, y = [], []
+            continue
+        f = line.split("\t")
+        y.append(f[0])
+        x.append([cs_attr(a) for a in f[1:]])
+    return seqs
+
+
+def test_export_for_crfsuite(tmp_path):
+    """A model trained in Python on attributes with values, of CRFsuite's
+    model family, written as a CRFsuite model file (Tagger.export_crfsuite)
+    and opened again as one, gives the same labels and probabilities; a model
+    with start weights does not fit CRFsuite's format and is refused."""
+    d = os.path.join(SRC, "tests", "data", "crfsuite-valued")
+    train = read_crfsuite(os.path.join(d, "train.crfsuite"))
+    test = [x for x, _ in read_crfsuite(os.path.join(d, "test.crfsuite"))]
+    tr = crfpipe.Trainer(verbose=False, params={"c2": 1.0, "max_iterations": 60,
+                                                "all_possible_states": False,
+                                                "all_possible_transitions": False})
+    for x, y in train:
+        tr.append(x, y)
+    tr.train(str(tmp_path / "m.model"))
+    ours = crfpipe.Tagger().open(str(tmp_path / "m.model"))
+    ours.export_crfsuite(tmp_path / "m.crfsuite")
+    with open(tmp_path / "m.crfsuite", "rb") as f:
+        assert f.read(4) == b"lCRF"
+    theirs = crfpipe.Tagger().open(str(tmp_path / "m.crfsuite"))
+    assert theirs.info()["meta"]["trainer"] == "crfsuite"
+    assert theirs.tag_batch(test) == ours.tag_batch(test)
+    for xseq in test[:10]:
+        ours.set(xseq)
+        labels = ours.tag()
+        p = ours.probability(labels)
+        theirs.set(xseq)
+        assert theirs.probability(labels) == pytest.approx(p, rel=1e-12)
+    # every label pair and the start weights (crfpipe's default): refused
+    tr2 = crfpipe.Trainer(verbose=False, params={"max_iterations": 5})
+    for x, y in train[:20]:
+        tr2.append(x, y)
+    tr2.train(str(tmp_path / "all.model"))
+    with pytest.raises(crfpipe.Error, match="start weights"):
+        crfpipe.Tagger().open(str(tmp_path / "all.model")).export_crfsuite(tmp_path / "x.crfsuite")
+    assert not (tmp_path / "x.crfsuite").exists()

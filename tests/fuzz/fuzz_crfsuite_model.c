@@ -92,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * (the import checks it) */
     char exported[600];
     snprintf(exported, sizeof exported, "%s.cs", path);
-    if (crfp_crf_export_crfsuite(h, crf, "B", exported) != CRFP_OK)
+    if (crfp_crf_export_crfsuite(h, crf, "attributes", "B", exported) != CRFP_OK)
         fz_fail("export of an imported model", crfp_errmsg(h));
     crfp_crf *back = NULL;
     if (crfp_crf_import_crfsuite(h, exported, "attributes", cfg, sizeof cfg - 1, &back) !=

@@ -485,15 +485,19 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
  * sklearn-crfsuite open): its non-zero unigram weights become state
  * features of the attributes spelled as their observations, the bigram
  * block of the observation `bias` (the one its features plugin makes at
- * every position) CRFsuite's transitions.  CRFsuite has no other label-pair
- * weights and no start weights: a model with either is refused, CRFP_EINVAL
- * with a message that names the observation or says how to train without
- * them.  The file is written to a temporary and renamed (crfpipe/outfile.h).
- * Errors (message in host): CRFP_EINVAL (above, a NULL argument, a model
- * without weights or too large for the format), CRFP_EIO, CRFP_ENOMEM; no
- * file is left on error. */
-crfp_status crfp_crf_export_crfsuite(crfp_host *host, const crfp_crf *crf, const char *bias,
-                                     const char *path);
+ * every position) CRFsuite's transitions.  The model's features plugin
+ * must be `features`, the one whose observations are CRFsuite's attributes
+ * (the caller names it, as for crfp_crf_import_crfsuite).  CRFsuite has no
+ * other label-pair weights and no start weights: a model with either, or
+ * of another features plugin, is refused, CRFP_EINVAL with a message that
+ * says what and how to train without it (about the model, so the caller
+ * prefixes the model's name; messages about the file name path).  The file is written to a
+ * temporary and renamed (crfpipe/outfile.h).  Errors (message in host):
+ * CRFP_EINVAL (above, a NULL argument, a model without weights or too
+ * large for the format), CRFP_EIO, CRFP_ENOMEM; no file is left on
+ * error. */
+crfp_status crfp_crf_export_crfsuite(crfp_host *host, const crfp_crf *crf, const char *features,
+                                     const char *bias, const char *path);
 
 #ifdef __cplusplus
 }

@@ -101,13 +101,19 @@ static uint32_t put_refs(crfp_bytes *b, const char *id, uint32_t n, uint32_t slo
     return (uint32_t)at;
 }
 
-crfp_status crfp_crf_export_crfsuite(crfp_host *host, const crfp_crf *crf, const char *bias,
-                                     const char *path)
+crfp_status crfp_crf_export_crfsuite(crfp_host *host, const crfp_crf *crf, const char *features,
+                                     const char *bias, const char *path)
 {
-    if (!crf || !bias || !path)
+    if (!crf || !features || !bias || !path)
         return crfp_error(host, CRFP_EINVAL, "export: NULL argument");
     if (!crf->final || !crf->w)
-        return crfp_error(host, CRFP_EINVAL, "%s: the model has no weights", path);
+        return crfp_error(host, CRFP_EINVAL, "the model has no weights");
+    if (!crf->fplugin || strcmp(crf->fplugin, features) != 0)
+        return crfp_error(host, CRFP_EINVAL,
+                          "a model of the %s features plugin; CRFsuite's models hold "
+                          "attributes given with the data (the %s plugin) and a constant label "
+                          "bigram: train with --features %s --all-transitions false",
+                          crf->fplugin ? crf->fplugin : "(no)", features, features);
     const uint32_t Y = crf->Y, nobs = (uint32_t)crf->obs.n;
     const double *w = crf->w;
     int64_t b = crfp_crf_obs_id(crf, bias, strlen(bias));
@@ -122,14 +128,14 @@ crfp_status crfp_crf_export_crfsuite(crfp_host *host, const crfp_crf *crf, const
                 continue;
             if ((int64_t)o != b)
                 return crfp_error(host, CRFP_EINVAL,
-                                  "%s: observation '%.64s' has label-pair weights, which "
+                                  "observation '%.64s' has label-pair weights, which "
                                   "CRFsuite's transitions (one weight per label pair, no "
-                                  "attribute) cannot hold", path, crfp_crf_obs(crf, o, NULL));
+                                  "attribute) cannot hold", crfp_crf_obs(crf, o, NULL));
             if (j >= (size_t)Y * Y)
                 return crfp_error(host, CRFP_EINVAL,
-                                  "%s: the model has start weights (for the first label of a "
+                                  "the model has start weights (for the first label of a "
                                   "sentence), which a CRFsuite model has no place for: train "
-                                  "it with --all-transitions false", path);
+                                  "it with --all-transitions false");
         }
     }
     /* The features: state ones in attribute order, then transitions in
