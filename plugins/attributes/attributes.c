@@ -33,7 +33,8 @@
 
 static const crfp_param_spec params[] = {
     {"columns", CRFP_PARAM_STRING, "attrs",
-     "comma-separated token features whose cells hold space-separated attributes"},
+     "comma-separated token features whose cells hold space-separated attributes, each "
+     "optionally ending in \\*VALUE"},
     {"bigram", CRFP_PARAM_STRING, "bias",
      "label bigram observations: bias (one constant per token), all (every attribute), none"},
 };
@@ -281,7 +282,8 @@ CRFP_PLUGIN_DEFINE(attributes) = {
     .name = "attributes",
     .kind = CRFP_KIND_FEATURES,
     .version = "1.0",
-    .description = "observations given with the data: space-separated attributes per token "
+    .description = "observations given with the data: space-separated attributes per token, "
+                   "each with an optional value (name\\*1.25) that scales its features "
                    "(CRFsuite style)",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
