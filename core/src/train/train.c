@@ -1196,8 +1196,15 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
                  r->kept_iter);
     /* One summary line in a fixed form (bench/conll2000.sh reads it):
      * iterations over every stage, active features of the full model. */
-    crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %.6e, %zu active "
-             "features of %zu", r->total_iter, crfp_train_elapsed(&tall), r->objective,
+    /* with no iteration completed no objective was reported: saying 0 would
+     * pass for one */
+    char obj[48];
+    if (r->total_iter > 0)
+        snprintf(obj, sizeof obj, "%.6e", r->objective);
+    else
+        snprintf(obj, sizeof obj, "none (no iteration completed)");
+    crfp_log(host, CRFP_LOG_INFO, "trained: %d iterations in %.1f s, objective %s, %zu active "
+             "features of %zu", r->total_iter, crfp_train_elapsed(&tall), obj,
              crfp_crf_active(r->crf), np);
     const char *model = crfp_params_str(r->stages[r->nstages - 1].params, "model");
     if ((st = crfp_train_save(r, model, trainers)) != CRFP_OK)
