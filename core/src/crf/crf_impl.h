@@ -45,4 +45,11 @@ int crfp_ncpus(void);
 struct stat;
 crfp_status crfp_model_open(crfp_host *host, const char *path, int *fd, struct stat *sb);
 
+/* Write the n bytes at buf as the file at path, whole or not at all: to a
+ * temporary (crfpipe/outfile.h), synced and renamed over path.  Used for
+ * crfpipe's models and for models written for other programs.  Errors,
+ * recorded in host and naming path: CRFP_EIO, CRFP_ENOMEM; no temporary is
+ * left. */
+crfp_status crfp_model_write(crfp_host *host, const char *path, const void *buf, size_t n);
+
 #endif

@@ -13,41 +13,38 @@ typedef struct u32buf {
     size_t n, cap;
 } u32buf;
 
-static int u32_reserve(u32buf *b, size_t extra)
-{
-    /* Always own a buffer, so that sequences never point at NULL + offset. */
-    if (b->v && b->n + extra <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->n + extra)
-        cap *= 2;
-    uint32_t *v = realloc(b->v, cap * sizeof *v);
-    if (!v)
-        return -1;
-    b->v = v;
-    b->cap = cap;
-    return 0;
-}
-
 /* A growable double array: the values of valued unigram observations. */
 typedef struct dblbuf {
     double *v;
     size_t n, cap;
 } dblbuf;
 
+/* Room for `extra` more elements of `size` bytes in the array *v of n
+ * used and *cap held, doubling from 1024.  Always leaves a buffer, so that
+ * sequences never point at NULL + offset.  -1 on ENOMEM (*v unchanged). */
+static int reserve(void **v, size_t n, size_t *cap, size_t extra, size_t size)
+{
+    if (*v && n + extra <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < n + extra)
+        c *= 2;
+    void *p = realloc(*v, c * size);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
+static int u32_reserve(u32buf *b, size_t extra)
+{
+    return reserve((void **)&b->v, b->n, &b->cap, extra, sizeof *b->v);
+}
+
 static int dbl_reserve(dblbuf *b, size_t extra)
 {
-    if (b->v && b->n + extra <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->n + extra)
-        cap *= 2;
-    double *v = realloc(b->v, cap * sizeof *v);
-    if (!v)
-        return -1;
-    b->v = v;
-    b->cap = cap;
-    return 0;
+    return reserve((void **)&b->v, b->n, &b->cap, extra, sizeof *b->v);
 }
 
 #define NO_VALUES SIZE_MAX

@@ -19,18 +19,16 @@
  * (per label, the transitions leaving it; CRFsuite sizes its offset array
  * for L + 2 labels, the last two empty) and the "AFRF" chunk (per
  * attribute, its state features), each an array of absolute offsets to
- * lists of a count and feature ids.  Written to a temporary and renamed.
+ * lists of a count and feature ids.  Written as crfpipe's models are
+ * (crfp_model_write: a temporary, renamed).
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cqdb.h"
 #include "crf_impl.h"
-#include "crfpipe/outfile.h"
 
 typedef struct feat {
     uint32_t type, src, dst;
@@ -225,31 +223,7 @@ crfp_status crfp_crf_export_crfsuite(crfp_host *host, const crfp_crf *crf, const
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
         crfp_bytes_set32(&out, 12 + 4 * i, fields[i]);
 
-    char *tmp;
-    int fd;
-    if ((st = crfp_outfile_begin(host, path, &tmp, &fd)) != CRFP_OK)
-        goto done;
-    size_t put = 0;
-    int err = 0;
-    while (put < out.n) {
-        ssize_t r = write(fd, out.p + put, out.n - put);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            err = r < 0 ? errno : EIO;
-            break;
-        }
-        put += (size_t)r;
-    }
-    if (err) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        st = crfp_error(host, CRFP_EIO, "%s: cannot write: %s", path, strerror(err));
-        goto done;
-    }
-    st = crfp_outfile_commit(host, fd, tmp, path);
-    free(tmp);
+    st = crfp_model_write(host, path, out.p, out.n);
 done:
     if (oom)
         st = crfp_error(host, CRFP_ENOMEM, "%s: out of memory", path);

@@ -300,18 +300,23 @@ crfp_status crfp_crf_save(crfp_host *host, const crfp_crf *crf, const char *path
         free(b.p);
         return crfp_error(host, CRFP_ENOMEM, "%s: out of memory serialising the model", path);
     }
+    st = crfp_model_write(host, path, b.p, b.n);
+    free(b.p);
+    return st;
+}
+
+crfp_status crfp_model_write(crfp_host *host, const char *path, const void *buf, size_t n)
+{
     /* A temporary named after this process (so that a later run can tell
      * it from one left by a run that died, and remove that), with the mode
      * the model will have: an existing model's, else what the umask
      * allows. */
     char *tmp;
     int fd;
-    if ((st = crfp_outfile_begin(host, path, &tmp, &fd)) != CRFP_OK) {
-        free(b.p);
+    crfp_status st = crfp_outfile_begin(host, path, &tmp, &fd);
+    if (st != CRFP_OK)
         return st;
-    }
-    int err = write_all(fd, b.p, b.n);
-    free(b.p);
+    int err = write_all(fd, buf, n);
     if (err) {
         close(fd);
         unlink(tmp);
