@@ -71,26 +71,7 @@ to_crfsuite "$data/train.txt" >"$tmp/train.crfsuite"
 to_crfsuite "$data/test.txt" >"$tmp/test.crfsuite"
 echo "CoNLL-2000 as CRFsuite data: $(grep -c . "$tmp/train.crfsuite") training tokens, $(grep -c . "$tmp/test.crfsuite") test tokens" >&2
 
-# timed NAME CMD...: run, record wall seconds and peak RSS (MB) in $tmp/NAME.time
-timed() {
-    local name=$1
-    shift
-    /usr/bin/time -f "%e %M" -o "$tmp/$name.time" "$@"
-}
-# best3 NAME CMD...: timed three times, keeping the fastest run's figures
-# (tagging takes a fraction of a second: one run says little)
-best3() {
-    local name=$1
-    shift
-    timed "$name" "$@"
-    for k in 2 3; do
-        timed "$name.$k" "$@"
-        if awk -v a="$(awk '{ print $1 }' "$tmp/$name.$k.time")" '{ exit !(a < $1) }' "$tmp/$name.time"
-        then mv "$tmp/$name.$k.time" "$tmp/$name.time"; fi
-    done
-}
-wall() { awk '{ print $1 }' "$tmp/$1.time"; }
-rss() { awk '{ printf "%d", $2 / 1024 }' "$tmp/$1.time"; }
+. "$(dirname "$0")/timing.sh"
 # f1 FILE: conlleval chunk F1 of a file whose last two columns are gold, prediction
 f1() { "$crfpipe" eval --label word --guess label "$1" 2>/dev/null | sed -n 's/^chunk F1: *//p'; }
 

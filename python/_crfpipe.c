@@ -27,7 +27,6 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,8 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "crfpipe/crfpipe.h"
 
@@ -652,17 +649,9 @@ static crfp_status load_model(crfp_host *host, const char *path, crfp_crf **crf)
 {
     static const char config[] = "columns=attrs\nbigram=bias\n";
     unsigned char head[12];
-    ssize_t got = 0;
-    /* non-blocking, and regular files only: a FIFO must not hang the peek
-     * (crfp_crf_load then refuses it) */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd >= 0) {
-        struct stat sb;
-        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-            got = read(fd, head, sizeof head);
-        close(fd);
-    }
-    if (got <= 0 || !crfp_crf_is_crfsuite(head, (size_t)got))
+    /* a FIFO is not waited for: crfp_crf_load then refuses it */
+    size_t got = crfp_crf_file_head(path, head, sizeof head);
+    if (!crfp_crf_is_crfsuite(head, got))
         return crfp_crf_load(host, path, crf);
     crfp_status st = crfp_crf_import_crfsuite(host, path, "attributes", config,
                                               sizeof config - 1, crf);

@@ -5,7 +5,9 @@
  * dump: every non-zero weight (crfp_crf_dump); info: the same header and
  * the model's sizes (model_info.c); top: the largest weights, filtered
  * (model_top.c); import: a CRFsuite model (crfp_crf_import_crfsuite), its
- * attributes extracted by the attributes plugin as from CRFsuite data;
+ * attributes extracted by the attributes plugin as from CRFsuite data, or
+ * a Wapiti model (crfp_crf_import_wapiti), its patterns run by the
+ * templates plugin in Wapiti's dialect;
  * export: the reverse (crfp_crf_export_crfsuite). */
 #include "config.h"
 #include "cli.h"
@@ -89,21 +91,61 @@ static int conversion_args(crfp_host *host, int argc, char **argv, const char *u
     return -1;
 }
 
+/* A Wapiti model's patterns, read by the templates plugin in its Wapiti
+ * dialect, which spells the observations as Wapiti does.  The comment puts
+ * pattern k on line k+2 of the template, its line in the model file, so
+ * that a message about a pattern names the right line. */
+static const char wapiti_features[] = "templates";
+static const char wapiti_head[] = "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n";
+
+/* Whether the file at path begins as a Wapiti model (one that cannot be
+ * read is left to the CRFsuite importer, which says why). */
+static int looks_wapiti(const char *path)
+{
+    unsigned char head[8];
+    size_t got = crfp_crf_file_head(path, head, sizeof head);
+    return got > 0 && crfp_crf_is_wapiti(head, got);
+}
+
+/* The templates plugin compiles the imported patterns, so that a pattern
+ * it cannot run fails the import, not the first tagging.  Errors: the
+ * plugin's, with its message. */
+static crfp_status check_patterns(crfp_host *host, const crfp_crf *crf, const char *path)
+{
+    const crfp_plugin *fp;
+    crfp_status st = crfp_host_load_kind(host, wapiti_features, CRFP_KIND_FEATURES, &fp);
+    if (st != CRFP_OK)
+        return st;
+    const crfp_features_vtable *fv = fp->desc->vtable;
+    size_t len;
+    const char *cfg = crfp_crf_features_config(crf, &len);
+    void *ex = NULL;
+    if ((st = fv->load(host, cfg, len, path, &ex)) == CRFP_OK)
+        fv->free(ex);
+    return st;
+}
+
 static int model_import(crfp_host *host, int argc, char **argv)
 {
     const char *out, *path;
-    int r = conversion_args(host, argc, argv, "crfpipe model import CRFSUITE_MODEL -o MODEL",
-                            &path, &out);
+    int r = conversion_args(host, argc, argv,
+                            "crfpipe model import CRFSUITE_OR_WAPITI_MODEL -o MODEL", &path, &out);
     if (r >= 0)
         return r;
     crfp_crf *crf;
-    if (crfp_crf_import_crfsuite(host, path, import_features, import_config,
-                                 sizeof import_config - 1, &crf) != CRFP_OK)
+    int wapiti = looks_wapiti(path);
+    if (wapiti ? crfp_crf_import_wapiti(host, path, wapiti_features, wapiti_head, &crf)
+               : crfp_crf_import_crfsuite(host, path, import_features, import_config,
+                                          sizeof import_config - 1, &crf))
         return cli_fail(host);
-    crfp_status st;
+    crfp_status st = wapiti ? check_patterns(host, crf, path) : CRFP_OK;
+    if (st != CRFP_OK) {
+        crfp_crf_free(crf);
+        return cli_fail(host);
+    }
     if ((st = crfp_crf_set_meta(crf, "label", "label")) != CRFP_OK ||
-        (st = crfp_crf_set_meta(crf, "columns", "attrs,label")) != CRFP_OK ||
-        (st = crfp_crf_set_meta(crf, "trainer", "crfsuite")) != CRFP_OK ||
+        (!wapiti && (st = crfp_crf_set_meta(crf, "columns", "attrs,label")) != CRFP_OK) ||
+        (st = crfp_crf_set_meta(crf, "trainer", wapiti ? "wapiti" : "crfsuite")) != CRFP_OK ||
         (st = crfp_crf_set_meta(crf, "imported-from", path)) != CRFP_OK)
         st = crfp_error(host, st, "out of memory");
     if (st == CRFP_OK)

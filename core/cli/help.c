@@ -309,14 +309,17 @@ static const cmddoc commands[] = {
      "--report RUN.tsv; NAME= names it in the legend (default: the file name without .tsv).",
      plot_opts, N(plot_opts), NULL},
     {"model", "dump|info|top|import|export [OPTIONS] MODEL",
-     "print a model's labels, features and weights, or convert it to or from CRFsuite's",
+     "print a model's labels, features and weights, or convert it to or from CRFsuite's "
+     "(or from Wapiti's)",
      "dump prints the labels, the feature configuration, the metadata and every non-zero "
      "weight of MODEL, one line each; info the same without the weights, then the model's "
      "sizes (observations, parameters, non-zero weights in all and per label, the weights' "
      "range and norms); top the weight lines of the dump with the largest weights, filtered "
      "and sorted.  import -o OUT reads a CRFsuite model (crfsuite learn, python-crfsuite, "
      "sklearn-crfsuite) and writes the crfpipe model with the same scores, which tags "
-     "CRFsuite data (or attribute tokens) as CRFsuite does; export -o OUT writes an "
+     "CRFsuite data (or attribute tokens) as CRFsuite does, or a Wapiti model (wapiti "
+     "train with a pattern file), whose patterns then run in Wapiti's dialect and tag "
+     "columns as wapiti label does; export -o OUT writes an "
      "attribute model (--features attributes) without start weights (--all-transitions "
      "false) as a CRFsuite model.",
      model_opts, N(model_opts), NULL},

@@ -25,6 +25,9 @@
  * "<letter>@<line>:".  Outside the sentence cells read "_B-1", "_B-2"...
  * (left) and "_B+1", "_B+2"... (right); a missing cell reads "_NIL".
  *
+ *   #!wapiti                before the first pattern: the rest is read, and
+ *                           its observations spelled, as Wapiti does
+ *                           (tplparse.c, tplwapiti.c)
  *   #!after ID PREREQ       incremental feature sets: pattern ID's
  *                           observations wait, token by token, until
  *                           PREREQ's has a non-zero block (chained trainers)

@@ -22,8 +22,11 @@ typedef struct tpl_piece {
     int row;              /* CELL: offset from the current token */
     long col;             /* CELL: column index, or -1 when named */
     size_t name;          /* CELL with col < 0: index into tpl.names */
-    size_t rx;            /* CELL 't'/'m'/'T'/'M': index into tpl.rx */
+    size_t rx;            /* CELL 't'/'m'/'T'/'M': index into tpl.rx, or into
+                             tpl.wrx in the Wapiti dialect */
     int len;              /* CELL 'p'/'s': number of characters */
+    int absolute;         /* CELL, Wapiti dialect: row counts from the ends
+                             ("%x[@1,0]" the first token, "@-1" the last) */
     size_t lit, litlen;   /* LIT: bytes tpl.lits[lit .. lit+litlen) */
 } tpl_piece;
 
@@ -54,6 +57,10 @@ typedef struct tpl {
     int32_t rx_stack;             /* ICU backtrack stack limit in bytes (0 = none) */
     char *after;                  /* '#!after' prerequisites, one "ID: PREREQ:\n" line
                                      each (observation prefixes), or NULL */
+    int wapiti;                   /* '#!wapiti': the patterns are read, and their
+                                     observations spelled, as Wapiti does */
+    char **wrx;                   /* the Wapiti dialect's regexes, as written */
+    size_t nwrx;
 } tpl;
 
 /* Compile `len` bytes of template text.  `origin` names the text in
@@ -84,5 +91,16 @@ const tpl *tpl_extractor_tpl(const tpl_extractor *ex);
  * template does not exist in `seq` (message "FILE:LINE: ..."),
  * CRFP_EUTF8 / CRFP_EPLUGIN when ICU rejects a cell, CRFP_ENOMEM. */
 crfp_status tpl_extract(tpl_extractor *ex, const crfp_tokseq *seq, crfp_obsseq *out);
+
+/* Wapiti's regular expressions (tplwapiti.c), for templates in its
+ * dialect.  Whether the n bytes at re are a regex Wapiti would run to the
+ * end: NULL, or what is wrong with it (a static string).  Pure. */
+const char *tpl_wrx_check(const char *re, size_t n);
+
+/* The leftmost match of the checked, NUL-terminated regex re in s, as
+ * Wapiti finds it: its offset, with its length in *len; -1 when there is
+ * none; -2 when *budget (backtracking steps, counted down; NULL for no
+ * limit) runs out first.  Pure apart from *budget. */
+long tpl_wrx_find(const char *re, const char *s, size_t *len, unsigned long *budget);
 
 #endif

@@ -176,7 +176,7 @@ static int compile_steps(tpl_extractor *ex)
                 continue;
             }
             tpl_step *st = &ex->steps[n++];
-            st->kind = pc->op == 'x' ? STEP_X : STEP_SLOW;
+            st->kind = pc->op == 'x' && !t->wapiti ? STEP_X : STEP_SLOW;
             st->row = pc->row;
             st->col = pc->col;
             st->name = pc->name;
@@ -500,12 +500,73 @@ static int shape(tpl_ws *w, size_t *len, const char *s)
     return 0;
 }
 
+/* Append the n bytes at v, with A-Z lowered when lower is set (Wapiti's
+ * tolower in the "C" locale). */
+static int append_ascii(tpl_ws *w, size_t *len, const char *v, size_t n, int lower)
+{
+    size_t at = *len;
+    if (append(w, len, v, n))
+        return -1;
+    for (size_t i = at; lower && i < *len; i++)
+        if (w->buf[i] >= 'A' && w->buf[i] <= 'Z')
+            w->buf[i] = (char)(w->buf[i] - 'A' + 'a');
+    return 0;
+}
+
+/* A piece of a template in Wapiti's dialect, as Wapiti computes it: a row
+ * outside the sentence reads "_x-1" to "_x-4", then "_x-#" (and "_x+1" ...
+ * past the end), and %t and %m run on that string too; upper case
+ * commands lowercase their result in ASCII; regexes are Wapiti's
+ * (tplwapiti.c), their backtracking bounded by the regex-time limit. */
+static crfp_status wapiti_piece(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq,
+                                const tpl_pattern *pat, const tpl_piece *pc, long tok,
+                                size_t *len)
+{
+    const tpl *t = ex->t;
+    const long ntok = (long)seq->ntok;
+    long pos = !pc->absolute ? tok + pc->row : pc->row < 0 ? pc->row + ntok : pc->row - 1;
+    char pad[8];
+    const char *v;
+    if (pos < 0 || pos >= ntok) {
+        long k = pos < 0 ? -pos - 1 : pos - ntok;
+        snprintf(pad, sizeof pad, "_x%c%c", pos < 0 ? '-' : '+', k < 4 ? (char)('1' + k) : '#');
+        v = pad;
+    } else {
+        v = seq->cells[(size_t)pos * seq->ncols + (size_t)pc->col];
+        if (!v)
+            v = pc->op == 'x' || pc->op == 'X' ? TPL_NIL : "";
+    }
+    char op = pc->op;
+    int lower = op >= 'A' && op <= 'Z';
+    if (op == 'x' || op == 'X')
+        return append_ascii(w, len, v, strlen(v), lower) ? CRFP_ENOMEM : CRFP_OK;
+    /* ICU's time unit is about 10,000 steps of its matcher (host.h) */
+    unsigned long budget = (unsigned long)t->rx_time * 10000UL;
+    size_t n = 0;
+    long at = tpl_wrx_find(t->wrx[pc->rx], v, &n, t->rx_time ? &budget : NULL);
+    if (at == -2)
+        return report(ex, CRFP_EPARSE,
+                      "%s:%d: regular expression too slow on '%.40s%s': exceeded the limit "
+                      "regex-time=%ld (catastrophic backtracking?  raise it with --limit "
+                      "regex-time=N or CRFPIPE_LIMITS=regex-time=N; 0 = unlimited)",
+                      t->origin, pat->line, v, strlen(v) > 40 ? "..." : "", (long)t->rx_time);
+    int r;
+    if (op == 't' || op == 'T')
+        r = at >= 0 ? append(w, len, "true", 4) : append(w, len, "false", 5);
+    else
+        r = at >= 0 ? append_ascii(w, len, v + at, n, lower) : 0;
+    return r ? CRFP_ENOMEM : CRFP_OK;
+}
+
 /* A piece the steps do not cover: %X, regexes, affixes, shapes (values
- * outside the sentence are paddings for them too). */
+ * outside the sentence are paddings for them too), and every piece of the
+ * Wapiti dialect. */
 static crfp_status slow_piece(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq,
                               const tpl_pattern *pat, const tpl_piece *pc, long tok,
                               size_t *len)
 {
+    if (ex->t->wapiti)
+        return wapiti_piece(ex, w, seq, pat, pc, tok, len);
     const long ntok = (long)seq->ntok;
     const long pos = tok + pc->row;
     if (pos < 0 || pos >= ntok) {

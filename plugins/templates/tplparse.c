@@ -13,6 +13,12 @@
  * macro (bare "B") is a constant observation, its text itself.
  * Identifiers must be unique in a template.
  *
+ * "#!wapiti", before the first pattern, reads the rest as Wapiti reads its
+ * pattern files, so that the observations are Wapiti's, byte for byte
+ * (what a model imported from Wapiti needs, and what a Wapiti user expects
+ * of the same pattern file): parse_wapiti_line, and tplwapiti.c for its
+ * regular expressions.
+ *
  * "#!after ID PREREQ" (incremental feature sets, Lavergne et al. 2010,
  * §5.4) holds the observations of pattern ID back until, at the same
  * token, the observation of pattern PREREQ has a non-zero block in the
@@ -21,6 +27,7 @@
  * feature admitted at once).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +40,7 @@
 typedef struct builder {
     crfp_host *host;
     tpl *t;
-    size_t cap_pats, cap_pieces, cap_lits, cap_names, cap_rx;
+    size_t cap_pats, cap_pieces, cap_lits, cap_names, cap_rx, cap_wrx;
     char **ids;        /* identifiers seen, for the uniqueness check */
     unsigned char *idcolon; /* per identifier: its observations start "ID:" */
     size_t nids, cap_ids;
@@ -405,6 +412,20 @@ static crfp_status parse_macro(builder *b, const char *p, const char *e, const c
     return CRFP_OK;
 }
 
+/* Open pattern t->npats (its pieces follow; t->npats grows when it ends). */
+static crfp_status start_pattern(builder *b, unsigned flags)
+{
+    tpl *t = b->t;
+    if (grow((void **)&t->pats, &b->cap_pats, t->npats, sizeof *t->pats))
+        return CRFP_ENOMEM;
+    tpl_pattern *pat = &t->pats[t->npats];
+    pat->flags = flags;
+    pat->line = b->line;
+    pat->first = t->npieces;
+    pat->n = 0;
+    return CRFP_OK;
+}
+
 static crfp_status check_unique(builder *b, const char *id, size_t n, int colon)
 {
     for (size_t i = 0; i < b->nids; i++)
@@ -446,13 +467,8 @@ static crfp_status parse_line(builder *b, const char *s, const char *e)
         return perr(b, msg, NULL);
     }
     }
-    if (grow((void **)&t->pats, &b->cap_pats, t->npats, sizeof *t->pats))
+    if (start_pattern(b, flags))
         return CRFP_ENOMEM;
-    tpl_pattern *pat = &t->pats[t->npats];
-    pat->flags = flags;
-    pat->line = b->line;
-    pat->first = t->npieces;
-    pat->n = 0;
 
     const char *pct = memchr(s, '%', (size_t)(e - s));
     const char *colon = memchr(s, ':', (size_t)((pct ? pct : e) - s));
@@ -490,6 +506,121 @@ static crfp_status parse_line(builder *b, const char *s, const char *e)
         if ((st = parse_macro(b, m, e, &p)))
             return st;
     }
+    t->npats++;
+    return CRFP_OK;
+}
+
+/* An integer as C's "%i" reads it (Wapiti's row: decimal, 0x hex or 0
+ * octal, with a sign) over all of s..e; -1 when it is not one. */
+static int wapiti_int(const char *s, const char *e, long *out)
+{
+    char tmp[32];
+    if (e - s <= 0 || e - s >= (long)sizeof tmp)
+        return -1;
+    memcpy(tmp, s, (size_t)(e - s));
+    tmp[e - s] = '\0';
+    char *end;
+    errno = 0;
+    long v = strtol(tmp, &end, 0);
+    if (*end || errno || end == tmp || v < -1000000 || v > 1000000)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* One pattern as Wapiti reads it ('#!wapiti'): s..e without its comment
+ * and blanks.  The type letter may be lower or upper case and is written
+ * in lower case, which Wapiti makes the first byte of every observation;
+ * there are no identifiers (two patterns may give the same observation,
+ * and then count it twice, as in Wapiti); macros are %x, %t and %m, upper
+ * case to lowercase their result, on a row that "@" counts from the ends
+ * of the sentence and a numbered column; a regex ends at its first '"' not
+ * escaped by '\'. */
+static crfp_status parse_wapiti_line(builder *b, const char *s, const char *e)
+{
+    tpl *t = b->t;
+    unsigned flags;
+    char type = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
+    switch (type) {
+    case 'u': flags = CRFP_OBS_UNIGRAM; break;
+    case 'b': flags = CRFP_OBS_BIGRAM; break;
+    case '*': flags = CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM; break;
+    default:
+        return bad_arg(b, "unknown pattern type '%.*s' (Wapiti's are u, b and *)", s, s + 1);
+    }
+    if (start_pattern(b, flags))
+        return CRFP_ENOMEM;
+    crfp_status st = add_lit(b, &type, 1);
+    const char *p = s + 1;
+    while (st == CRFP_OK && p < e) {
+        const char *m = memchr(p, '%', (size_t)(e - p));
+        if (!m)
+            m = e;
+        if ((st = add_lit(b, p, (size_t)(m - p))) || m == e)
+            break;
+        char op = m + 1 < e ? m[1] : '\0';
+        char lop = op >= 'A' && op <= 'Z' ? (char)(op - 'A' + 'a') : op;
+        if (lop != 'x' && lop != 't' && lop != 'm')
+            return bad_arg(b, "unknown command '%%%.*s' (Wapiti's are %%x, %%t and %%m, and %% "
+                           "has no escape)", m + 1, m + (m + 1 < e ? 2 : 1));
+        tpl_piece pc;
+        memset(&pc, 0, sizeof pc);
+        pc.kind = TPL_CELL;
+        pc.op = op;
+        const char *q = m + 2;
+        if (q == e || *q != '[')
+            return bad_arg(b, "malformed command: expected '[' after %%%.*s", m + 1, m + 2);
+        q++;
+        if (q < e && *q == '@')
+            pc.absolute = 1, q++;
+        const char *comma = memchr(q, ',', (size_t)(e - q));
+        long row, col = 0;
+        if (!comma || wapiti_int(q, comma, &row))
+            return perr(b, "malformed command: the row is not an integer", NULL);
+        q = comma + 1;
+        while (q < e && (*q == ' ' || *q == '\t'))
+            q++;
+        const char *cs = q;
+        while (q < e && *q >= '0' && *q <= '9' && col <= 1000000)
+            col = col * 10 + (*q++ - '0');
+        if (q == cs || col > 1000000)
+            return perr(b, "malformed command: the column is not a number", NULL);
+        pc.row = (int)row;
+        pc.col = col;
+        if (col > t->maxcol) {
+            t->maxcol = col;
+            t->maxcol_line = b->line;
+        }
+        if (lop != 'x') {
+            if (e - q < 2 || q[0] != ',' || q[1] != '"')
+                return perr(b, "malformed command: expected ,\"REGEX\" after the column", NULL);
+            const char *rs = q += 2;
+            while (q < e && *q != '"')
+                q += *q == '\\' && q + 1 < e ? 2 : 1;
+            if (q >= e)
+                return perr(b, "malformed command: the regular expression has no closing '\"'",
+                            NULL);
+            const char *why = tpl_wrx_check(rs, (size_t)(q - rs));
+            if (why)
+                return crfp_error(b->host, CRFP_EPARSE, "%s:%d: regular expression \"%.*s\": %s",
+                                  t->origin, b->line, (int)(q - rs > 64 ? 64 : q - rs), rs, why);
+            if (grow((void **)&t->wrx, &b->cap_wrx, t->nwrx, sizeof *t->wrx))
+                return CRFP_ENOMEM;
+            if (!(t->wrx[t->nwrx] = strndup(rs, (size_t)(q - rs))))
+                return CRFP_ENOMEM;
+            pc.rx = t->nwrx++;
+            q++;
+        }
+        if (q == e || *q != ']')
+            return perr(b, "malformed command: expected ']'", NULL);
+        if (grow((void **)&t->pieces, &b->cap_pieces, t->npieces, sizeof *t->pieces))
+            return CRFP_ENOMEM;
+        t->pieces[t->npieces++] = pc;
+        t->pats[t->npats].n++;
+        p = q + 1;
+    }
+    if (st)
+        return st;
     t->npats++;
     return CRFP_OK;
 }
@@ -617,6 +748,9 @@ void tpl_free(tpl *t)
     for (size_t i = 0; i < t->nrx; i++)
         uregex_close(t->rx[i]);
     free(t->rx);
+    for (size_t i = 0; i < t->nwrx; i++)
+        free(t->wrx[i]);
+    free(t->wrx);
     if (t->lower)
         ucasemap_close(t->lower);
     free(t->columns);
@@ -662,15 +796,35 @@ crfp_status tpl_compile(crfp_host *host, const char *text, size_t len, const cha
                 st = crfp_error(host, CRFP_ENOMEM, "%s:%d: out of memory", t->origin, b.line);
             continue;
         }
+        if (e - s == 8 && memcmp(s, "#!wapiti", 8) == 0) {
+            if (t->npats)
+                st = perr(&b, "'#!wapiti' must come before the first pattern", NULL);
+            t->wapiti = 1;
+            continue;
+        }
+        if (t->wapiti) {
+            /* Wapiti ends a pattern at its first '#' and drops the blanks
+             * before it */
+            const char *h = memchr(s, '#', (size_t)(e - s));
+            if (h)
+                e = h;
+            while (e > s && (e[-1] == ' ' || (e[-1] >= '\t' && e[-1] <= '\r')))
+                e--;
+        }
         if (s == e || *s == '#')
             continue;
         if (memchr(s, '\0', (size_t)(e - s))) {
             st = perr(&b, "NUL byte in template", NULL);
             break;
         }
-        st = parse_line(&b, s, e);
+        st = t->wapiti ? parse_wapiti_line(&b, s, e) : parse_line(&b, s, e);
         if (st == CRFP_ENOMEM)
             st = crfp_error(host, CRFP_ENOMEM, "%s:%d: out of memory", t->origin, b.line);
+    }
+    if (st == CRFP_OK && t->wapiti && b.nafter) {
+        b.line = b.after_line[0];
+        st = perr(&b, "'#!after' needs pattern identifiers, which Wapiti's patterns (#!wapiti) "
+                  "do not have", NULL);
     }
     if (st == CRFP_OK && t->npats == 0)
         st = crfp_error(host, CRFP_EPARSE, "%s: the template has no pattern", t->origin);

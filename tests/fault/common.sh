@@ -51,6 +51,12 @@ run_cmd() {
     csexport) $RUNNER "$CRFPIPE" model export "$tmp/cs.model" -o "$2" ;;
     csimport) $RUNNER "$CRFPIPE" model import -o "$2" \
                   "$top_srcdir/tests/data/crfsuite-model/model.crfsuite" ;;
+    # a Wapiti model read (its patterns compiled in Wapiti's dialect), and
+    # tagging with it (the dialect's extraction and regexes)
+    wapimport) $RUNNER "$CRFPIPE" model import -o "$2" \
+                   "$top_srcdir/tests/data/wapiti-model/model.wap" ;;
+    waptag) $RUNNER "$CRFPIPE" tag --model "$tmp/wap.model" --format conll --threads 1 -o "$2" \
+                "$top_srcdir/tests/data/wapiti-model/test.txt" ;;
     # GATE spans made token labels, written as columns
     spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
                -o "$2" ;;
@@ -98,7 +104,7 @@ X
   <stage plugin="conll_writer"><param name="columns" value="string,label"/></stage>
 </pipeline>
 X
-    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err"; then
+    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err" || ! run_cmd wapimport "$tmp/wap.model" 2>"$tmp/err"; then
         cat "$tmp/err" >&2
         echo "FAIL: training the reference model without faults" >&2
         exit 1

@@ -377,6 +377,101 @@ static void test_threads(void)
     vt->free(ex);
 }
 
+
+/* Wapiti's dialect ('#!wapiti'): observations spelled as Wapiti spells them
+ * (tests/pipeline/wapiti_model.sh checks a whole corpus against Wapiti
+ * itself; these are the rules one by one, on bytes that are not ASCII). */
+static const char *const wcells[] = {
+    "ÜBer.9", "NNP",
+    "don't",  "NNP",
+    "x",      NULL,
+};
+static const crfp_tokseq wsent = {3, 2, colnames, wcells};
+static const char *wapiti =
+    "#!wapiti\n"                                                  /* 1 */
+    "U00:%x[-1,0]/%x[-5,0]/%x[1,0]   # a comment, and blanks\n"   /* 2 */
+    "u01:%X[0,0]\n"                                               /* 3 */
+    "U02:%t[0,0,\"^\\u\"]/%T[0,0,\"^ü\"]/%t[-1,0,\"x\"]\n"       /* 4 */
+    "U03:%m[0,0,\"..\"]/%m[0,0,\"\\a*\"]/%m[0,0,\"\\a\\a?\"]\n"  /* 5 */
+    "U04:%x[@1,0]/%x[@-1,1]/%x[@0,0]\n"                           /* 6 */
+    "U%x[0,1]\n"                                                  /* 7 */
+    "U%x[1,1]\n"                                                  /* 8 */
+    "b\n"                                                         /* 9 */
+    "*05:%m[0,0,\"'t$\"]/%M[0,0,\"^.*\\.\\d\"]/%m[0,0,\"n.*\"]\n" /* 10 */
+    "u06:%x[-0x1,0]\n";                                           /* 11 */
+
+static void test_wapiti(void)
+{
+    void *ex = NULL;
+    crfp_status st = load_text(NULL, wapiti, &ex);
+    CHECK(st == CRFP_OK);
+    if (st) {
+        fprintf(stderr, "%s\n", crfp_errmsg(host));
+        return;
+    }
+    crfp_obsseq *o = crfp_obsseq_new();
+    CHECK(vt->extract(ex, &wsent, o) == CRFP_OK);
+    const unsigned U = CRFP_OBS_UNIGRAM, B = CRFP_OBS_BIGRAM, S = U | B;
+    for (size_t t = 0; t < 3; t++)
+        CHECK(count(o, t) == 10);
+    /* rows outside: _x-1 .. _x-4, then _x-#; the type letter lowered */
+    CHECK(has(o, 0, "u00:_x-1/_x-#/don't", U));
+    CHECK(has(o, 1, "u00:ÜBer.9/_x-4/x", U));
+    CHECK(has(o, 2, "u00:don't/_x-3/_x+1", U));
+    /* %X lowers ASCII only, as C's tolower */
+    CHECK(has(o, 0, "u01:Über.9", U));
+    /* %t is Wapiti's regex: \u is ASCII, %T does not ignore case, and a
+     * row outside is matched as its "_x-1" */
+    CHECK(has(o, 0, "u02:false/false/true", U));
+    CHECK(has(o, 1, "u02:false/false/false", U));
+    /* '.' is a byte; "\a*" is lazy (empty at the start), "\a?" greedy */
+    CHECK(has(o, 0, "u03:Ü//Be", U));
+    CHECK(has(o, 1, "u03:do//do", U));
+    CHECK(has(o, 2, "u03://x", U));
+    /* '@' counts rows from the ends; a missing cell reads _NIL */
+    for (size_t t = 0; t < 3; t++)
+        CHECK(has(o, t, "u04:ÜBer.9/_NIL/_x-1", U));
+    /* no identifiers: two patterns make the same observation, twice */
+    const char *const *strs;
+    size_t n, same = 0;
+    crfp_obsseq_get(o, 0, &strs, NULL, &n);
+    for (size_t i = 0; i < n; i++)
+        same += strcmp(strs[i], "uNNP") == 0;
+    CHECK(same == 2);
+    CHECK(has(o, 1, "u_NIL", U));
+    CHECK(has(o, 2, "u_x+1", U));
+    CHECK(has(o, 1, "b", B));
+    /* '$' anchors at the end; %M lowers its match; "n.*" is lazy */
+    CHECK(has(o, 0, "*05:/Über.9/", S));
+    CHECK(has(o, 1, "*05:'t//n", S));
+    CHECK(has(o, 0, "u06:_x-1", U));
+    vt->free(ex);
+
+    /* the budget of backtracking: a regex that explodes is stopped */
+    static const char *const acells[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "X"};
+    const crfp_tokseq as = {1, 2, colnames, acells};
+    CHECK(load_text(NULL, "#!wapiti\nU:%t[0,0,\"a*a*a*a*a*a*a*a*a*a*b\"]\n", &ex) == CRFP_OK);
+    CHECK(vt->extract(ex, &as, o) == CRFP_EPARSE);
+    CHECK(strstr(crfp_errmsg(host), "t.tpl:2: regular expression too slow") != NULL);
+    vt->free(ex);
+    crfp_obsseq_free(o);
+
+    expect_error(NULL, "#!wapiti\nX00:%x[0,0]\n", 2, "unknown pattern type 'X'");
+    expect_error(NULL, "#!wapiti\nU00:%p[0,0]\n", 2, "unknown command '%p'");
+    expect_error(NULL, "#!wapiti\nU00:100%%\n", 2, "unknown command '%%'");
+    expect_error(NULL, "#!wapiti\n\nU00:%x0,0]\n", 3, "expected '[' after %x");
+    expect_error(NULL, "#!wapiti\nU00:%x[z,0]\n", 2, "the row is not an integer");
+    expect_error(NULL, "#!wapiti\nU00:%x[0,w]\n", 2, "the column is not a number");
+    expect_error(NULL, "#!wapiti\nU00:%x[0,0\n", 2, "expected ']'");
+    expect_error(NULL, "#!wapiti\nU00:%t[0,0, \"a\"]\n", 2, "expected ,\"REGEX\"");
+    expect_error(NULL, "#!wapiti\nU00:%t[0,0,\"a\\\"]\n", 2, "has no closing '\"'");
+    expect_error(NULL, "#!wapiti\nU00:%t[0,0,\"a**\"]\n", 2, "nothing to repeat");
+    expect_error(NULL, "#!wapiti\nU00:%m[0,0,\"?a\"]\n", 2, "nothing to repeat");
+    expect_error(NULL, "U00:%x[0,0]\n#!wapiti\n", 2, "'#!wapiti' must come before");
+    expect_error(NULL, "#!wapiti\n#!after U01 U00\nU00:%x[0,0]\nU01:%x[0,0]\n", 2,
+                 "'#!after' needs pattern identifiers");
+}
+
 int main(void)
 {
     host = crfp_host_new();
@@ -395,6 +490,7 @@ int main(void)
     test_constructs();
     test_errors();
     test_extract_errors();
+    test_wapiti();
     test_files_and_roundtrip();
     test_threads();
     crfp_host_free(host);

@@ -480,6 +480,33 @@ int crfp_crf_is_crfsuite(const void *head, size_t n);
 crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const char *features,
                                      const char *config, size_t config_len, crfp_crf **out);
 
+/* Up to n bytes from the start of the file at path into head, to tell
+ * model formats apart before reading one: the count read, 0 when the file
+ * cannot be opened or is not a regular file (reading it as a model then
+ * says why).  A FIFO is not waited for.  Reads nothing else. */
+size_t crfp_crf_file_head(const char *path, void *head, size_t n);
+
+/* Whether the n bytes at head begin a Wapiti model file ("#mdl#").  Pure. */
+int crfp_crf_is_wapiti(const void *head, size_t n);
+
+/* Read the Wapiti model file at `path` (`wapiti train`'s text format, a
+ * linear-chain CRF trained with a pattern file) as a finalized crfpipe
+ * model with the same scores: every observation with a non-zero weight
+ * becomes an observation of the same bytes, with Wapiti's unigram and
+ * bigram blocks (no start weights, as in Wapiti).  Its features plugin is
+ * `features`, and its configuration the string `head` followed by Wapiti's
+ * patterns, one per line (the caller names the plugin, and the head that
+ * makes it spell the observations as Wapiti does; the library knows no
+ * plugin by name); no metadata is set.  *out is owned by the caller
+ * (crfp_crf_free), NULL on failure.  The file is hostile input: every count,
+ * string and index is checked, and the host's model-labels and model-params
+ * limits apply.  Errors (message in host, naming the file and line):
+ * CRFP_ENOTFOUND, CRFP_EIO, CRFP_EFORMAT (not a Wapiti model; a maxent or
+ * MEMM model, one without patterns or from before model types; truncated
+ * or malformed), CRFP_ENOMEM, CRFP_EINVAL (NULL argument). */
+crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char *features,
+                                   const char *head, crfp_crf **out);
+
 /* Write crf (finalized; only read) as a CRFsuite model file at path
  * (crf1d version 100, which crfsuite tag, python-crfsuite and
  * sklearn-crfsuite open): its non-zero unigram weights become state

@@ -45,6 +45,19 @@ int crfp_ncpus(void);
 struct stat;
 crfp_status crfp_model_open(crfp_host *host, const char *path, int *fd, struct stat *sb);
 
+/* Read the whole model file at path (crfp_model_open's checks) into *buf,
+ * owned by the caller, of *n bytes (the importers of other programs'
+ * models, which parse the file in memory).  Errors, recorded in host and
+ * naming path: those of crfp_model_open, CRFP_ENOMEM, CRFP_EIO (a read
+ * error, or the file shrank while read). */
+crfp_status crfp_model_read_all(crfp_host *host, const char *path, unsigned char **buf,
+                                size_t *n);
+
+/* The importers' check of a model's size against the host's model-params
+ * limit, before its weights are allocated: CRFP_OK, or CRFP_EFORMAT with a
+ * message naming path and how to raise the limit. */
+crfp_status crfp_import_params_check(crfp_host *host, const char *path, uint64_t nparams);
+
 /* Write the n bytes at buf as the file at path, whole or not at all: to a
  * temporary (crfpipe/outfile.h), synced and renamed over path.  Used for
  * crfpipe's models and for models written for other programs.  Errors,

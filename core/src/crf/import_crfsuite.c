@@ -60,41 +60,6 @@ static void feature(const unsigned char *feat, uint32_t k, uint32_t *type, uint3
     memcpy(w, &bits, sizeof *w);
 }
 
-/* Read the whole regular file at path into *buf (owned by the caller).
- * Errors: those of opening and reading, with messages. */
-static crfp_status slurp(crfp_host *host, const char *path, unsigned char **buf, size_t *n)
-{
-    *buf = NULL;
-    int fd;
-    struct stat sb;
-    crfp_status st = crfp_model_open(host, path, &fd, &sb);
-    if (st != CRFP_OK)
-        return st;
-    size_t size = (size_t)sb.st_size;
-    unsigned char *b = malloc(size ? size : 1);
-    if (!b) {
-        close(fd);
-        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory reading %zu bytes", path, size);
-    }
-    size_t got = 0;
-    while (got < size) {
-        ssize_t r = read(fd, b + got, size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (got != size) {
-        free(b);
-        return crfp_error(host, CRFP_EIO, "%s: read error (the file changed or shrank)", path);
-    }
-    *buf = b;
-    *n = size;
-    return CRFP_OK;
-}
-
 int crfp_crf_is_crfsuite(const void *head, size_t n)
 {
     return n >= 12 && memcmp(head, "lCRF", 4) == 0 && memcmp((const char *)head + 8, "FOMC", 4) == 0;
@@ -108,7 +73,7 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
     *out = NULL;
     unsigned char *file;
     size_t n = 0;
-    crfp_status st = slurp(host, path, &file, &n);
+    crfp_status st = crfp_model_read_all(host, path, &file, &n);
     if (st != CRFP_OK)
         return st;
     crfp_crf *crf = NULL;
@@ -233,7 +198,6 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
     }
     /* The observations: the attributes that carry weight, in id order,
      * then the constant bigram observation. */
-    size_t maxp = crfp_host_limit(host, CRFP_LIMIT_MODEL_PARAMS);
     uint64_t nparams = 0;
     for (uint32_t a = 0; a < A; a++) {
         size_t len;
@@ -263,23 +227,13 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
         }
         obs_of[a] = id;
         nparams += Y;
-        if (maxp && nparams > maxp) {
-            st = crfp_error(host, CRFP_EFORMAT,
-                            "%s: the model needs more than %llu weights, more than the limit "
-                            "model-params=%zu (--limit model-params=N if the model is trusted)",
-                            path, (unsigned long long)nparams, maxp);
+        if ((st = crfp_import_params_check(host, path, nparams)) != CRFP_OK)
             goto out;
-        }
     }
     uint32_t bobs = 0;
     nparams += trans ? ((uint64_t)Y + 1) * Y : 0;
-    if (maxp && nparams > maxp) {
-        st = crfp_error(host, CRFP_EFORMAT,
-                        "%s: the model needs %llu weights, more than the limit model-params=%zu "
-                        "(--limit model-params=N if the model is trusted)",
-                        path, (unsigned long long)nparams, maxp);
+    if ((st = crfp_import_params_check(host, path, nparams)) != CRFP_OK)
         goto out;
-    }
     if (trans && (st = crfp_crf_add_obs(crf, "B", 1, CRFP_OBS_BIGRAM, &bobs)) != CRFP_OK) {
         st = crfp_error(host, st, "%s: out of memory", path);
         goto out;

@@ -891,6 +891,67 @@ crfp_status crfp_model_open(crfp_host *host, const char *path, int *fd, struct s
     return CRFP_OK;
 }
 
+size_t crfp_crf_file_head(const char *path, void *head, size_t n)
+{
+    ssize_t got = 0;
+    /* non-blocking, and regular files only: a FIFO must not hang the peek */
+    int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
+    if (fd >= 0) {
+        struct stat sb;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+            do
+                got = read(fd, head, n);
+            while (got < 0 && errno == EINTR);
+        close(fd);
+    }
+    return got > 0 ? (size_t)got : 0;
+}
+
+crfp_status crfp_import_params_check(crfp_host *host, const char *path, uint64_t nparams)
+{
+    size_t maxp = crfp_host_limit(host, CRFP_LIMIT_MODEL_PARAMS);
+    if (!maxp || nparams <= maxp)
+        return CRFP_OK;
+    return crfp_error(host, CRFP_EFORMAT,
+                      "%s: the model needs at least %llu weights, more than the limit "
+                      "model-params=%zu (--limit model-params=N if the model is trusted)",
+                      path, (unsigned long long)nparams, maxp);
+}
+
+crfp_status crfp_model_read_all(crfp_host *host, const char *path, unsigned char **buf,
+                                size_t *n)
+{
+    *buf = NULL;
+    int fd;
+    struct stat sb;
+    crfp_status st = crfp_model_open(host, path, &fd, &sb);
+    if (st != CRFP_OK)
+        return st;
+    size_t size = (size_t)sb.st_size;
+    unsigned char *b = malloc(size ? size : 1);
+    if (!b) {
+        close(fd);
+        return crfp_error(host, CRFP_ENOMEM, "%s: out of memory reading %zu bytes", path, size);
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, b + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != size) {
+        free(b);
+        return crfp_error(host, CRFP_EIO, "%s: read error (the file changed or shrank)", path);
+    }
+    *buf = b;
+    *n = size;
+    return CRFP_OK;
+}
+
 crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
 {
     if (!path || !out)
@@ -922,14 +983,13 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
                         "%s: a CRFsuite model, not a crfpipe one: convert it once with "
                         "'crfpipe model import %s -o MODEL' (Python: Tagger.open reads it as it "
                         "is)", path, path);
-    } else if (n >= 12 && memcmp(head, "#mdl#", 5) == 0) {
-        /* Wapiti's and CRF++'s models name their observations in ways
-         * crfpipe's templates do not reproduce: say what to do instead */
+    } else if (n >= 12 && crfp_crf_is_wapiti(head, 12)) {
         st = crfp_error(host, CRFP_EFORMAT,
-                        "%s: a Wapiti model, not a crfpipe one: crfpipe cannot read it, but "
-                        "reads its pattern file (train --template PATTERNS) to train the same "
-                        "model family", path);
+                        "%s: a Wapiti model, not a crfpipe one: convert it once with "
+                        "'crfpipe model import %s -o MODEL'", path, path);
     } else if (n >= 12 && memcmp(head, "version: ", 9) == 0) {
+        /* CRF++'s model names its observations in ways crfpipe's templates
+         * do not reproduce: say what to do instead */
         st = crfp_error(host, CRFP_EFORMAT,
                         "%s: a CRF++ text model, not a crfpipe one: crfpipe cannot read it, but "
                         "reads its template file (train --template TEMPLATE)", path);

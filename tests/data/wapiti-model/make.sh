@@ -1,0 +1,32 @@
+#!/bin/sh
+# Regenerates the fixtures of this directory with Wapiti 1.5 (the `wapiti`
+# program; WAPITI=path/to/wapiti):
+#   train.txt, test.txt  word, PTB tag and UPOS columns made from the EWT
+#                        excerpt of samples/pos (the first 60 training and
+#                        40 test sentences)
+#   patterns.txt         the pattern file (written by hand, not generated)
+#   model.wap            wapiti train -p patterns.txt (its defaults: L-BFGS
+#                        with the elastic net, rho1 0.5, rho2 0.0001)
+#   viterbi.txt          wapiti label -s: each sequence's best score, then
+#                        each token with the best labelling
+#   posterior.txt        wapiti label -p -s: posterior decoding, each token's
+#                        label and its marginal
+# tests/pipeline/wapiti_model.sh checks that crfpipe, given model.wap,
+# tags test.txt as these files say, and that the same patterns make the
+# observations the model lists.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+pos=$here/../../../samples/pos
+WAPITI=${WAPITI:-wapiti}
+mk() { # conllu sentences > word, xpos, upos columns
+    awk -F'\t' -v max="$2" '
+        /^#/ { next }
+        NF == 0 { if (n) { print ""; n = 0; if (++sents >= max) exit } next }
+        $1 ~ /[-.]/ { next }
+        { print $2 "\t" $5 "\t" $4; n++ }' "$1"
+}
+mk "$pos/train.conllu" 60 >"$here/train.txt"
+mk "$pos/test.conllu" 40 >"$here/test.txt"
+"$WAPITI" train -p "$here/patterns.txt" "$here/train.txt" "$here/model.wap"
+"$WAPITI" label -m "$here/model.wap" -s "$here/test.txt" "$here/viterbi.txt"
+"$WAPITI" label -m "$here/model.wap" -p -s "$here/test.txt" "$here/posterior.txt"

@@ -1,0 +1,134 @@
+#!/bin/sh
+# A Wapiti model (tests/data/wapiti-model, made by Wapiti 1.5: see its
+# make.sh) imported with `crfpipe model import` tags the test data as
+# `wapiti label` did: the same best labelling and its score for every
+# sentence (`label -s`), and with posterior decoding the same label and
+# marginal for every token (`label -p -s`), to Wapiti's 6 printed decimals.
+# The same patterns, read in Wapiti's dialect (#!wapiti), make exactly the
+# observations Wapiti's model lists for the training data.  Hostile model
+# files are refused with the file, line and what is wrong, exit 1 and no
+# model written.
+. "$top_srcdir/tests/pipeline/common.sh"
+d="$top_srcdir/tests/data/wapiti-model"
+
+"$CRFPIPE" model import "$d/model.wap" -o "$tmp/m.model" 2>"$tmp/log" ||
+    { cat "$tmp/log"; fail "model import"; }
+grep -q "imported from" "$tmp/log" || fail "no summary of the import"
+"$CRFPIPE" model dump "$tmp/m.model" >"$tmp/dump"
+grep -q "^meta	trainer	wapiti$" "$tmp/dump" || fail "no trainer meta"
+# as many non-zero weights as the model file gives
+want=$(sed -n '1s/^#mdl#2#//p' "$d/model.wap")
+got=$(awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4' "$tmp/dump" | wc -l)
+[ "$want" -gt 100 ] && [ "$got" = "$want" ] || fail "$got weights imported, the file has $want"
+
+# Viterbi: each sentence's score (XML, in order) and each token's label
+"$CRFPIPE" tag --model "$tmp/m.model" --format conll --scores true --to xml -o "$tmp/v.xml" \
+    "$d/test.txt" || fail "tag to XML"
+"$CRFPIPE" tag --model "$tmp/m.model" --format conll -o "$tmp/v.conll" "$d/test.txt" ||
+    fail "tag to columns"
+awk '/name="predicted-scores"/ { s = 1; next }
+     s && /<v type="float">/ { sub(/.*<v type="float">/, ""); sub(/<.*/, ""); print "S", $0; s = 0 }' \
+    "$tmp/v.xml" >"$tmp/scores"
+awk -v sc="$tmp/scores" 'BEGIN { start = 1 }
+     NF == 0 { start = 1; next }
+     start { getline s <sc; print s; start = 0 }
+     { print "T", $NF }' "$tmp/v.conll" >"$tmp/got"
+awk -F'\t' '/^# / { split($0, a, " "); print "S", a[3]; next }
+            NF { print "T", $4 }' "$d/viterbi.txt" >"$tmp/want"
+[ "$(grep -c '^S' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
+    fail "viterbi.txt does not hold 40 sequences"
+[ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||
+    fail "crfpipe gave $(wc -l <"$tmp/got") lines, Wapiti $(wc -l <"$tmp/want")"
+paste -d ' ' "$tmp/want" "$tmp/got" | awk '
+    $1 == "S" { if ($3 != "S" || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "score:", $0 } next }
+    { if ($3 != "T" || $2 != $4) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+    END { printf "%d tokens: Wapiti'"'"'s best labellings and their scores\n", toks; exit bad > 0 }' ||
+    fail "the imported model does not decode as Wapiti did"
+
+# posterior decoding: each token's label and its marginal
+"$CRFPIPE" tag --model "$tmp/m.model" --format conll --decode posterior --posteriors \
+    -o "$tmp/p.conll" "$d/test.txt" || fail "tag with posterior decoding"
+awk 'NF { print $NF, $(NF - 2) }' "$tmp/p.conll" >"$tmp/got"
+awk -F'\t' '/^#/ { next } NF { n = split($5, a, "/"); print a[1], a[n] }' "$d/posterior.txt" \
+    >"$tmp/want"
+[ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] && [ "$(wc -l <"$tmp/want")" -gt 500 ] ||
+    fail "posterior decoding: crfpipe gave $(wc -l <"$tmp/got") tokens, Wapiti $(wc -l <"$tmp/want")"
+paste -d ' ' "$tmp/want" "$tmp/got" | awk '
+    { if ($1 != $3 || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+    END { printf "%d tokens: Wapiti'"'"'s posterior labels and marginals\n", toks; exit bad > 0 }' ||
+    fail "the imported model's marginals are not Wapiti's"
+
+# The patterns in Wapiti's dialect: crfpipe's observations of the training
+# data are the observations the Wapiti model lists (all of them, not only
+# those with a weight), byte for byte.
+{ echo '#!wapiti'; cat "$d/patterns.txt"; } >"$tmp/w.tpl"
+"$CRFPIPE" -q train --template "$tmp/w.tpl" --format conll --max-iter 1 --model "$tmp/t.model" \
+    "$d/train.txt" || fail "train with the patterns in Wapiti's dialect"
+"$CRFPIPE" model dump "$tmp/t.model" | awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' |
+    LC_ALL=C sort -u >"$tmp/ours"
+awk '/^#qrk#/ { q++; next } q == 2 && /^[0-9]+=/ { exit }
+     q == 2 { sub(/^[0-9]+:/, ""); sub(/,$/, ""); print }' "$d/model.wap" | LC_ALL=C sort -u >"$tmp/theirs"
+[ "$(wc -l <"$tmp/theirs")" -gt 5000 ] || fail "model.wap lists too few observations"
+cmp -s "$tmp/ours" "$tmp/theirs" ||
+    { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "the observations differ from Wapiti's"; }
+echo "$(wc -l <"$tmp/ours") observations, as Wapiti's model lists them"
+
+# a Wapiti model where a crfpipe one is expected says how to import it
+expect_fail "model import" "$CRFPIPE" tag --model "$d/model.wap" "$d/test.txt"
+
+# hostile files: each refused with the line and what is wrong, and no model
+bad() { # what-to-expect file
+    rm -f "$tmp/bad.model"
+    expect_fail "$1" "$CRFPIPE" model import "$2" -o "$tmp/bad.model"
+    if [ -e "$tmp/bad.model" ]; then fail "a model was written from $2"; fi
+}
+m="$d/model.wap"
+nobs=$(grep '^#qrk#' "$m" | sed -n '2s/#qrk#//p')
+obs=$(grep -n '^#qrk#' "$m" | sed -n 2p | cut -d: -f1)
+head -c 3000 "$m" >"$tmp/trunc"
+bad "trunc:$obs: $nobs observations announced, more than the rest of the file holds" "$tmp/trunc"
+sed '1s/#mdl#2#/#mdl#0#/' "$m" >"$tmp/x"
+bad "x:1: a Wapiti maximum-entropy" "$tmp/x"
+sed '1s/#mdl#2#/#mdl#1#/' "$m" >"$tmp/x"
+bad "x:1: a Wapiti MEMM" "$tmp/x"
+sed '1s/#mdl#2#/#mdl#/' "$m" >"$tmp/x"
+bad "x:1: a Wapiti model in its older format" "$tmp/x"
+sed '2s/.*/#rdr#0\/1\/0/' "$m" >"$tmp/x"
+bad "x:2: a Wapiti model without patterns" "$tmp/x"
+sed '2s/\/0$/\/1/' "$m" >"$tmp/x"
+bad "x:2: .*--autouni" "$tmp/x"
+sed '5s/.*/11:x02:%x[0,0],/' "$m" >"$tmp/x"
+bad "x:5: pattern 3 ('x02:%x\[0,0\]') does not start with Wapiti's type letter" "$tmp/x"
+sed '5s/.*/11:u02:%y[0,0],/' "$m" >"$tmp/x"
+bad "x:5: unknown command '%y'" "$tmp/x"
+sed '5s/.*/15:u02:%t[0,0,"*"],/' "$m" >"$tmp/x"
+bad "x:5: regular expression \"\*\": a '\*' or '?' with nothing to repeat" "$tmp/x"
+sed '5s/.*/3:u02:%x[0,0],/' "$m" >"$tmp/x"
+bad "x:5: pattern 3: the string of 3 bytes does not end with ','" "$tmp/x"
+lab=$(grep -n '^#qrk#' "$m" | head -1 | cut -d: -f1)
+sed "$((lab + 2))s/.*/4:NOUN,/;$((lab + 4))s/.*/4:NOUN,/" "$m" >"$tmp/x"
+bad "label .* ('NOUN') appears twice" "$tmp/x"
+sed "${lab}s/.*/#qrk#99999999/" "$m" >"$tmp/x"
+bad "x:$lab: 99999999 labels announced, more than the rest of the file holds" "$tmp/x"
+sed "$((obs + 2))s/.*/5:x00:a,/" "$m" >"$tmp/x"
+bad "x:$((obs + 2)): observation 2 ('x00:a') does not start with u, b or \*" "$tmp/x"
+first=$(sed -n "$((obs + 1))p" "$m")
+sed "$((obs + 2))s/.*/$first/" "$m" >"$tmp/x"
+bad "x:$((obs + 2)): observation 2 .* appears twice" "$tmp/x"
+w1=$(grep -n '^[0-9]*=' "$m" | head -1 | cut -d: -f1)
+sed "${w1}s/=.*/=nan/" "$m" >"$tmp/x"
+bad "x:$w1: weight 1: 'nan' is not a finite number" "$tmp/x"
+sed "${w1}s/=.*/=0x1.5q/" "$m" >"$tmp/x"
+bad "x:$w1: weight 1: '0x1.5q' is not a number" "$tmp/x"
+sed "${w1}s/^[0-9]*=/999999999=/" "$m" >"$tmp/x"
+bad "x:$w1: weight index 999999999 is past the model's" "$tmp/x"
+sed "$((w1 + 1))s/^[0-9]*=/0=/" "$m" >"$tmp/x"
+bad "x:$((w1 + 1)): weight index 0 after a larger one or itself" "$tmp/x"
+{ cat "$m"; echo "12=0x1p+0"; } >"$tmp/x"
+bad "text after the $want weights" "$tmp/x"
+sed '$d' "$m" >"$tmp/x"
+bad "the file ends after $((want - 1)) of its $want weights" "$tmp/x"
+: >"$tmp/empty"
+bad "not a CRFsuite model" "$tmp/empty"
+expect_fail "is a directory" "$CRFPIPE" model import "$tmp" -o "$tmp/bad.model"
+finish
