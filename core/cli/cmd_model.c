@@ -7,7 +7,8 @@
  * (model_top.c); import: a CRFsuite model (crfp_crf_import_crfsuite), its
  * attributes extracted by the attributes plugin as from CRFsuite data, or
  * a Wapiti model (crfp_crf_import_wapiti), its patterns run by the
- * templates plugin in Wapiti's dialect;
+ * templates plugin in Wapiti's dialect, or a CRF++ model
+ * (crfp_crf_import_crfpp), its template in CRF++'s;
  * export: the reverse (crfp_crf_export_crfsuite). */
 #include "config.h"
 #include "cli.h"
@@ -95,16 +96,24 @@ static int conversion_args(crfp_host *host, int argc, char **argv, const char *u
  * dialect, which spells the observations as Wapiti does.  The comment puts
  * pattern k on line k+2 of the template, its line in the model file, so
  * that a message about a pattern names the right line. */
-static const char wapiti_features[] = "templates";
+static const char template_features[] = "templates";
 static const char wapiti_head[] = "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n";
 
-/* Whether the file at path begins as a Wapiti model (one that cannot be
- * read is left to the CRFsuite importer, which says why). */
-static int looks_wapiti(const char *path)
+/* A CRF++ model's template lines, in the templates plugin's CRF++ dialect
+ * (observations spelled as CRF++ spells them). */
+static const char crfpp_head[] = "#!columns\n# the template of a CRF++ model\n#!crf++\n";
+
+/* Which program wrote the model at path: 'w' Wapiti, '+' CRF++, 'c'
+ * crfpipe, else CRFsuite (a file that cannot be read is left to the
+ * CRFsuite importer, which says why). */
+static int model_kind(const char *path)
 {
-    unsigned char head[8];
+    unsigned char head[12];
     size_t got = crfp_crf_file_head(path, head, sizeof head);
-    return got > 0 && crfp_crf_is_wapiti(head, got);
+    return crfp_crf_is_crfsuite(head, got)               ? 's'
+         : crfp_crf_is_wapiti(head, got)                 ? 'w'
+         : crfp_crf_is_crfpp(head, got)                  ? '+'
+         : got >= 8 && memcmp(head, "CRFPMODL", 8) == 0 ? 'c' : 's';
 }
 
 /* The templates plugin compiles the imported patterns, so that a pattern
@@ -113,7 +122,7 @@ static int looks_wapiti(const char *path)
 static crfp_status check_patterns(crfp_host *host, const crfp_crf *crf, const char *path)
 {
     const crfp_plugin *fp;
-    crfp_status st = crfp_host_load_kind(host, wapiti_features, CRFP_KIND_FEATURES, &fp);
+    crfp_status st = crfp_host_load_kind(host, template_features, CRFP_KIND_FEATURES, &fp);
     if (st != CRFP_OK)
         return st;
     const crfp_features_vtable *fv = fp->desc->vtable;
@@ -129,23 +138,30 @@ static int model_import(crfp_host *host, int argc, char **argv)
 {
     const char *out, *path;
     int r = conversion_args(host, argc, argv,
-                            "crfpipe model import CRFSUITE_OR_WAPITI_MODEL -o MODEL", &path, &out);
+                            "crfpipe model import CRFSUITE_WAPITI_OR_CRFPP_MODEL -o MODEL", &path, &out);
     if (r >= 0)
         return r;
     crfp_crf *crf;
-    int wapiti = looks_wapiti(path);
-    if (wapiti ? crfp_crf_import_wapiti(host, path, wapiti_features, wapiti_head, &crf)
-               : crfp_crf_import_crfsuite(host, path, import_features, import_config,
-                                          sizeof import_config - 1, &crf))
+    int kind = model_kind(path), tpl = kind != 's';
+    if (kind == 'c') {
+        crfp_error(host, CRFP_EFORMAT, "%s: already a crfpipe model: nothing to import "
+                   "(import reads CRFsuite's, Wapiti's and CRF++'s models)", path);
         return cli_fail(host);
-    crfp_status st = wapiti ? check_patterns(host, crf, path) : CRFP_OK;
+    }
+    if (kind == 'w' ? crfp_crf_import_wapiti(host, path, template_features, wapiti_head, &crf)
+        : kind == '+' ? crfp_crf_import_crfpp(host, path, template_features, crfpp_head, &crf)
+                      : crfp_crf_import_crfsuite(host, path, import_features, import_config,
+                                                 sizeof import_config - 1, &crf))
+        return cli_fail(host);
+    crfp_status st = tpl ? check_patterns(host, crf, path) : CRFP_OK;
     if (st != CRFP_OK) {
         crfp_crf_free(crf);
         return cli_fail(host);
     }
     if ((st = crfp_crf_set_meta(crf, "label", "label")) != CRFP_OK ||
-        (!wapiti && (st = crfp_crf_set_meta(crf, "columns", "attrs,label")) != CRFP_OK) ||
-        (st = crfp_crf_set_meta(crf, "trainer", wapiti ? "wapiti" : "crfsuite")) != CRFP_OK ||
+        (!tpl && (st = crfp_crf_set_meta(crf, "columns", "attrs,label")) != CRFP_OK) ||
+        (st = crfp_crf_set_meta(crf, "trainer", kind == 'w' ? "wapiti"
+                                                : kind == '+' ? "crf++" : "crfsuite")) != CRFP_OK ||
         (st = crfp_crf_set_meta(crf, "imported-from", path)) != CRFP_OK)
         st = crfp_error(host, st, "out of memory");
     if (st == CRFP_OK)

@@ -310,7 +310,7 @@ static const cmddoc commands[] = {
      plot_opts, N(plot_opts), NULL},
     {"model", "dump|info|top|import|export [OPTIONS] MODEL",
      "print a model's labels, features and weights, or convert it to or from CRFsuite's "
-     "(or from Wapiti's)",
+     "(or from Wapiti's and CRF++'s)",
      "dump prints the labels, the feature configuration, the metadata and every non-zero "
      "weight of MODEL, one line each; info the same without the weights, then the model's "
      "sizes (observations, parameters, non-zero weights in all and per label, the weights' "
@@ -319,7 +319,8 @@ static const cmddoc commands[] = {
      "sklearn-crfsuite) and writes the crfpipe model with the same scores, which tags "
      "CRFsuite data (or attribute tokens) as CRFsuite does, or a Wapiti model (wapiti "
      "train with a pattern file), whose patterns then run in Wapiti's dialect and tag "
-     "columns as wapiti label does; export -o OUT writes an "
+     "columns as wapiti label does, or a CRF++ model (crf_learn, binary or -t text), which "
+     "tags as crf_test does; export -o OUT writes an "
      "attribute model (--features attributes) without start weights (--all-transitions "
      "false) as a CRFsuite model.",
      model_opts, N(model_opts), NULL},

@@ -25,6 +25,8 @@
  * "<letter>@<line>:".  Outside the sentence cells read "_B-1", "_B-2"...
  * (left) and "_B+1", "_B+2"... (right); a missing cell reads "_NIL".
  *
+ *   #!crf++                 before the first pattern: CRF++'s identifiers
+ *                           (none added, shared ones allowed)
  *   #!wapiti                before the first pattern: the rest is read, and
  *                           its observations spelled, as Wapiti does
  *                           (tplparse.c, tplwapiti.c)

@@ -59,6 +59,8 @@ typedef struct tpl {
                                      each (observation prefixes), or NULL */
     int wapiti;                   /* '#!wapiti': the patterns are read, and their
                                      observations spelled, as Wapiti does */
+    int crfpp;                    /* '#!crf++': CRF++'s identifiers (none added,
+                                     duplicates shared) */
     char **wrx;                   /* the Wapiti dialect's regexes, as written */
     size_t nwrx;
 } tpl;

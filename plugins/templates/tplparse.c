@@ -13,6 +13,10 @@
  * macro (bare "B") is a constant observation, its text itself.
  * Identifiers must be unique in a template.
  *
+ * "#!crf++", before the first pattern, spells observations as CRF++ does:
+ * the pattern's text with its macros replaced, no identifier added, two
+ * patterns free to make the same observation.
+ *
  * "#!wapiti", before the first pattern, reads the rest as Wapiti reads its
  * pattern files, so that the observations are Wapiti's, byte for byte
  * (what a model imported from Wapiti needs, and what a Wapiti user expects
@@ -474,7 +478,10 @@ static crfp_status parse_line(builder *b, const char *s, const char *e)
     const char *colon = memchr(s, ':', (size_t)((pct ? pct : e) - s));
     crfp_status st;
     const char *p = s;
-    if (colon) {
+    if (t->crfpp) {
+        /* CRF++ spells an observation as the pattern's text, nothing added */
+        st = CRFP_OK;
+    } else if (colon) {
         st = check_unique(b, s, (size_t)(colon - s), 1);
     } else if (!pct) {
         st = check_unique(b, s, (size_t)(e - s), 0);
@@ -796,10 +803,13 @@ crfp_status tpl_compile(crfp_host *host, const char *text, size_t len, const cha
                 st = crfp_error(host, CRFP_ENOMEM, "%s:%d: out of memory", t->origin, b.line);
             continue;
         }
-        if (e - s == 8 && memcmp(s, "#!wapiti", 8) == 0) {
+        if ((e - s == 8 && memcmp(s, "#!wapiti", 8) == 0) ||
+            (e - s == 7 && memcmp(s, "#!crf++", 7) == 0)) {
             if (t->npats)
-                st = perr(&b, "'#!wapiti' must come before the first pattern", NULL);
-            t->wapiti = 1;
+                st = bad_arg(&b, "'%.*s' must come before the first pattern", s, e);
+            else if (t->wapiti || t->crfpp)
+                st = perr(&b, "a second dialect line ('#!wapiti' or '#!crf++')", NULL);
+            *(s[2] == 'w' ? &t->wapiti : &t->crfpp) = 1;
             continue;
         }
         if (t->wapiti) {
@@ -821,10 +831,12 @@ crfp_status tpl_compile(crfp_host *host, const char *text, size_t len, const cha
         if (st == CRFP_ENOMEM)
             st = crfp_error(host, CRFP_ENOMEM, "%s:%d: out of memory", t->origin, b.line);
     }
-    if (st == CRFP_OK && t->wapiti && b.nafter) {
+    if (st == CRFP_OK && (t->wapiti || t->crfpp) && b.nafter) {
         b.line = b.after_line[0];
-        st = perr(&b, "'#!after' needs pattern identifiers, which Wapiti's patterns (#!wapiti) "
-                  "do not have", NULL);
+        st = perr(&b, t->wapiti ? "'#!after' needs pattern identifiers, which Wapiti's patterns "
+                                  "(#!wapiti) do not have"
+                                : "'#!after' needs pattern identifiers, which CRF++'s patterns "
+                                  "(#!crf++) do not have", NULL);
     }
     if (st == CRFP_OK && t->npats == 0)
         st = crfp_error(host, CRFP_EPARSE, "%s: the template has no pattern", t->origin);

@@ -57,6 +57,10 @@ run_cmd() {
                    "$top_srcdir/tests/data/wapiti-model/model.wap" ;;
     waptag) $RUNNER "$CRFPIPE" tag --model "$tmp/wap.model" --format conll --threads 1 -o "$2" \
                 "$top_srcdir/tests/data/wapiti-model/test.txt" ;;
+    # CRF++'s binary model (its double-array trie walked) and text model read
+    ppimport) $RUNNER "$CRFPIPE" model import -o "$2" "$top_srcdir/tests/data/crfpp-model/model" ;;
+    pptimport) $RUNNER "$CRFPIPE" model import -o "$2" \
+                   "$top_srcdir/tests/data/crfpp-model/model.txt" ;;
     # GATE spans made token labels, written as columns
     spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
                -o "$2" ;;

@@ -17,15 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const colnames[] = {"word", "pos"};
-static const char *const cells[] = {
-    "Ünïcödé", "NNP",
-    "",        NULL,
-    "a.b*c(9", "[",
-    "東京😀",  "NN",
-};
-static const crfp_tokseq sent = {4, 2, colnames, cells};
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     crfp_host *h = fz_host();
@@ -84,31 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fabs(got - want) > 1e-9 * (1.0 + scale))
         fz_fail("import", "the weights do not add up to the file's weight lines");
 
-    /* the patterns, as `model import` checks them, then on a sentence */
-    const char *names[] = {"template"}, *values[] = {"unused"};
-    crfp_params *params;
-    const crfp_features_vtable *vt =
-        fz_plugin("templates", CRFP_KIND_FEATURES, names, values, 1, &params);
-    crfp_params_free(params);
-    size_t clen;
-    const char *cfg = crfp_crf_features_config(crf, &clen);
-    void *ex = NULL;
-    st = vt->load(h, cfg, clen, path, &ex);
-    fz_trace("patterns: %s", st == CRFP_OK ? "load" : crfp_errmsg(h));
-    if (st == CRFP_OK) {
-        crfp_obsseq *o = crfp_obsseq_new();
-        if (!o)
-            fz_fail("set-up", "crfp_obsseq_new");
-        st = vt->extract(ex, &sent, o);
-        fz_trace("extract: %s", crfp_status_str(st));
-        if (st != CRFP_OK && st != CRFP_EPARSE)
-            fz_fail("extract failed with an unexpected status", crfp_errmsg(h));
-        crfp_obsseq_free(o);
-        vt->free(ex);
-    } else if (st != CRFP_EPARSE || !crfp_errmsg(h)[0]) {
-        fz_fail("the patterns failed without a parse error", crfp_errmsg(h));
-    }
-    crfp_error_clear(h);
+    fz_template_config(crf, path);
 
     size_t len1;
     char *d1 = fz_model_dump(crf, &len1);

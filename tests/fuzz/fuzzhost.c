@@ -178,6 +178,43 @@ char *fz_model_dump(crfp_crf *crf, size_t *len)
     return buf;
 }
 
+void fz_template_config(crfp_crf *crf, const char *path)
+{
+    static const char *const colnames[] = {"word", "pos"};
+    static const char *const cells[] = {
+        "Ünïcödé", "NNP",
+        "",        NULL,
+        "a.b*c(9", "[",
+        "東京😀",  "NN",
+    };
+    static const crfp_tokseq sent = {4, 2, colnames, cells};
+    crfp_host *h = fz_host();
+    const char *names[] = {"template"}, *values[] = {"unused"};
+    crfp_params *params;
+    const crfp_features_vtable *vt =
+        fz_plugin("templates", CRFP_KIND_FEATURES, names, values, 1, &params);
+    crfp_params_free(params);
+    size_t clen;
+    const char *cfg = crfp_crf_features_config(crf, &clen);
+    void *ex = NULL;
+    crfp_status st = vt->load(h, cfg, clen, path, &ex);
+    fz_trace("template: %s", st == CRFP_OK ? "loads" : crfp_errmsg(h));
+    if (st == CRFP_OK) {
+        crfp_obsseq *o = crfp_obsseq_new();
+        if (!o)
+            fz_fail("set-up", "crfp_obsseq_new");
+        st = vt->extract(ex, &sent, o);
+        fz_trace("extract: %s", crfp_status_str(st));
+        if (st != CRFP_OK && st != CRFP_EPARSE)
+            fz_fail("extract failed with an unexpected status", crfp_errmsg(h));
+        crfp_obsseq_free(o);
+        vt->free(ex);
+    } else if (st != CRFP_EPARSE || !crfp_errmsg(h)[0]) {
+        fz_fail("the template failed without a parse error", crfp_errmsg(h));
+    }
+    crfp_error_clear(h);
+}
+
 void fz_model_roundtrip(crfp_crf *crf, const char *path, char *d1, size_t len1,
                         const char *what)
 {

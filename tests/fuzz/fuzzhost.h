@@ -68,6 +68,12 @@ char *fz_model_dump(crfp_crf *crf, size_t *len);
 void fz_model_roundtrip(crfp_crf *crf, const char *path, char *d1, size_t len1,
                         const char *what);
 
+/* The oracle of the importers of template models (Wapiti's, CRF++'s):
+ * the features configuration of `crf` loads in the templates plugin and
+ * extracts from a fixed sentence, or fails with a parse error and a
+ * message, as `crfpipe model import` checks it (path names it). */
+void fz_template_config(crfp_crf *crf, const char *path);
+
 /* With FUZZ_VERBOSE set, print what became of an input (to check that the
  * seeds reach deep into the code, not only the first error). */
 void fz_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

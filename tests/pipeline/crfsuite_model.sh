@@ -165,11 +165,11 @@ expect_fail "a model of the templates features plugin" \
 # a CRFsuite model where crfpipe's is expected
 expect_fail "model import" "$CRFPIPE" tag --model "$d/model.crfsuite" "$d/test.crfsuite"
 expect_fail "model import" "$CRFPIPE" model info "$d/model.crfsuite"
-# Wapiti's and CRF++'s models (their headers) are named, with what to do
+# Wapiti's and CRF++'s models (their headers) are named, with the import to do
 printf '#mdl#2#1\n#rdr#2/0/0\n11:u:w=%%x[0,0],\n1:b,\n' >"$tmp/w.mod"
 expect_fail "a Wapiti model" "$CRFPIPE" model info "$tmp/w.mod"
 printf 'version: 100\ncost-factor: 1\nmaxid: 4\nxsize: 1\n\n' >"$tmp/crfpp.txt"
-expect_fail "a CRF++ text model" "$CRFPIPE" tag --model "$tmp/crfpp.txt" "$d/test.crfsuite"
+expect_fail "a CRF++ model, not a crfpipe one" "$CRFPIPE" tag --model "$tmp/crfpp.txt" "$d/test.crfsuite"
 # files shorter than the head (the magic cut short) are truncated models
 printf 'CRFPMODL' >"$tmp/m8"
 expect_fail "truncated model file (8 bytes)" "$CRFPIPE" model info "$tmp/m8"

@@ -472,6 +472,31 @@ static void test_wapiti(void)
                  "'#!after' needs pattern identifiers");
 }
 
+/* CRF++'s identifiers ('#!crf++'): nothing added to a pattern without one,
+ * and two patterns may share an identifier (and observations). */
+static void test_crfpp(void)
+{
+    void *ex = NULL;
+    crfp_status st = load_text(NULL, "#!crf++\nU%x[0,0]\nU00:%x[0,1]\nU00:%x[1,1]\nB\n", &ex);
+    CHECK(st == CRFP_OK);
+    if (st)
+        return;
+    crfp_obsseq *o = crfp_obsseq_new();
+    CHECK(vt->extract(ex, &sent, o) == CRFP_OK);
+    CHECK(has(o, 0, "UÜnïcödé", CRFP_OBS_UNIGRAM));
+    CHECK(has(o, 0, "U00:NNP", CRFP_OBS_UNIGRAM));
+    CHECK(has(o, 0, "U00:_NIL", CRFP_OBS_UNIGRAM));
+    CHECK(has(o, 2, "U00:_B+1", CRFP_OBS_UNIGRAM));
+    CHECK(has(o, 1, "B", CRFP_OBS_BIGRAM));
+    CHECK(count(o, 0) == 4);
+    vt->free(ex);
+    crfp_obsseq_free(o);
+    expect_error(NULL, "#!crf++\n#!after U01 U00\nU00:%x[0,0]\nU01:%x[0,0]\n", 2,
+                 "which CRF++'s patterns (#!crf++) do not have");
+    expect_error(NULL, "#!crf++\n#!wapiti\nU00:%x[0,0]\n", 2, "a second dialect line");
+    expect_error(NULL, "U00:%x[0,0]\n#!crf++\n", 2, "'#!crf++' must come before");
+}
+
 int main(void)
 {
     host = crfp_host_new();
@@ -491,6 +516,7 @@ int main(void)
     test_errors();
     test_extract_errors();
     test_wapiti();
+    test_crfpp();
     test_files_and_roundtrip();
     test_threads();
     crfp_host_free(host);

@@ -507,6 +507,27 @@ int crfp_crf_is_wapiti(const void *head, size_t n);
 crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char *features,
                                    const char *head, crfp_crf **out);
 
+/* Whether the n bytes at head begin a CRF++ model: the text one
+ * ("version: ") or the binary one (version 1xx and a small type,
+ * little-endian; 8 bytes suffice).  Pure. */
+int crfp_crf_is_crfpp(const void *head, size_t n);
+
+/* Read the CRF++ model at `path` (crf_learn's binary model, or the text one
+ * of crf_learn -t) as a finalized crfpipe model with the same scores (as
+ * crf_test gives them with its default cost factor 1): every feature string
+ * with a non-zero weight becomes an observation of the same bytes, 'U'
+ * strings with a unigram block, 'B' strings with a bigram block (no start
+ * weights, as in CRF++).  Its features plugin is `features`, and its
+ * configuration `head` followed by CRF++'s template lines, one per line
+ * (the caller names the plugin and the head; the library knows no plugin by
+ * name); no metadata is set.  *out is owned by the caller, NULL on
+ * failure.  Hostile input: sizes, trie and indexes are checked, and the
+ * model-labels and model-params limits apply.  Errors (message in host,
+ * naming the file, and the line for the text model): CRFP_ENOTFOUND,
+ * CRFP_EIO, CRFP_EFORMAT, CRFP_ENOMEM, CRFP_EINVAL (NULL argument). */
+crfp_status crfp_crf_import_crfpp(crfp_host *host, const char *path, const char *features,
+                                  const char *head, crfp_crf **out);
+
 /* Write crf (finalized; only read) as a CRFsuite model file at path
  * (crf1d version 100, which crfsuite tag, python-crfsuite and
  * sklearn-crfsuite open): its non-zero unigram weights become state

@@ -987,12 +987,10 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
         st = crfp_error(host, CRFP_EFORMAT,
                         "%s: a Wapiti model, not a crfpipe one: convert it once with "
                         "'crfpipe model import %s -o MODEL'", path, path);
-    } else if (n >= 12 && memcmp(head, "version: ", 9) == 0) {
-        /* CRF++'s model names its observations in ways crfpipe's templates
-         * do not reproduce: say what to do instead */
+    } else if (n >= 12 && crfp_crf_is_crfpp(head, 12)) {
         st = crfp_error(host, CRFP_EFORMAT,
-                        "%s: a CRF++ text model, not a crfpipe one: crfpipe cannot read it, but "
-                        "reads its template file (train --template TEMPLATE)", path);
+                        "%s: a CRF++ model, not a crfpipe one: convert it once with "
+                        "'crfpipe model import %s -o MODEL'", path, path);
     } else if (n < 8 || memcmp(head, MAGIC, 8) != 0) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: not a crfpipe model (bad magic)", path);
     } else if (n < 12 + 8) {

@@ -1,0 +1,106 @@
+#!/bin/sh
+# A CRF++ model (tests/data/crfpp-model, made by CRF++ 0.59: see its
+# make.sh), binary or text, imported with `crfpipe model import` tags the
+# test data as `crf_test -v1` did: the same label and marginal for every
+# token and the same probability for every sentence (to CRF++'s 6 printed
+# decimals; the binary model's weights are floats, as crf_test reads them).
+# The same template behind #!crf++ makes exactly the features the model
+# lists.  Hostile model files are refused with what is wrong, exit 1 and
+# no model written.
+. "$top_srcdir/tests/pipeline/common.sh"
+d="$top_srcdir/tests/data/crfpp-model"
+test="$top_srcdir/tests/data/wapiti-model/test.txt"
+
+awk -F'\t' '/^# / { split($0, a, " "); print "P", a[2]; next }
+            NF { n = split($NF, a, "/"); print "T", a[1], a[n] }' "$d/expected.txt" >"$tmp/want"
+[ "$(grep -c '^P' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
+    fail "expected.txt does not hold 40 sentences"
+for m in model model.txt; do
+    "$CRFPIPE" model import "$d/$m" -o "$tmp/$m.crfpipe" 2>"$tmp/log" ||
+        { cat "$tmp/log"; fail "model import $m"; continue; }
+    grep -q "imported from" "$tmp/log" || fail "no summary of the import of $m"
+    "$CRFPIPE" model dump "$tmp/$m.crfpipe" | grep -q "^meta	trainer	crf++$" ||
+        fail "no trainer meta in the import of $m"
+    "$CRFPIPE" tag --model "$tmp/$m.crfpipe" --format conll --posteriors --to xml \
+        -o "$tmp/out.xml" "$test" || fail "tag to XML with $m"
+    "$CRFPIPE" tag --model "$tmp/$m.crfpipe" --format conll --posteriors -o "$tmp/out.conll" \
+        "$test" || fail "tag to columns with $m"
+    awk '/name="predicted-seqprob"/ { seq = 1; next }
+         seq && /<v type="float">/ { sub(/.*<v type="float">/, ""); sub(/<.*/, ""); print; seq = 0 }' \
+        "$tmp/out.xml" >"$tmp/seqprob"
+    awk -v sp="$tmp/seqprob" 'BEGIN { start = 1 }
+         NF == 0 { start = 1; next }
+         start { getline p <sp; print "P", p; start = 0 }
+         { print "T", $NF, $(NF - 2) }' "$tmp/out.conll" >"$tmp/got"
+    [ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||
+        fail "$m: crfpipe gave $(wc -l <"$tmp/got") lines, CRF++ $(wc -l <"$tmp/want")"
+    paste -d ' ' "$tmp/want" "$tmp/got" | awk -v m="$m" '
+        $1 == "P" { if ($3 != "P" || ($2 - $4) ^ 2 > 4e-12) { bad++; if (bad < 5) print "sentence:", $0 } next }
+        { if ($4 != "T" || $2 != $5 || ($3 - $6) ^ 2 > 4e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+        END { printf "%s: %d tokens with CRF++'"'"'s labels, marginals and sentence probabilities\n", m, toks; exit bad > 0 }' ||
+        fail "the imported $m does not tag as crf_test did"
+done
+
+# The template in CRF++'s dialect, with crf_learn's -f 3: the features of
+# the text model, byte for byte.
+{ echo '#!crf++'; cat "$d/template"; } >"$tmp/t.tpl"
+"$CRFPIPE" -q train --template "$tmp/t.tpl" --format conll --max-iter 1 --min-freq 3 \
+    --model "$tmp/t.model" "$top_srcdir/tests/data/wapiti-model/train.txt" ||
+    fail "train with the template in CRF++'s dialect"
+"$CRFPIPE" model dump "$tmp/t.model" | awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' |
+    LC_ALL=C sort -u >"$tmp/ours"
+awk '/^$/ { b++; next } b == 3 { sub(/^[0-9]+ /, ""); print }' "$d/model.txt" | LC_ALL=C sort -u \
+    >"$tmp/theirs"
+[ "$(wc -l <"$tmp/theirs")" -gt 500 ] || fail "model.txt lists too few features"
+cmp -s "$tmp/ours" "$tmp/theirs" ||
+    { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "the features differ from CRF++'s"; }
+echo "$(wc -l <"$tmp/ours") features, as CRF++'s model lists them"
+
+# a crfpipe model given to import is named as one
+expect_fail "already a crfpipe model" "$CRFPIPE" model import "$tmp/model.crfpipe" -o "$tmp/again"
+# a CRF++ model where a crfpipe one is expected says how to import it
+expect_fail "model import" "$CRFPIPE" tag --model "$d/model" "$test"
+expect_fail "model import" "$CRFPIPE" model info "$d/model.txt"
+
+bad() { # what-to-expect file
+    rm -f "$tmp/bad.model"
+    expect_fail "$1" "$CRFPIPE" model import "$2" -o "$tmp/bad.model"
+    if [ -e "$tmp/bad.model" ]; then fail "a model was written from $2"; fi
+}
+# the binary model: sizes, the trie, the weights
+size=$(wc -c <"$d/model")
+head -c $((size - 4)) "$d/model" >"$tmp/x"
+bad "do not fill the remaining" "$tmp/x"
+head -c 30 "$d/model" >"$tmp/x"
+bad "truncated" "$tmp/x"
+{ head -c 4 "$d/model"; printf '\001\000\000\000'; tail -c +9 "$d/model"; } >"$tmp/x"
+bad "crfpipe reads version 100, type 0" "$tmp/x"
+# the root's base broken: no key can be found
+{ head -c $((size - 4 * 8050 - 21592)) "$d/model"; printf '\377\377\377\377'; \
+  tail -c +$((size - 4 * 8050 - 21592 + 5)) "$d/model"; } >"$tmp/x"
+bad "the double array holds no feature" "$tmp/x"
+# a NaN weight (the last one)
+{ head -c $((size - 4)) "$d/model"; printf '\000\000\300\177'; } >"$tmp/x"
+bad "weight 8049 is not a finite number" "$tmp/x"
+# the text model
+t="$d/model.txt"
+sed '1s/.*/version: 99/' "$t" >"$tmp/x"
+bad "x:1: expected 'version: 100'" "$tmp/x"
+sed '3s/.*/maxid: 99999999999/' "$t" >"$tmp/x"
+bad "x:3: expected 'maxid: NUMBER'" "$tmp/x"
+feat=$(grep -n '^[0-9]* U00:' "$t" | head -1 | cut -d: -f1)
+sed "${feat}s/^[0-9]* /99999 /" "$t" >"$tmp/x"
+bad "x:$feat: feature 'U00:.*' at index 99999: its 14 weights pass maxid 8050" "$tmp/x"
+sed "${feat}s/ U00:/ X00:/" "$t" >"$tmp/x"
+bad "x:$feat: feature 'X00:.*' does not start with U or B" "$tmp/x"
+sed "${feat}s/^\([0-9]*\) .*/\1 B/" "$t" >"$tmp/x"
+bad "x:$feat: feature 'B' appears twice" "$tmp/x"
+sed '$s/.*/nan/' "$t" >"$tmp/x"
+bad "weight 8050: 'nan' is not a finite number" "$tmp/x"
+sed '$d' "$t" >"$tmp/x"
+bad "the file ends after 8049 of its 8050 weights" "$tmp/x"
+{ cat "$t"; echo 0.5; } >"$tmp/x"
+bad "text after the 8050 weights" "$tmp/x"
+sed '6s/.*/PRON/' "$t" >"$tmp/x"
+bad "label .* ('PRON') appears twice" "$tmp/x"
+finish
