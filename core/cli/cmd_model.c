@@ -103,17 +103,17 @@ static const char wapiti_head[] = "#!columns\n# the patterns of a Wapiti model\n
  * (observations spelled as CRF++ spells them). */
 static const char crfpp_head[] = "#!columns\n# the template of a CRF++ model\n#!crf++\n";
 
-/* Which program wrote the model at path: 'w' Wapiti, '+' CRF++, 'c'
- * crfpipe, else CRFsuite (a file that cannot be read is left to the
- * CRFsuite importer, which says why). */
+/* Which program wrote the model at path: 's' CRFsuite, 'w' Wapiti, '+'
+ * CRF++, 'c' crfpipe, '?' none of them; a file that cannot be read (or is
+ * empty) is left to the CRFsuite importer, which says why ('s'). */
 static int model_kind(const char *path)
 {
     unsigned char head[12];
     size_t got = crfp_crf_file_head(path, head, sizeof head);
-    return crfp_crf_is_crfsuite(head, got)               ? 's'
-         : crfp_crf_is_wapiti(head, got)                 ? 'w'
-         : crfp_crf_is_crfpp(head, got)                  ? '+'
-         : got >= 8 && memcmp(head, "CRFPMODL", 8) == 0 ? 'c' : 's';
+    return got == 0 || crfp_crf_is_crfsuite(head, got) ? 's'
+         : crfp_crf_is_wapiti(head, got)                ? 'w'
+         : crfp_crf_is_crfpp(head, got)                 ? '+'
+         : got >= 8 && memcmp(head, "CRFPMODL", 8) == 0 ? 'c' : '?';
 }
 
 /* The templates plugin compiles the imported patterns, so that a pattern
@@ -143,9 +143,12 @@ static int model_import(crfp_host *host, int argc, char **argv)
         return r;
     crfp_crf *crf;
     int kind = model_kind(path), tpl = kind != 's';
-    if (kind == 'c') {
-        crfp_error(host, CRFP_EFORMAT, "%s: already a crfpipe model: nothing to import "
-                   "(import reads CRFsuite's, Wapiti's and CRF++'s models)", path);
+    if (kind == 'c' || kind == '?') {
+        crfp_error(host, CRFP_EFORMAT, kind == 'c'
+                   ? "%s: already a crfpipe model: nothing to import (import reads "
+                     "CRFsuite's, Wapiti's and CRF++'s models)"
+                   : "%s: not a CRFsuite, Wapiti or CRF++ model (their files begin with "
+                     "'lCRF', '#mdl#', 'version: ' or CRF++'s binary version 100)", path);
         return cli_fail(host);
     }
     if (kind == 'w' ? crfp_crf_import_wapiti(host, path, template_features, wapiti_head, &crf)

@@ -58,6 +58,10 @@ echo "$(wc -l <"$tmp/ours") features, as CRF++'s model lists them"
 
 # a crfpipe model given to import is named as one
 expect_fail "already a crfpipe model" "$CRFPIPE" model import "$tmp/model.crfpipe" -o "$tmp/again"
+# nor is a file of none of the formats
+printf 'hello, world\n' >"$tmp/hello"
+expect_fail "hello: not a CRFsuite, Wapiti or CRF++ model" "$CRFPIPE" model import "$tmp/hello" \
+    -o "$tmp/again"
 # a CRF++ model where a crfpipe one is expected says how to import it
 expect_fail "model import" "$CRFPIPE" tag --model "$d/model" "$test"
 expect_fail "model import" "$CRFPIPE" model info "$d/model.txt"

@@ -186,7 +186,7 @@ head -c $((size - 100)) "$d/model.crfsuite" >"$tmp/trunc"
 bad "the file has" "$tmp/trunc"
 head -c 30 "$d/model.crfsuite" >"$tmp/short"
 bad "not a CRFsuite model" "$tmp/short"
-bad "not a CRFsuite model" "$d/test.crfsuite"
+bad "not a CRFsuite, Wapiti or CRF++ model" "$d/test.crfsuite"
 # a label's bucket in the hash index with another hash: CRFsuite would not
 # find the label; the file is corrupted
 lab=$(od -An -tu4 -j32 -N4 "$d/model.crfsuite" | tr -d ' ')
