@@ -83,6 +83,7 @@ static int check_trainer_opts(crfp_host *host, int argc, char **argv, const kv *
 int cmd_train(crfp_host *host, int argc, char **argv)
 {
     const char *trainer = "lbfgs", *features = "templates", *tpl = NULL, *format = NULL;
+    int features_set = 0;
     const char *columns = NULL, *input = NULL, *v;
     const char *report = NULL, *path_report = NULL, *table = NULL, *spans = NULL;
     const char *span_set = NULL;
@@ -94,7 +95,7 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         if ((r = cli_opt(argv[0], argc, argv, &i, "trainer", &v)) != 0)
             trainer = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "features", &v)) != 0)
-            features = v;
+            features = v, features_set = 1;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "template", &v)) != 0)
             tpl = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "format", &v)) != 0)
@@ -154,10 +155,19 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         return cli_usage(argv[0], "no training file given");
     if (span_set && !spans)
         return cli_usage(argv[0], "--span-set needs --spans");
-    if (!tpl && strcmp(features, "templates") == 0)
+    /* --init-model without --template or --features: more training on the
+     * model's own features (wapiti train -m), its extractor rebuilt from the
+     * configuration the model keeps */
+    const char *init = NULL;
+    for (size_t k = 0; k < tp.n; k++) {
+        const char *dot = strchr(tp.names[k], '.');
+        if (strcmp(dot ? dot + 1 : tp.names[k], "init-model") == 0)
+            init = tp.values[k];
+    }
+    if (!tpl && !features_set && !init)
         return cli_usage(argv[0], "--template FILE is required (or --features attributes "
                                   "for data that carries its attributes, as CRFsuite's "
-                                  "format does)");
+                                  "format does, or --init-model MODEL to keep its features)");
     /* The path's table and chart exist only for a path (a --rho1-path
      * given to the trainer, or to trainer N of a chain, which the driver
      * then refuses with its reason); the folds' table only for a
@@ -211,12 +221,28 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     /* --spans: the gold is annotations over the text (GATE's Key), made
      * token labels by the span_labels stage, for training and dev alike */
     const char *sn[2] = {"types", "span-set"}, *sv[2] = {spans, span_set ? span_set : "Key"};
-    if (crfp_pipeline_add(p, reader, "input", rp.names, rp.values, rp.n, NULL) != CRFP_OK ||
-        (spans && crfp_pipeline_add(p, "span_labels", "--spans", sn, sv, 2, NULL) != CRFP_OK) ||
-        crfp_pipeline_add(p, features, "--features", fp.names, fp.values, fp.n, NULL) != CRFP_OK) {
+    crfp_crf *im = NULL;
+    if (!tpl && !features_set && init && crfp_crf_load(host, init, &im) != CRFP_OK) {
         crfp_pipeline_free(p);
         return cli_fail(host);
     }
+    size_t imlen = 0;
+    const char *imcfg = im ? crfp_crf_features_config(im, &imlen) : NULL;
+    if (im && !crfp_crf_features_plugin(im))
+        crfp_error(host, CRFP_EINVAL, "%s: the model records no features plugin: give "
+                   "--template or --features", init);
+    if ((im && !crfp_crf_features_plugin(im)) ||
+        crfp_pipeline_add(p, reader, "input", rp.names, rp.values, rp.n, NULL) != CRFP_OK ||
+        (spans && crfp_pipeline_add(p, "span_labels", "--spans", sn, sv, 2, NULL) != CRFP_OK) ||
+        (im ? crfp_pipeline_add_saved_features(p, crfp_crf_features_plugin(im), "--init-model",
+                                               imcfg, imlen, init)
+            : crfp_pipeline_add(p, features, "--features", fp.names, fp.values, fp.n, NULL)) !=
+            CRFP_OK) {
+        crfp_crf_free(im);
+        crfp_pipeline_free(p);
+        return cli_fail(host);
+    }
+    crfp_crf_free(im);
     /* --trainer a,b chains trainers.  An option --NAME.param goes to trainer
      * NAME (or at position N, --N.param) alone; a plain --param to every
      * trainer that declares it, except

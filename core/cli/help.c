@@ -88,7 +88,8 @@ static const optdoc train_opts[] = {
     {"--features", NULL, "NAME", "templates", "features plugin turning tokens into observations"},
     {"--template", NULL, "FILE", NULL,
      "feature template file, CRF++/Wapiti syntax (crfpipe-templates(5)); required with the "
-     "templates features plugin"},
+     "templates features plugin, unless --init-model alone gives the model's own features "
+     "(wapiti train -m)"},
     {"--format", NULL, "FORMAT", NULL,
      "format of TRAIN and of --dev: conll, conllu, xml, crfsuite, any of crfpipe plugins "
      "--formats (default: from the file name, else from the content)"},

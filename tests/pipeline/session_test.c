@@ -5,7 +5,9 @@
  * ended and a new run after it, and a pipeline freed with its run open
  * (LeakSanitizer watches that one in the sanitizer build).  The CoNLL
  * reader and writer reproduce their input byte for byte, so each output is
- * known. */
+ * known.  Also: a features stage rebuilt from a saved configuration
+ * (crfp_pipeline_add_saved_features), refused for another kind of plugin
+ * and failing at begin, with its origin, when the configuration is bad. */
 #include "config.h"
 
 #include <stdio.h>
@@ -125,6 +127,25 @@ int main(void)
     CHECK(crfp_pipeline_begin(p, &kz.st) == CRFP_OK && crfp_pipeline_feed(p, &a, NULL) == CRFP_OK,
           "a run left open");
     crfp_pipeline_free(p);
+
+    /* a features stage rebuilt from a saved configuration: only a
+     * features plugin takes one, and a bad one fails when the run begins,
+     * named by its origin */
+    crfp_pipeline *q = crfp_pipeline_new(h);
+    const char *cn[] = {"columns"}, *cv[] = {"word,pos"};
+    CHECK(q && crfp_pipeline_add(q, "conll_reader", "reader", cn, cv, 1, NULL) == CRFP_OK,
+          "reader: %s", crfp_errmsg(h));
+    CHECK(crfp_pipeline_add_saved_features(q, "conll_writer", "saved", "x", 1, "m.model") ==
+              CRFP_EINVAL && strstr(crfp_errmsg(h), "not a features plugin"),
+          "a writer given a saved configuration: %s", crfp_errmsg(h));
+    static const char cfg[] = "#!columns\nU00:%y[0,0]\n";
+    CHECK(crfp_pipeline_add_saved_features(q, "templates", "saved", cfg, sizeof cfg - 1,
+                                           "m.model") == CRFP_OK, "saved: %s", crfp_errmsg(h));
+    CHECK(crfp_pipeline_add(q, "conll_writer", "writer", NULL, NULL, 0, NULL) == CRFP_OK,
+          "writer: %s", crfp_errmsg(h));
+    CHECK(crfp_pipeline_begin(q, NULL) == CRFP_EPARSE && strstr(crfp_errmsg(h), "m.model:1: unknown macro"),
+          "a bad saved template fails at begin, with its origin and line: %s", crfp_errmsg(h));
+    crfp_pipeline_free(q);
     fclose(kz.st.fp);
     free(kz.buf);
     fclose(a.fp);

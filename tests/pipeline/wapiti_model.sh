@@ -73,6 +73,27 @@ cmp -s "$tmp/ours" "$tmp/theirs" ||
     { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "the observations differ from Wapiti's"; }
 echo "$(wc -l <"$tmp/ours") observations, as Wapiti's model lists them"
 
+# More training from the imported model (wapiti train -m): without
+# --template the model's own patterns are used, and the weights are those
+# of the same run with the patterns given again.
+"$CRFPIPE" -q train --init-model "$tmp/m.model" --format conll --max-iter 3 \
+    --model "$tmp/more1.model" "$d/train.txt" || fail "train --init-model without --template"
+"$CRFPIPE" -q train --init-model "$tmp/m.model" --template "$tmp/w.tpl" --format conll \
+    --max-iter 3 --model "$tmp/more2.model" "$d/train.txt" || fail "train --init-model --template"
+for k in 1 2; do
+    "$CRFPIPE" model dump "$tmp/more$k.model" | awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4' \
+        >"$tmp/more$k.w"
+done
+[ -s "$tmp/more1.w" ] && cmp -s "$tmp/more1.w" "$tmp/more2.w" ||
+    fail "--init-model alone does not train as with the patterns given"
+"$CRFPIPE" model dump "$tmp/more1.model" | grep -q '^#!wapiti$' ||
+    fail "the model trained on from the import lost the Wapiti dialect"
+# a model without the features it names is refused by the loader, and a
+# template still overrides: --features given without --template is the
+# user's choice (here: no template, an error)
+expect_fail "template" "$CRFPIPE" train --init-model "$tmp/m.model" --features templates \
+    --format conll --max-iter 1 --model "$tmp/more3.model" "$d/train.txt"
+
 # a Wapiti model where a crfpipe one is expected says how to import it
 expect_fail "model import" "$CRFPIPE" tag --model "$d/model.wap" "$d/test.txt"
 

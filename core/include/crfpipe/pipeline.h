@@ -38,6 +38,19 @@ crfp_status crfp_pipeline_add(crfp_pipeline *p, const char *plugin, const char *
                               const char *const *names, const char *const *values, size_t n,
                               const char *basedir);
 
+/* Append a features stage of plugin `plugin` whose extractor is rebuilt
+ * from a saved configuration -- the `len` bytes at `config`, as a model
+ * keeps them (crfp_crf_features_config) -- by the plugin's load, instead of
+ * from parameters: training more on a model's own features.  `origin`
+ * names the configuration in the plugin's messages (the model file);
+ * `where` names the stage, as for crfp_pipeline_add.  Everything is copied.
+ * Errors: those of crfp_pipeline_add, CRFP_EINVAL (the plugin is not a
+ * features plugin; a NULL argument), CRFP_ENOMEM; the load's own errors
+ * come when the pipeline opens.  On error the pipeline is unchanged. */
+crfp_status crfp_pipeline_add_saved_features(crfp_pipeline *p, const char *plugin,
+                                             const char *where, const char *config, size_t len,
+                                             const char *origin);
+
 /* Parse and validate a pipeline XML file, adding its stages.  *out, owned
  * by the caller (host must outlive it), is NULL on failure.  Errors: those
  * of crfp_xml_validate_file against pipeline.rng (CRFP_EIO, CRFP_EPARSE,

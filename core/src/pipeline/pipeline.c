@@ -38,6 +38,9 @@ typedef struct stage {
     crfp_param_spec *merged; /* trainer: common + optimizer parameters */
     char *where;
     void *state;             /* reader/writer/stage state, or extractor */
+    char *saved;             /* features: a saved configuration to load, or NULL */
+    size_t saved_len;
+    char *origin;            /* what `saved` came from, for messages */
 } stage;
 
 /* A run in progress, from crfp_pipeline_begin to crfp_pipeline_end: the
@@ -81,6 +84,8 @@ void crfp_pipeline_free(crfp_pipeline *p)
         crfp_params_free(p->st[i].params);
         free(p->st[i].merged);
         free(p->st[i].where);
+        free(p->st[i].saved);
+        free(p->st[i].origin);
     }
     free(p->st);
     free(p);
@@ -239,6 +244,40 @@ fail:
     free(s->where);
     memset(s, 0, sizeof *s);
     return st;
+}
+
+crfp_status crfp_pipeline_add_saved_features(crfp_pipeline *p, const char *plugin,
+                                             const char *where, const char *config, size_t len,
+                                             const char *origin)
+{
+    if (!p || !plugin || !where || (!config && len) || !origin)
+        return p ? crfp_error(p->host, CRFP_EINVAL, "pipeline: NULL argument") : CRFP_EINVAL;
+    const crfp_plugin *pl;
+    crfp_status st = crfp_host_load(p->host, plugin, &pl);
+    if (st != CRFP_OK)
+        return crfp_error_wrap(p->host, st, "%s: stage '%s'", where, plugin);
+    if (pl->desc->kind != CRFP_KIND_FEATURES)
+        return crfp_error(p->host, CRFP_EINVAL, "%s: '%s' is a %s plugin, not a features plugin",
+                          where, plugin, crfp_kind_name(pl->desc->kind));
+    char *saved = malloc(len + 1), *org = strdup(origin);
+    if (!saved || !org) {
+        free(saved);
+        free(org);
+        return crfp_error(p->host, CRFP_ENOMEM, "out of memory");
+    }
+    if (len)
+        memcpy(saved, config, len);
+    saved[len] = '\0';
+    if ((st = crfp_pipeline_add(p, plugin, where, NULL, NULL, 0, NULL)) != CRFP_OK) {
+        free(saved);
+        free(org);
+        return st;
+    }
+    stage *s = &p->st[p->n - 1];
+    s->saved = saved;
+    s->saved_len = len;
+    s->origin = org;
+    return CRFP_OK;
 }
 
 /* --- loading a pipeline file --------------------------------------------- */
@@ -709,7 +748,8 @@ crfp_status crfp_pipeline_begin(crfp_pipeline *p, crfp_stream *out)
             st = sv->open(host, s->params, &s->state);
         } else if (k == CRFP_KIND_FEATURES) {
             const crfp_features_vtable *fv = s->plugin->desc->vtable;
-            st = fv->create(host, s->params, &s->state);
+            st = s->saved ? fv->load(host, s->saved, s->saved_len, s->origin, &s->state)
+                          : fv->create(host, s->params, &s->state);
         }
         if (st != CRFP_OK) {
             s->state = NULL;
