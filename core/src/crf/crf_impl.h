@@ -46,8 +46,9 @@ struct stat;
 crfp_status crfp_model_open(crfp_host *host, const char *path, int *fd, struct stat *sb);
 
 /* Read the whole model file at path (crfp_model_open's checks) into *buf,
- * owned by the caller, of *n bytes (the importers of other programs'
- * models, which parse the file in memory).  Errors, recorded in host and
+ * owned by the caller, of *n bytes followed by a NUL byte (the importers of
+ * other programs' models, which parse the file in memory; the text formats
+ * may NUL-terminate their last line in place).  Errors, recorded in host and
  * naming path: those of crfp_model_open, CRFP_ENOMEM, CRFP_EIO (a read
  * error, or the file shrank while read). */
 crfp_status crfp_model_read_all(crfp_host *host, const char *path, unsigned char **buf,

@@ -928,7 +928,8 @@ crfp_status crfp_model_read_all(crfp_host *host, const char *path, unsigned char
     if (st != CRFP_OK)
         return st;
     size_t size = (size_t)sb.st_size;
-    unsigned char *b = malloc(size ? size : 1);
+    /* one byte more: the text formats end their last line with a NUL */
+    unsigned char *b = malloc(size + 1);
     if (!b) {
         close(fd);
         return crfp_error(host, CRFP_ENOMEM, "%s: out of memory reading %zu bytes", path, size);
@@ -947,6 +948,7 @@ crfp_status crfp_model_read_all(crfp_host *host, const char *path, unsigned char
         free(b);
         return crfp_error(host, CRFP_EIO, "%s: read error (the file changed or shrank)", path);
     }
+    b[size] = '\0';
     *buf = b;
     *n = size;
     return CRFP_OK;
