@@ -138,7 +138,8 @@ static int model_import(crfp_host *host, int argc, char **argv)
 {
     const char *out, *path;
     int r = conversion_args(host, argc, argv,
-                            "crfpipe model import CRFSUITE_WAPITI_OR_CRFPP_MODEL -o MODEL", &path, &out);
+                            "crfpipe model import CRFSUITE_WAPITI_OR_CRFPP_MODEL -o MODEL", &path,
+                            &out);
     if (r >= 0)
         return r;
     crfp_crf *crf;

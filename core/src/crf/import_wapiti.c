@@ -49,15 +49,34 @@ typedef struct cursor {
     size_t line;
 } cursor;
 
+/* A format error at line `line` (bad: the current line; after_line: the
+ * line just read, whose content is at fault). */
+static crfp_status bad_vline(cursor *c, size_t line, const char *fmt, va_list ap)
+{
+    char msg[256];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return crfp_error(c->host, CRFP_EFORMAT, "%s:%zu: %s", c->path, line, msg);
+}
+
 static crfp_status bad(cursor *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static crfp_status bad(cursor *c, const char *fmt, ...)
 {
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    crfp_status st = bad_vline(c, c->line, fmt, ap);
     va_end(ap);
-    return crfp_error(c->host, CRFP_EFORMAT, "%s:%zu: %s", c->path, c->line, msg);
+    return st;
+}
+
+static crfp_status bad_prev(cursor *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static crfp_status bad_prev(cursor *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    crfp_status st = bad_vline(c, c->line - 1, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 static int lit(cursor *c, const char *s)
@@ -125,8 +144,7 @@ static crfp_status quark_head(cursor *c, const char *what, uint64_t *n)
         return bad(c, "expected '#qrk#COUNT', the start of the %s", what);
     if (*n <= (uint64_t)(c->end - c->p) / 4)
         return CRFP_OK;
-    c->line--;
-    return bad(c, "%llu %s announced, more than the rest of the file holds",
+    return bad_prev(c, "%llu %s announced, more than the rest of the file holds",
                (unsigned long long)*n, what);
 }
 
@@ -222,20 +240,17 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
         goto out;
     }
     if (npats == 0) {
-        c.line--;
-        st = bad(&c, "a Wapiti model without patterns, trained on observations given in the "
+        st = bad_prev(&c, "a Wapiti model without patterns, trained on observations given in the "
                  "data: crfpipe imports models trained with a pattern file (wapiti train -p)");
         goto out;
     }
     if (autouni) {
-        c.line--;
-        st = bad(&c, "a Wapiti model trained with --autouni (every observation made a "
+        st = bad_prev(&c, "a Wapiti model trained with --autouni (every observation made a "
                  "unigram): crfpipe does not import it");
         goto out;
     }
     if (npats > (uint64_t)(c.end - c.p) / 4) {
-        c.line--;
-        st = bad(&c, "%llu patterns announced, more than the rest of the file holds",
+        st = bad_prev(&c, "%llu patterns announced, more than the rest of the file holds",
                  (unsigned long long)npats);
         goto out;
     }
@@ -249,8 +264,7 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
          * the type letter is stored lowered */
         if (!patlen[k] || !obs_flags(pats[k][0]) || memchr(pats[k], '#', patlen[k]) ||
             memchr(pats[k], '\r', patlen[k])) {
-            c.line--;
-            st = bad(&c, "pattern %llu ('%.64s') %s", (unsigned long long)k + 1, pats[k],
+            st = bad_prev(&c, "pattern %llu ('%.64s') %s", (unsigned long long)k + 1, pats[k],
                      !patlen[k] || !obs_flags(pats[k][0])
                          ? "does not start with Wapiti's type letter u, b or *"
                          : "holds a '#' or a carriage return, which a pattern file cannot");
@@ -278,8 +292,7 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
         if ((st = netstring(&c, "label", y + 1, &s, &len)) != CRFP_OK)
             goto out;
         if (crfp_crf_label_id(crf, s) >= 0) {
-            c.line--;
-            st = bad(&c, "label %llu ('%.64s') appears twice", (unsigned long long)y + 1, s);
+            st = bad_prev(&c, "label %llu ('%.64s') appears twice", (unsigned long long)y + 1, s);
             goto out;
         }
         if (crfp_crf_add_label(crf, s, &id) != CRFP_OK)
@@ -306,20 +319,18 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
         unsigned fl = obslen[o] ? obs_flags(obs[o][0]) : 0;
         uint32_t id;
         int added;
-        c.line--;
         if (!fl) {
-            st = bad(&c, "observation %llu ('%.64s') does not start with u, b or *, which "
+            st = bad_prev(&c, "observation %llu ('%.64s') does not start with u, b or *, which "
                      "give its kind", (unsigned long long)o + 1, obs[o]);
             goto out;
         }
         if (crfp_dict_intern(&seen, obs[o], obslen[o], &id, &added) != CRFP_OK)
             goto nomem;
         if (!added) {
-            st = bad(&c, "observation %llu ('%.64s') appears twice", (unsigned long long)o + 1,
-                     obs[o]);
+            st = bad_prev(&c, "observation %llu ('%.64s') appears twice",
+                          (unsigned long long)o + 1, obs[o]);
             goto out;
         }
-        c.line++;
         start[o] = F;
         F += (fl & CRFP_OBS_UNIGRAM ? ublk : 0) + (fl & CRFP_OBS_BIGRAM ? bblk : 0);
         if (F > (uint64_t)1 << 62) {
@@ -347,8 +358,7 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
         if ((st = weight_line(&c, k + 1, &idx, &w)) != CRFP_OK)
             goto out;
         if (idx < next || idx >= F) {
-            c.line--;
-            st = bad(&c, idx >= F ? "weight index %llu is past the model's %llu weights"
+            st = bad_prev(&c, idx >= F ? "weight index %llu is past the model's %llu weights"
                                   : "weight index %llu after a larger one or itself (Wapiti "
                                     "writes them in increasing order)",
                      (unsigned long long)idx, (unsigned long long)F);
