@@ -185,7 +185,7 @@ size=$(wc -c <"$d/model.crfsuite")
 head -c $((size - 100)) "$d/model.crfsuite" >"$tmp/trunc"
 bad "the file has" "$tmp/trunc"
 head -c 30 "$d/model.crfsuite" >"$tmp/short"
-bad "not a CRFsuite model" "$tmp/short"
+bad "a CRFsuite model cut short: 30 bytes, less than its 48-byte header" "$tmp/short"
 bad "not a CRFsuite, Wapiti or CRF++ model" "$d/test.crfsuite"
 # a label's bucket in the hash index with another hash: CRFsuite would not
 # find the label; the file is corrupted

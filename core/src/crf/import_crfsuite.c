@@ -83,8 +83,11 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
     const unsigned char *feat = NULL;
     uint32_t nfeat = 0, Y = 0, A = 0;
     if (n < HEADER_SIZE || !crfp_crf_is_crfsuite(file, n)) {
-        st = crfp_error(host, CRFP_EFORMAT, "%s: not a CRFsuite model (no lCRF/FOMC header)",
-                        path);
+        st = crfp_crf_is_crfsuite(file, n)
+                 ? crfp_error(host, CRFP_EFORMAT, "%s: a CRFsuite model cut short: %zu bytes, "
+                              "less than its %d-byte header", path, n, HEADER_SIZE)
+                 : crfp_error(host, CRFP_EFORMAT, "%s: not a CRFsuite model (no lCRF/FOMC "
+                              "header)", path);
         goto out;
     }
     uint32_t version = le32(file + 12);
