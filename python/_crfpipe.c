@@ -643,20 +643,32 @@ static int set_columns(model_shape *sh, const char *s, size_t len)
 }
 
 /* A crfpipe model, or a CRFsuite one (python-crfsuite's and
- * sklearn-crfsuite's files open as they are), read as `crfpipe model
- * import` reads it.  Called without the GIL. */
+ * sklearn-crfsuite's files open as they are), a Wapiti or a CRF++ one,
+ * read as `crfpipe model import` reads it.  Called without the GIL. */
 static crfp_status load_model(crfp_host *host, const char *path, crfp_crf **crf)
 {
     static const char config[] = "columns=attrs\nbigram=bias\n";
     unsigned char head[12];
     /* a FIFO is not waited for: crfp_crf_load then refuses it */
     size_t got = crfp_crf_file_head(path, head, sizeof head);
-    if (!crfp_crf_is_crfsuite(head, got))
+    int cs = crfp_crf_is_crfsuite(head, got), wap = !cs && crfp_crf_is_wapiti(head, got);
+    int pp = !cs && !wap && crfp_crf_is_crfpp(head, got);
+    crfp_status st;
+    /* Wapiti's and CRF++'s models: their patterns in the templates plugin's
+     * dialects, as `crfpipe model import` keeps them */
+    if (wap)
+        st = crfp_crf_import_wapiti(host, path, "templates",
+                                    "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n", crf);
+    else if (pp)
+        st = crfp_crf_import_crfpp(host, path, "templates",
+                                   "#!columns\n# the template of a CRF++ model\n#!crf++\n", crf);
+    else if (cs)
+        st = crfp_crf_import_crfsuite(host, path, "attributes", config, sizeof config - 1, crf);
+    else
         return crfp_crf_load(host, path, crf);
-    crfp_status st = crfp_crf_import_crfsuite(host, path, "attributes", config,
-                                              sizeof config - 1, crf);
+    const char *trainer = wap ? "wapiti" : pp ? "crf++" : "crfsuite";
     if (st == CRFP_OK && ((st = crfp_crf_set_meta(*crf, "label", "label")) != CRFP_OK ||
-                          (st = crfp_crf_set_meta(*crf, "trainer", "crfsuite")) != CRFP_OK)) {
+                          (st = crfp_crf_set_meta(*crf, "trainer", trainer)) != CRFP_OK)) {
         crfp_crf_free(*crf);
         *crf = NULL;
         st = crfp_error(host, st, "out of memory");

@@ -560,7 +560,9 @@ class Tagger:
     for attribute models; tuples of column values (or dicts of them) for
     template models, a model trained with ``crfpipe train`` included (its
     tuple positions are named by ``columns``, else by the names the model
-    recorded, else by number).
+    recorded, else by number).  open() also reads the model files of
+    CRFsuite (python-crfsuite, sklearn-crfsuite), Wapiti and CRF++ as they
+    are; the last two tag tuples of the columns their programs read.
     """
 
     def __init__(self):

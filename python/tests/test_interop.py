@@ -197,3 +197,47 @@ def test_export_for_crfsuite(tmp_path):
     with pytest.raises(crfpipe.Error, match="start weights"):
         crfpipe.Tagger().open(str(tmp_path / "all.model")).export_crfsuite(tmp_path / "x.crfsuite")
     assert not (tmp_path / "x.crfsuite").exists()
+
+
+def _columns(path, ncols):
+    """The sentences of a column file, each token a tuple of its first
+    ncols columns."""
+    seqs, x = [], []
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line:
+            if x:
+                seqs.append(x)
+            x = []
+            continue
+        x.append(tuple(line.split("\t")[:ncols]))
+    return seqs
+
+
+@pytest.mark.parametrize("fixture,model,expected", [
+    ("wapiti-model", "model.wap", "posterior.txt"),
+    ("crfpp-model", "model", "expected.txt"),
+    ("crfpp-model", "model.txt", "expected.txt"),
+])
+def test_wapiti_and_crfpp_models_open_as_is(fixture, model, expected):
+    """A model file written by Wapiti 1.5 or CRF++ 0.59 (tests/data/*-model,
+    see their make.sh) opens in Tagger, and tags tuples of the columns those
+    programs read (word, PTB tag) as they did: `wapiti label -p -s`
+    (posterior decoding) and `crf_test -v1`, each token's label and its
+    marginal."""
+    d = os.path.join(SRC, "tests", "data", fixture)
+    seqs = _columns(os.path.join(SRC, "tests", "data", "wapiti-model", "test.txt"), 2)
+    want = []
+    for block in open(os.path.join(d, expected), encoding="utf-8").read().split("\n\n"):
+        toks = [l.split("\t")[-1].rsplit("/", 1) for l in block.split("\n")
+                if l and not l.startswith("#")]
+        if toks:
+            want.append(([t[0] for t in toks], [float(t[1]) for t in toks]))
+    assert len(seqs) == len(want) == 40
+    tagger = crfpipe.Tagger().open(os.path.join(d, model))
+    assert tagger.info()["meta"]["trainer"] == ("wapiti" if fixture == "wapiti-model" else "crf++")
+    decode = "posterior" if fixture == "wapiti-model" else "viterbi"
+    for x, (labels, margs) in zip(seqs, want):
+        assert tagger.tag(x, decode=decode) == labels
+        got = [tagger.marginal(y, t) for t, y in enumerate(labels)]
+        assert max(abs(a - b) for a, b in zip(got, margs)) < 1.5e-6
