@@ -102,6 +102,23 @@ def cs_attr(a):
     return "".join(name)
 
 
+def _sequences(path, token_of):
+    """The blank-line separated sequences of a file, each line made a token
+    by token_of."""
+    seqs, x = [], []
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line:
+            if x:
+                seqs.append(x)
+            x = []
+            continue
+        x.append(token_of(line))
+    if x:
+        seqs.append(x)
+    return seqs
+
+
 @pytest.mark.parametrize("fixture", ["crfsuite-model", "crfsuite-valued"])
 def test_crfsuite_model_opens_as_is(fixture):
     """A model file written by CRFsuite 0.12 (tests/data/crfsuite-model, and
@@ -110,15 +127,8 @@ def test_crfsuite_model_opens_as_is(fixture):
     python-crfsuite takes it (weights as dict values), as `crfsuite tag -p -i`
     did: labels, the marginal of each, and each sequence's probability."""
     d = os.path.join(SRC, "tests", "data", fixture)
-    seqs, x = [], []
-    for line in open(os.path.join(d, "test.crfsuite"), encoding="utf-8"):
-        line = line.rstrip("\n")
-        if not line:
-            if x:
-                seqs.append(x)
-            x = []
-            continue
-        x.append([cs_attr(a) for a in line.split("\t")[1:]])
+    seqs = _sequences(os.path.join(d, "test.crfsuite"),
+                      lambda line: [cs_attr(a) for a in line.split("\t")[1:]])
     if fixture == "crfsuite-valued":
         # weights of either sign, and of 0
         vals = [w for tok in seqs[0] for a in tok if isinstance(a, dict) for w in a.values()]
@@ -199,19 +209,6 @@ def test_export_for_crfsuite(tmp_path):
     assert not (tmp_path / "x.crfsuite").exists()
 
 
-def _columns(path, ncols):
-    """The sentences of a column file, each token a tuple of its first
-    ncols columns."""
-    seqs, x = [], []
-    for line in open(path, encoding="utf-8"):
-        line = line.rstrip("\n")
-        if not line:
-            if x:
-                seqs.append(x)
-            x = []
-            continue
-        x.append(tuple(line.split("\t")[:ncols]))
-    return seqs
 
 
 @pytest.mark.parametrize("fixture,model,expected", [
@@ -226,7 +223,8 @@ def test_wapiti_and_crfpp_models_open_as_is(fixture, model, expected):
     (posterior decoding) and `crf_test -v1`, each token's label and its
     marginal."""
     d = os.path.join(SRC, "tests", "data", fixture)
-    seqs = _columns(os.path.join(SRC, "tests", "data", "wapiti-model", "test.txt"), 2)
+    seqs = _sequences(os.path.join(SRC, "tests", "data", "wapiti-model", "test.txt"),
+                      lambda line: tuple(line.split("\t")[:2]))
     want = []
     for block in open(os.path.join(d, expected), encoding="utf-8").read().split("\n\n"):
         toks = [l.split("\t")[-1].rsplit("/", 1) for l in block.split("\n")
