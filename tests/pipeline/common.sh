@@ -22,3 +22,16 @@ finish() {
     if [ "$fails" -gt 0 ]; then echo "$fails failure(s)" >&2; exit 1; fi
     exit 0
 }
+# per_sentence XML FEATURE COLUMNS FIELDS: crfpipe's output of one run as
+# XML and as columns, side by side: for each sentence of the column file,
+# "P" and the first float of the Sentence feature FEATURE in the XML, then
+# for each token "T" and its awk FIELDS (e.g. '$NF, $(NF - 2)').
+per_sentence() {
+    awk -v f="name=\"$2\"" 'index($0, f) { on = 1; next }
+        on && /<v type="float">/ { sub(/.*<v type="float">/, ""); sub(/<.*/, ""); print; on = 0 }' \
+        "$1" >"$tmp/per_sentence"
+    awk -v sp="$tmp/per_sentence" 'BEGIN { start = 1 }
+        NF == 0 { start = 1; next }
+        start { getline p <sp; print "P", p; start = 0 }
+        { print "T", '"$4"' }' "$3"
+}

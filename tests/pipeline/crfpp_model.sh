@@ -25,13 +25,7 @@ for m in model model.txt; do
         -o "$tmp/out.xml" "$test" || fail "tag to XML with $m"
     "$CRFPIPE" tag --model "$tmp/$m.crfpipe" --format conll --posteriors -o "$tmp/out.conll" \
         "$test" || fail "tag to columns with $m"
-    awk '/name="predicted-seqprob"/ { seq = 1; next }
-         seq && /<v type="float">/ { sub(/.*<v type="float">/, ""); sub(/<.*/, ""); print; seq = 0 }' \
-        "$tmp/out.xml" >"$tmp/seqprob"
-    awk -v sp="$tmp/seqprob" 'BEGIN { start = 1 }
-         NF == 0 { start = 1; next }
-         start { getline p <sp; print "P", p; start = 0 }
-         { print "T", $NF, $(NF - 2) }' "$tmp/out.conll" >"$tmp/got"
+    per_sentence "$tmp/out.xml" predicted-seqprob "$tmp/out.conll" '$NF, $(NF - 2)' >"$tmp/got"
     [ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||
         fail "$m: crfpipe gave $(wc -l <"$tmp/got") lines, CRF++ $(wc -l <"$tmp/want")"
     paste -d ' ' "$tmp/want" "$tmp/got" | awk -v m="$m" '

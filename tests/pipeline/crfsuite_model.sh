@@ -42,13 +42,7 @@ awk -F: '/^@probability/ { split($0, a, "\t"); print "P", a[2]; next }
     "$d/test.crfsuite" 2>/dev/null || fail "tag the CRFsuite data to columns"
 # the same from crfpipe: each sentence's probability (XML, in order), then
 # its tokens' predicted label and marginal (columns: ... prob gold predicted)
-awk '/name="predicted-seqprob"/ { seq = 1; next }
-     seq && /<v type="float">/ { sub(/.*<v type="float">/, ""); sub(/<.*/, ""); print; seq = 0 }' \
-    "$tmp/out.xml" >"$tmp/seqprob"
-awk -v sp="$tmp/seqprob" 'BEGIN { start = 1 }
-     NF == 0 { start = 1; next }
-     start { getline p <sp; print "P", p; start = 0 }
-     { print "T", $NF, $(NF - 2) }' "$tmp/out.conll" >"$tmp/got"
+per_sentence "$tmp/out.xml" predicted-seqprob "$tmp/out.conll" '$NF, $(NF - 2)' >"$tmp/got"
 [ "$(grep -c '^P' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
     fail "expected.txt does not hold 40 sequences"
 [ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||

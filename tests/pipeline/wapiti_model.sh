@@ -26,21 +26,15 @@ got=$(awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4' "$tmp/dump" | wc -l)
     "$d/test.txt" || fail "tag to XML"
 "$CRFPIPE" tag --model "$tmp/m.model" --format conll -o "$tmp/v.conll" "$d/test.txt" ||
     fail "tag to columns"
-awk '/name="predicted-scores"/ { s = 1; next }
-     s && /<v type="float">/ { sub(/.*<v type="float">/, ""); sub(/<.*/, ""); print "S", $0; s = 0 }' \
-    "$tmp/v.xml" >"$tmp/scores"
-awk -v sc="$tmp/scores" 'BEGIN { start = 1 }
-     NF == 0 { start = 1; next }
-     start { getline s <sc; print s; start = 0 }
-     { print "T", $NF }' "$tmp/v.conll" >"$tmp/got"
-awk -F'\t' '/^# / { split($0, a, " "); print "S", a[3]; next }
+per_sentence "$tmp/v.xml" predicted-scores "$tmp/v.conll" '$NF' >"$tmp/got"
+awk -F'\t' '/^# / { split($0, a, " "); print "P", a[3]; next }
             NF { print "T", $4 }' "$d/viterbi.txt" >"$tmp/want"
-[ "$(grep -c '^S' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
+[ "$(grep -c '^P' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
     fail "viterbi.txt does not hold 40 sequences"
 [ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||
     fail "crfpipe gave $(wc -l <"$tmp/got") lines, Wapiti $(wc -l <"$tmp/want")"
 paste -d ' ' "$tmp/want" "$tmp/got" | awk '
-    $1 == "S" { if ($3 != "S" || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "score:", $0 } next }
+    $1 == "P" { if ($3 != "P" || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "score:", $0 } next }
     { if ($3 != "T" || $2 != $4) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
     END { printf "%d tokens: Wapiti'"'"'s best labellings and their scores\n", toks; exit bad > 0 }' ||
     fail "the imported model does not decode as Wapiti did"
