@@ -36,11 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fz_file("crfpp-model", data, size);
     crfp_crf *crf = NULL;
     crfp_status st = crfp_crf_import_crfpp(h, path, "templates", "#!columns\n#!crf++\n", &crf);
-    fz_trace("%s", st == CRFP_OK ? "imported" : crfp_errmsg(h));
-    if (st != CRFP_OK) {
-        if (st != CRFP_EFORMAT)
-            fz_fail("import failed with an unexpected status", crfp_errmsg(h));
-        crfp_error_clear(h);
+    if (!fz_imported(st)) {
         return 0;
     }
     for (uint32_t y = 0; y < crfp_crf_nlabels(crf); y++)

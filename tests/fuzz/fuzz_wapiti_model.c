@@ -30,11 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     crfp_crf *crf = NULL;
     crfp_status st = crfp_crf_import_wapiti(h, path, "templates",
                                             "#!columns\n# fuzz\n#!wapiti\n", &crf);
-    fz_trace("%s", st == CRFP_OK ? "imported" : crfp_errmsg(h));
-    if (st != CRFP_OK) {
-        if (st != CRFP_EFORMAT)
-            fz_fail("import failed with an unexpected status", crfp_errmsg(h));
-        crfp_error_clear(h);
+    if (!fz_imported(st)) {
         return 0;
     }
     /* the file's weight lines, summed */

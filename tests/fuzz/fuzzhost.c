@@ -178,6 +178,18 @@ char *fz_model_dump(crfp_crf *crf, size_t *len)
     return buf;
 }
 
+int fz_imported(crfp_status st)
+{
+    crfp_host *h = fz_host();
+    fz_trace("%s", st == CRFP_OK ? "imported" : crfp_errmsg(h));
+    if (st == CRFP_OK)
+        return 1;
+    if (st != CRFP_EFORMAT)
+        fz_fail("import failed with an unexpected status", crfp_errmsg(h));
+    crfp_error_clear(h);
+    return 0;
+}
+
 void fz_template_config(crfp_crf *crf, const char *path)
 {
     static const char *const colnames[] = {"word", "pos"};

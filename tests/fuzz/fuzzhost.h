@@ -68,6 +68,11 @@ char *fz_model_dump(crfp_crf *crf, size_t *len);
 void fz_model_roundtrip(crfp_crf *crf, const char *path, char *d1, size_t len1,
                         const char *what);
 
+/* After an importer of another program's model returned st: 1 when it
+ * imported; 0 when it refused the file as malformed (CRFP_EFORMAT, the
+ * error cleared); any other status is a finding. */
+int fz_imported(crfp_status st);
+
 /* The oracle of the importers of template models (Wapiti's, CRF++'s):
  * the features configuration of `crf` loads in the templates plugin and
  * extracts from a fixed sentence, or fails with a parse error and a
