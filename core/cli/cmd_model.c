@@ -113,7 +113,7 @@ static int model_kind(const char *path)
     return got == 0 || crfp_crf_is_crfsuite(head, got) ? 's'
          : crfp_crf_is_wapiti(head, got)                ? 'w'
          : crfp_crf_is_crfpp(head, got)                 ? '+'
-         : got >= 8 && memcmp(head, "CRFPMODL", 8) == 0 ? 'c' : '?';
+         : crfp_crf_is_crfpipe(head, got)                ? 'c' : '?';
 }
 
 /* The templates plugin compiles the imported patterns, so that a pattern

@@ -221,6 +221,9 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     /* --spans: the gold is annotations over the text (GATE's Key), made
      * token labels by the span_labels stage, for training and dev alike */
     const char *sn[2] = {"types", "span-set"}, *sv[2] = {spans, span_set ? span_set : "Key"};
+    /* The model is loaded here for its features and again by the trainer
+     * for its weights: the format has no header-only reader, and the second
+     * load costs far less than the training it starts (as in cmd_tag). */
     crfp_crf *im = NULL;
     if (!tpl && !features_set && init && crfp_crf_load(host, init, &im) != CRFP_OK) {
         crfp_pipeline_free(p);

@@ -411,7 +411,8 @@ static crfp_status stage(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq)
         memset(w->xcol, 0, ncols);
     for (size_t i = 0; i < t->npieces; i++) {
         const tpl_piece *pc = &t->pieces[i];
-        if (pc->kind == TPL_CELL && pc->op == 'x')
+        /* (the Wapiti dialect reads every cell on the general path) */
+        if (pc->kind == TPL_CELL && pc->op == 'x' && !t->wapiti)
             w->xcol[pc->col >= 0 ? pc->col : w->cols[pc->name]] = 1;
     }
     size_t bytes = CHUNK;

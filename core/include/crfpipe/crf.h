@@ -486,6 +486,10 @@ crfp_status crfp_crf_import_crfsuite(crfp_host *host, const char *path, const ch
  * says why).  A FIFO is not waited for.  Reads nothing else. */
 size_t crfp_crf_file_head(const char *path, void *head, size_t n);
 
+/* Whether the n bytes at head begin a crfpipe model file (its magic; 8
+ * bytes suffice).  Pure. */
+int crfp_crf_is_crfpipe(const void *head, size_t n);
+
 /* Whether the n bytes at head begin a Wapiti model file ("#mdl#").  Pure. */
 int crfp_crf_is_wapiti(const void *head, size_t n);
 

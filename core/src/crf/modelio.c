@@ -891,6 +891,11 @@ crfp_status crfp_model_open(crfp_host *host, const char *path, int *fd, struct s
     return CRFP_OK;
 }
 
+int crfp_crf_is_crfpipe(const void *head, size_t n)
+{
+    return n >= 8 && memcmp(head, MAGIC, 8) == 0;
+}
+
 size_t crfp_crf_file_head(const char *path, void *head, size_t n)
 {
     ssize_t got = 0;
@@ -993,7 +998,7 @@ crfp_status crfp_crf_load(crfp_host *host, const char *path, crfp_crf **out)
         st = crfp_error(host, CRFP_EFORMAT,
                         "%s: a CRF++ model, not a crfpipe one: convert it once with "
                         "'crfpipe model import %s -o MODEL'", path, path);
-    } else if (n < 8 || memcmp(head, MAGIC, 8) != 0) {
+    } else if (!crfp_crf_is_crfpipe(head, n)) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: not a crfpipe model (bad magic)", path);
     } else if (n < 12 + 8) {
         st = crfp_error(host, CRFP_EFORMAT, "%s: truncated model file (%zu bytes)", path, n);
