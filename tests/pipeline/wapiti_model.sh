@@ -3,7 +3,8 @@
 # make.sh) imported with `crfpipe model import` tags the test data as
 # `wapiti label` did: the same best labelling and its score for every
 # sentence (`label -s`), and with posterior decoding the same label and
-# marginal for every token (`label -p -s`), to Wapiti's 6 printed decimals.
+# marginal for every token (`label -p -s`), to Wapiti's 6 printed decimals;
+# so does a maximum-entropy model (-T maxent).
 # The same patterns, read in Wapiti's dialect (#!wapiti), make exactly the
 # observations Wapiti's model lists for the training data.  Hostile model
 # files are refused with the file, line and what is wrong, exit 1 and no
@@ -11,46 +12,59 @@
 . "$top_srcdir/tests/pipeline/common.sh"
 d="$top_srcdir/tests/data/wapiti-model"
 
-"$CRFPIPE" model import "$d/model.wap" -o "$tmp/m.model" 2>"$tmp/log" ||
-    { cat "$tmp/log"; fail "model import"; }
-grep -q "imported from" "$tmp/log" || fail "no summary of the import"
-"$CRFPIPE" model dump "$tmp/m.model" >"$tmp/dump"
-grep -q "^meta	trainer	wapiti$" "$tmp/dump" || fail "no trainer meta"
-# as many non-zero weights as the model file gives
+# check_model MODEL.wap VITERBI POSTERIOR NAME: MODEL imports with every
+# weight, and tags as `wapiti label -s` (VITERBI) and `label -p -s`
+# (POSTERIOR) did; NAME.model is left in $tmp.
+check_model() {
+    "$CRFPIPE" model import "$1" -o "$tmp/$4.model" 2>"$tmp/log" ||
+        { cat "$tmp/log"; fail "model import $1"; }
+    grep -q "imported from" "$tmp/log" || fail "no summary of the import of $1"
+    "$CRFPIPE" model dump "$tmp/$4.model" >"$tmp/dump"
+    grep -q "^meta	trainer	wapiti$" "$tmp/dump" || fail "$4: no trainer meta"
+    # as many non-zero weights as the model file gives
+    want=$(sed -n '1s/^#mdl#[02]#//p' "$1")
+    got=$(awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4' "$tmp/dump" | wc -l)
+    [ "$want" -gt 100 ] && [ "$got" = "$want" ] || fail "$4: $got weights imported, the file has $want"
+
+    # Viterbi: each sentence's score (XML, in order) and each token's label
+    "$CRFPIPE" tag --model "$tmp/$4.model" --format conll --scores true --to xml -o "$tmp/v.xml" \
+        "$d/test.txt" || fail "$4: tag to XML"
+    "$CRFPIPE" tag --model "$tmp/$4.model" --format conll -o "$tmp/v.conll" "$d/test.txt" ||
+        fail "$4: tag to columns"
+    per_sentence "$tmp/v.xml" predicted-scores "$tmp/v.conll" '$NF' >"$tmp/got"
+    awk -F'\t' '/^# / { split($0, a, " "); print "P", a[3]; next }
+                NF { print "T", $4 }' "$2" >"$tmp/want"
+    [ "$(grep -c '^P' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
+        fail "$2 does not hold 40 sequences"
+    [ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||
+        fail "$4: crfpipe gave $(wc -l <"$tmp/got") lines, Wapiti $(wc -l <"$tmp/want")"
+    paste -d ' ' "$tmp/want" "$tmp/got" | awk -v m="$4" '
+        $1 == "P" { if ($3 != "P" || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "score:", $0 } next }
+        { if ($3 != "T" || $2 != $4) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+        END { printf "%s: %d tokens: Wapiti'"'"'s best labellings and their scores\n", m, toks
+              exit bad > 0 }' ||
+        fail "the imported $4 model does not decode as Wapiti did"
+
+    # posterior decoding: each token's label and its marginal
+    "$CRFPIPE" tag --model "$tmp/$4.model" --format conll --decode posterior --posteriors \
+        -o "$tmp/p.conll" "$d/test.txt" || fail "$4: tag with posterior decoding"
+    awk 'NF { print $NF, $(NF - 2) }' "$tmp/p.conll" >"$tmp/got"
+    awk -F'\t' '/^#/ { next } NF { n = split($5, a, "/"); print a[1], a[n] }' "$3" >"$tmp/want"
+    [ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] && [ "$(wc -l <"$tmp/want")" -gt 500 ] ||
+        fail "$4: posterior decoding: crfpipe gave $(wc -l <"$tmp/got") tokens, Wapiti $(wc -l <"$tmp/want")"
+    paste -d ' ' "$tmp/want" "$tmp/got" | awk -v m="$4" '
+        { if ($1 != $3 || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+        END { printf "%s: %d tokens: Wapiti'"'"'s posterior labels and marginals\n", m, toks
+              exit bad > 0 }' ||
+        fail "the imported $4 model's marginals are not Wapiti's"
+}
+check_model "$d/model.wap" "$d/viterbi.txt" "$d/posterior.txt" m
+# A maximum-entropy model (wapiti train -T maxent) is labelled by Wapiti
+# as a CRF with its weights: imported the same way, it tags the same.
+check_model "$d/maxent.wap" "$d/maxent-viterbi.txt" "$d/maxent-posterior.txt" me
+"$CRFPIPE" model dump "$tmp/me.model" | grep -q "^meta	wapiti-type	maxent$" ||
+    fail "the maxent model's import does not say it was one"
 want=$(sed -n '1s/^#mdl#2#//p' "$d/model.wap")
-got=$(awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4' "$tmp/dump" | wc -l)
-[ "$want" -gt 100 ] && [ "$got" = "$want" ] || fail "$got weights imported, the file has $want"
-
-# Viterbi: each sentence's score (XML, in order) and each token's label
-"$CRFPIPE" tag --model "$tmp/m.model" --format conll --scores true --to xml -o "$tmp/v.xml" \
-    "$d/test.txt" || fail "tag to XML"
-"$CRFPIPE" tag --model "$tmp/m.model" --format conll -o "$tmp/v.conll" "$d/test.txt" ||
-    fail "tag to columns"
-per_sentence "$tmp/v.xml" predicted-scores "$tmp/v.conll" '$NF' >"$tmp/got"
-awk -F'\t' '/^# / { split($0, a, " "); print "P", a[3]; next }
-            NF { print "T", $4 }' "$d/viterbi.txt" >"$tmp/want"
-[ "$(grep -c '^P' "$tmp/want")" = 40 ] && [ "$(grep -c '^T' "$tmp/want")" -gt 500 ] ||
-    fail "viterbi.txt does not hold 40 sequences"
-[ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] ||
-    fail "crfpipe gave $(wc -l <"$tmp/got") lines, Wapiti $(wc -l <"$tmp/want")"
-paste -d ' ' "$tmp/want" "$tmp/got" | awk '
-    $1 == "P" { if ($3 != "P" || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "score:", $0 } next }
-    { if ($3 != "T" || $2 != $4) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
-    END { printf "%d tokens: Wapiti'"'"'s best labellings and their scores\n", toks; exit bad > 0 }' ||
-    fail "the imported model does not decode as Wapiti did"
-
-# posterior decoding: each token's label and its marginal
-"$CRFPIPE" tag --model "$tmp/m.model" --format conll --decode posterior --posteriors \
-    -o "$tmp/p.conll" "$d/test.txt" || fail "tag with posterior decoding"
-awk 'NF { print $NF, $(NF - 2) }' "$tmp/p.conll" >"$tmp/got"
-awk -F'\t' '/^#/ { next } NF { n = split($5, a, "/"); print a[1], a[n] }' "$d/posterior.txt" \
-    >"$tmp/want"
-[ "$(wc -l <"$tmp/got")" = "$(wc -l <"$tmp/want")" ] && [ "$(wc -l <"$tmp/want")" -gt 500 ] ||
-    fail "posterior decoding: crfpipe gave $(wc -l <"$tmp/got") tokens, Wapiti $(wc -l <"$tmp/want")"
-paste -d ' ' "$tmp/want" "$tmp/got" | awk '
-    { if ($1 != $3 || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
-    END { printf "%d tokens: Wapiti'"'"'s posterior labels and marginals\n", toks; exit bad > 0 }' ||
-    fail "the imported model's marginals are not Wapiti's"
 
 # The patterns in Wapiti's dialect: crfpipe's observations of the training
 # data are the observations the Wapiti model lists (all of them, not only
@@ -102,10 +116,10 @@ nobs=$(grep '^#qrk#' "$m" | sed -n '2s/#qrk#//p')
 obs=$(grep -n '^#qrk#' "$m" | sed -n 2p | cut -d: -f1)
 head -c 3000 "$m" >"$tmp/trunc"
 bad "trunc:$obs: $nobs observations announced, more than the rest of the file holds" "$tmp/trunc"
-sed '1s/#mdl#2#/#mdl#0#/' "$m" >"$tmp/x"
-bad "x:1: a Wapiti maximum-entropy" "$tmp/x"
 sed '1s/#mdl#2#/#mdl#1#/' "$m" >"$tmp/x"
 bad "x:1: a Wapiti MEMM" "$tmp/x"
+sed '1s/#mdl#2#/#mdl#3#/' "$m" >"$tmp/x"
+bad "x:1: model type 3, which Wapiti does not have" "$tmp/x"
 sed '1s/#mdl#2#/#mdl#/' "$m" >"$tmp/x"
 bad "x:1: a Wapiti model in its older format" "$tmp/x"
 sed '2s/.*/#rdr#0\/1\/0/' "$m" >"$tmp/x"

@@ -2,7 +2,7 @@
  * model.
  *
  * The file is text, one item per line:
- *   #mdl#TYPE#NACT            model type (2: CRF) and number of weights given
+ *   #mdl#TYPE#NACT            model type (2: CRF, 0: maxent) and number of weights given
  *   #rdr#NPATS/NTOKS/AUTOUNI  the reader: NPATS patterns follow
  *   LEN:PATTERN,              each string as a netstring and a newline
  *   #qrk#Y                    the labels, Y strings, in id order
@@ -220,18 +220,24 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
                  "and save it again with a recent Wapiti (1.5)");
         goto out;
     }
-    if (type != 2) {
+    /* A maximum-entropy model (0) is imported as the CRF it is labelled as:
+     * `wapiti label` decodes it with the CRF's Viterbi and forward-backward
+     * over its unigram and (then zero, unless it was started from a CRF)
+     * bigram weights, so the same blocks tag it the same.  An MEMM (1)
+     * normalises each (position, previous label) row: no CRF weights do
+     * that. */
+    if (type != 2 && type != 0) {
         if (type > 1)
             st = bad(&c, "model type %llu, which Wapiti does not have (2 is a CRF)",
                      (unsigned long long)type);
         else
-            st = bad(&c, "a Wapiti %s model: crfpipe imports linear-chain CRFs (wapiti train "
-                     "-T crf, the default)", type == 0 ? "maximum-entropy (-T maxent)"
-                                                       : "MEMM (-T memm)");
+            st = bad(&c, "a Wapiti MEMM (-T memm): its scores are normalised per previous "
+                     "label, which a CRF's weights cannot express; crfpipe imports CRFs and "
+                     "maximum-entropy models (-T crf, -T maxent)");
         goto out;
     }
     if (!num(&c, &nact) || !eol(&c)) {
-        st = bad(&c, "expected the number of weights after #mdl#2#");
+        st = bad(&c, "expected the number of weights after #mdl#%llu#", (unsigned long long)type);
         goto out;
     }
     if (!lit(&c, "#rdr#") || !num(&c, &npats) || !lit(&c, "/") || !num(&c, &ntoks) ||
@@ -422,6 +428,10 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
         else
             w[crfp_crf_bblock(crf, id_of[o]) + (d - (fl & CRFP_OBS_UNIGRAM ? ublk : 0))] = v;
     }
+    /* model info should say what was imported: a maxent model tags as a
+     * CRF but was not trained as one */
+    if (type == 0 && crfp_crf_set_meta(crf, "wapiti-type", "maxent") != CRFP_OK)
+        goto nomem;
     st = CRFP_OK;
     *out = crf;
     crf = NULL;

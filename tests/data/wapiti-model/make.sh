@@ -11,6 +11,9 @@
 #                        each token with the best labelling
 #   posterior.txt        wapiti label -p -s: posterior decoding, each token's
 #                        label and its marginal
+#   maxent.wap, maxent-viterbi.txt, maxent-posterior.txt
+#                        the same with a maximum-entropy model (wapiti train
+#                        -T maxent)
 # tests/pipeline/wapiti_model.sh checks that crfpipe, given model.wap,
 # tags test.txt as these files say, and that the same patterns make the
 # observations the model lists.
@@ -30,3 +33,6 @@ mk "$pos/test.conllu" 40 >"$here/test.txt"
 "$WAPITI" train -p "$here/patterns.txt" "$here/train.txt" "$here/model.wap"
 "$WAPITI" label -m "$here/model.wap" -s "$here/test.txt" "$here/viterbi.txt"
 "$WAPITI" label -m "$here/model.wap" -p -s "$here/test.txt" "$here/posterior.txt"
+"$WAPITI" train -T maxent -p "$here/patterns.txt" "$here/train.txt" "$here/maxent.wap"
+"$WAPITI" label -m "$here/maxent.wap" -s "$here/test.txt" "$here/maxent-viterbi.txt"
+"$WAPITI" label -m "$here/maxent.wap" -p -s "$here/test.txt" "$here/maxent-posterior.txt"
