@@ -656,9 +656,15 @@ static crfp_status load_model(crfp_host *host, const char *path, crfp_crf **crf)
     crfp_status st;
     /* Wapiti's and CRF++'s models: their patterns in the templates plugin's
      * dialects, as `crfpipe model import` keeps them */
+    static const crfp_wapiti_features wapiti = {
+        .patterns = "templates",
+        .patterns_head = "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n",
+        .raw = "attributes",
+        .raw_config = "columns=attrs\nbigram=wapiti\n",
+        .me_config = "columns=attrs\nbigram=wapiti-me\n",
+    };
     if (wap)
-        st = crfp_crf_import_wapiti(host, path, "templates",
-                                    "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n", crf);
+        st = crfp_crf_import_wapiti(host, path, &wapiti, crf);
     else if (pp)
         st = crfp_crf_import_crfpp(host, path, "templates",
                                    "#!columns\n# the template of a CRF++ model\n#!crf++\n", crf);

@@ -97,7 +97,16 @@ static int conversion_args(crfp_host *host, int argc, char **argv, const char *u
  * pattern k on line k+2 of the template, its line in the model file, so
  * that a message about a pattern names the right line. */
 static const char template_features[] = "templates";
-static const char wapiti_head[] = "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n";
+/* A Wapiti model trained without patterns, on observations given in the
+ * data: the attributes plugin reads them from Wapiti's data (format
+ * wapiti) and spells them as Wapiti does, with --me as --me does. */
+static const crfp_wapiti_features wapiti_features = {
+    .patterns = template_features,
+    .patterns_head = "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n",
+    .raw = "attributes",
+    .raw_config = "columns=attrs\nbigram=wapiti\n",
+    .me_config = "columns=attrs\nbigram=wapiti-me\n",
+};
 
 /* A CRF++ model's template lines, in the templates plugin's CRF++ dialect
  * (observations spelled as CRF++ spells them). */
@@ -116,13 +125,15 @@ static int model_kind(const char *path)
          : crfp_crf_is_crfpipe(head, got)                ? 'c' : '?';
 }
 
-/* The templates plugin compiles the imported patterns, so that a pattern
- * it cannot run fails the import, not the first tagging.  Errors: the
- * plugin's, with its message. */
-static crfp_status check_patterns(crfp_host *host, const crfp_crf *crf, const char *path)
+/* The model's features plugin reads its configuration (the templates
+ * plugin compiles the imported patterns), so that a pattern it cannot run
+ * fails the import, not the first tagging.  Errors: the plugin's, with its
+ * message. */
+static crfp_status check_features(crfp_host *host, const crfp_crf *crf, const char *path)
 {
     const crfp_plugin *fp;
-    crfp_status st = crfp_host_load_kind(host, template_features, CRFP_KIND_FEATURES, &fp);
+    crfp_status st = crfp_host_load_kind(host, crfp_crf_features_plugin(crf), CRFP_KIND_FEATURES,
+                                         &fp);
     if (st != CRFP_OK)
         return st;
     const crfp_features_vtable *fv = fp->desc->vtable;
@@ -152,18 +163,21 @@ static int model_import(crfp_host *host, int argc, char **argv)
                      "'lCRF', '#mdl#', 'version: ' or CRF++'s binary version 100)", path);
         return cli_fail(host);
     }
-    if (kind == 'w' ? crfp_crf_import_wapiti(host, path, template_features, wapiti_head, &crf)
+    if (kind == 'w' ? crfp_crf_import_wapiti(host, path, &wapiti_features, &crf)
         : kind == '+' ? crfp_crf_import_crfpp(host, path, template_features, crfpp_head, &crf)
                       : crfp_crf_import_crfsuite(host, path, import_features, import_config,
                                                  sizeof import_config - 1, &crf))
         return cli_fail(host);
-    crfp_status st = tpl ? check_patterns(host, crf, path) : CRFP_OK;
+    crfp_status st = tpl ? check_features(host, crf, path) : CRFP_OK;
     if (st != CRFP_OK) {
         crfp_crf_free(crf);
         return cli_fail(host);
     }
+    /* the attribute models read the columns of their readers (CRFsuite's,
+     * Wapiti's data with its observations) */
+    int attrs = strcmp(crfp_crf_features_plugin(crf), template_features) != 0;
     if ((st = crfp_crf_set_meta(crf, "label", "label")) != CRFP_OK ||
-        (!tpl && (st = crfp_crf_set_meta(crf, "columns", "attrs,label")) != CRFP_OK) ||
+        (attrs && (st = crfp_crf_set_meta(crf, "columns", "attrs,label")) != CRFP_OK) ||
         (st = crfp_crf_set_meta(crf, "trainer", kind == 'w' ? "wapiti"
                                                 : kind == '+' ? "crf++" : "crfsuite")) != CRFP_OK ||
         (st = crfp_crf_set_meta(crf, "imported-from", path)) != CRFP_OK)

@@ -87,7 +87,7 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     const char *columns = NULL, *input = NULL, *v;
     const char *report = NULL, *path_report = NULL, *table = NULL, *spans = NULL;
     const char *span_set = NULL;
-    kv tp = {{0}, {0}, 0}, rp = {{0}, {0}, 0};
+    kv tp = {{0}, {0}, 0}, rp = {{0}, {0}, 0}, fp = {{0}, {0}, 0};
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -126,6 +126,10 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             if (r > 0)
                 r = cli_param_pair(argv[0], "reader-param", (char *)v, rp.names, rp.values, &rp.n,
                                    MAXP - 1);
+        } else if ((r = cli_opt(argv[0], argc, argv, &i, "feature-param", &v)) != 0) {
+            if (r > 0)
+                r = cli_param_pair(argv[0], "feature-param", (char *)v, fp.names, fp.values,
+                                   &fp.n, MAXP - 2);
         } else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */
@@ -212,7 +216,6 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
     }
-    kv fp = {{0}, {0}, 0};
     if (columns)
         kv_add(&rp, "columns", columns);
     if (tpl)

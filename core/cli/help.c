@@ -86,6 +86,9 @@ static const optdoc train_opts[] = {
      "trainer plugin, or a chain of them: each starts from the previous one's solution, "
      "shrunk to its active features"},
     {"--features", NULL, "NAME", "templates", "features plugin turning tokens into observations"},
+    {"--feature-param", NULL, "NAME=VALUE", NULL,
+     "a parameter of the features plugin (crfpipe plugins FEATURES), e.g. bigram=wapiti for "
+     "the attributes plugin on Wapiti's data (--format wapiti)"},
     {"--template", NULL, "FILE", NULL,
      "feature template file, CRF++/Wapiti syntax (crfpipe-templates(5)); required with the "
      "templates features plugin, unless --init-model alone gives the model's own features "

@@ -17,7 +17,12 @@
  * Attributes feed the unigram weights μ(y, a); the label bigram is the one
  * constant observation "B" (`bigram=bias`, what CRFsuite's transition
  * features are), or every attribute also feeds λ(y', y, a) (`bigram=all`),
- * or there is none (`bigram=none`).
+ * or there is none (`bigram=none`).  Wapiti's data without patterns
+ * (wapiti_reader) says each attribute's kind by its first byte, 'u' μ, 'b'
+ * λ, '*' both (`bigram=wapiti`; another first byte is an error), or, read
+ * as `wapiti train --me` reads it, makes every attribute a unigram
+ * observation "u"+attribute (`bigram=wapiti-me`): the observations then
+ * are the very strings of a Wapiti model's.  Neither takes values.
  *
  * The configuration saved in models is "columns=NAMES\nbigram=MODE\n".
  * The Python bindings (python/) use this plugin for python-crfsuite-style
@@ -36,10 +41,13 @@ static const crfp_param_spec params[] = {
      "comma-separated token features whose cells hold space-separated attributes, each "
      "optionally ending in \\*VALUE"},
     {"bigram", CRFP_PARAM_STRING, "bias",
-     "label bigram observations: bias (one constant per token), all (every attribute), none"},
+     "label bigram observations: bias (one constant per token), all (every attribute), none, "
+     "wapiti (each attribute's first byte: u unigram, b bigram, * both) or wapiti-me (every "
+     "attribute a unigram named u+attribute, as wapiti --me)"},
 };
 
-enum { BIGRAM_BIAS, BIGRAM_ALL, BIGRAM_NONE };
+enum { BIGRAM_BIAS, BIGRAM_ALL, BIGRAM_NONE, BIGRAM_WAPITI, BIGRAM_WAPITI_ME };
+static const char *const modes[] = {"bias", "all", "none", "wapiti", "wapiti-me"};
 
 typedef struct attr_ex {
     crfp_host *host;
@@ -67,16 +75,14 @@ static crfp_status build(crfp_host *host, const char *columns, size_t clen, cons
     if (!ax)
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     ax->host = host;
-    if (blen == 4 && memcmp(bigram, "bias", 4) == 0)
-        ax->bigram = BIGRAM_BIAS;
-    else if (blen == 3 && memcmp(bigram, "all", 3) == 0)
-        ax->bigram = BIGRAM_ALL;
-    else if (blen == 4 && memcmp(bigram, "none", 4) == 0)
-        ax->bigram = BIGRAM_NONE;
-    else {
+    ax->bigram = -1;
+    for (int m = 0; m < (int)(sizeof modes / sizeof *modes); m++)
+        if (blen == strlen(modes[m]) && memcmp(bigram, modes[m], blen) == 0)
+            ax->bigram = m;
+    if (ax->bigram < 0) {
         ax_free(ax);
-        return crfp_error(host, CRFP_EINVAL, "%s: bigram must be bias, all or none, not '%.*s'",
-                          origin, (int)(blen > 64 ? 64 : blen), bigram);
+        return crfp_error(host, CRFP_EINVAL, "%s: bigram must be bias, all, none, wapiti or "
+                          "wapiti-me, not '%.*s'", origin, (int)(blen > 64 ? 64 : blen), bigram);
     }
     for (size_t i = 0; i < clen;) {
         size_t j = i;
@@ -141,7 +147,7 @@ static crfp_status ax_load(crfp_host *host, const char *text, size_t len, const 
 static crfp_status ax_save(void *p, char **text, size_t *len)
 {
     const attr_ex *ax = p;
-    size_t n = sizeof "columns=\nbigram=bias\n";
+    size_t n = sizeof "columns=\nbigram=wapiti-me\n";
     for (size_t i = 0; i < ax->ncols; i++)
         n += strlen(ax->cols[i]) + 1;
     char *s = malloc(n);
@@ -150,7 +156,6 @@ static crfp_status ax_save(void *p, char **text, size_t *len)
     size_t k = (size_t)snprintf(s, n, "columns=");
     for (size_t i = 0; i < ax->ncols; i++)
         k += (size_t)snprintf(s + k, n - k, "%s%s", i ? "," : "", ax->cols[i]);
-    static const char *const modes[] = {"bias", "all", "none"};
     k += (size_t)snprintf(s + k, n - k, "\nbigram=%s\n", modes[ax->bigram]);
     *text = s;
     *len = k;
@@ -193,6 +198,39 @@ static size_t unescape(const char *a, size_t n, char *buf)
     return k;
 }
 
+/* Attribute a[0..n) of token t (0-based) as Wapiti makes it an
+ * observation (bigram=wapiti or wapiti-me): escapes undone, no value. */
+static crfp_status push_wapiti(const attr_ex *ax, crfp_obsseq *out, size_t t, const char *a,
+                               size_t n)
+{
+    char small[256];
+    /* a private buffer keeps extraction thread-safe; one byte more for the
+     * "u" of --me */
+    char *buf = n + 1 <= sizeof small ? small : malloc(n + 1);
+    if (!buf)
+        return CRFP_ENOMEM;
+    int me = ax->bigram == BIGRAM_WAPITI_ME;
+    size_t nl = unescape(a, n, buf + me);
+    crfp_status st = CRFP_OK;
+    unsigned flags = 0;
+    if (me) {
+        buf[0] = 'u';
+        flags = CRFP_OBS_UNIGRAM;
+    } else if (nl > 0) {
+        flags = buf[0] == 'u' ? CRFP_OBS_UNIGRAM : buf[0] == 'b' ? CRFP_OBS_BIGRAM
+                : buf[0] == '*' ? CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM : 0;
+    }
+    if (!flags)
+        st = crfp_error(ax->host, CRFP_EINVAL, "attributes: token %zu: attribute '%.*s' does not "
+                        "start with u, b or *, the kinds of Wapiti's observations (bigram=wapiti)",
+                        t + 1, (int)(nl > 80 ? 80 : nl), buf);
+    else
+        st = crfp_obsseq_push(out, t, flags, buf, nl + (size_t)me);
+    if (buf != small)
+        free(buf);
+    return st;
+}
+
 static crfp_status ax_extract(void *p, const crfp_tokseq *seq, crfp_obsseq *out)
 {
     const attr_ex *ax = p;
@@ -216,6 +254,7 @@ static crfp_status ax_extract(void *p, const crfp_tokseq *seq, crfp_obsseq *out)
                           seq->ncols && seq->colnames ? seq->colnames[0] : "none",
                           seq->ncols > 1 ? ", ..." : "");
     unsigned flags = CRFP_OBS_UNIGRAM | (ax->bigram == BIGRAM_ALL ? CRFP_OBS_BIGRAM : 0);
+    int wapiti = ax->bigram == BIGRAM_WAPITI || ax->bigram == BIGRAM_WAPITI_ME;
     char small[256];
     for (size_t t = 0; t < seq->ntok && st == CRFP_OK; t++) {
         for (size_t k = 0; k < nidx && st == CRFP_OK; k++) {
@@ -231,6 +270,11 @@ static crfp_status ax_extract(void *p, const crfp_tokseq *seq, crfp_obsseq *out)
                 size_t n = (size_t)(e - a);
                 if (n == 0)
                     break;
+                if (wapiti) {
+                    st = push_wapiti(ax, out, t, a, n);
+                    a = e;
+                    continue;
+                }
                 if (!memchr(a, '\\', n)) {
                     st = crfp_obsseq_push(out, t, flags, a, n);
                     a = e;

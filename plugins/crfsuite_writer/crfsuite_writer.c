@@ -17,6 +17,7 @@
 
 #include "crfpipe/crfpipe.h"
 #include "../common/columns.h"
+#include "../common/sentwalk.h"
 
 static const crfp_param_spec params[] = {
     {"label", CRFP_PARAM_STRING, "label", "token feature with the gold label"},
@@ -80,6 +81,34 @@ static crfp_status put_label(csw *w, const crfp_doc *doc, size_t s, size_t t, co
     return CRFP_OK;
 }
 
+/* One sequence: a line per token, then a blank line (sentwalk_fn). */
+static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const crfp_ann *sent,
+                                crfp_ann *const *toks, size_t nt)
+{
+    csw *w = ud;
+    crfp_status st = CRFP_OK;
+    (void)sent;
+    for (size_t t = 0; t < nt && st == CRFP_OK; t++) {
+        const char *gold = crfp_ann_str(toks[t], w->label);
+        const char *pred = crfp_ann_str(toks[t], w->pred);
+        if (!gold && !pred)
+            return crfp_error(w->host, CRFP_ENOTFOUND, "document '%s', sentence %zu, token "
+                              "%zu: neither a '%s' nor a '%s' feature to write",
+                              crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, t + 1, w->label,
+                              w->pred);
+        if (gold && (st = put_label(w, doc, s, t, gold)) != CRFP_OK)
+            break;
+        if (gold && pred)
+            fputc('\t', w->out->fp);
+        if (pred && (st = put_label(w, doc, s, t, pred)) != CRFP_OK)
+            break;
+        fputc('\n', w->out->fp);
+    }
+    if (st == CRFP_OK && nt > 0)
+        fputc('\n', w->out->fp);
+    return st;
+}
+
 static crfp_status w_write(void *state, const crfp_doc *doc)
 {
     csw *w = state;
@@ -87,51 +116,14 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
     if (!set)
         return CRFP_OK;
     report_dropped(w, doc);
-    crfp_ann **sents = NULL, **toks = NULL;
-    size_t ns = 0, nt = 0;
-    crfp_status st = crfp_annset_select(set, "Sentence", 0, crfp_doc_length(doc), &sents, &ns);
-    for (size_t s = 0; s < ns && st == CRFP_OK; s++) {
-        free(toks);
-        toks = NULL;
-        if ((st = crfp_annset_select(set, "Token", sents[s]->start, sents[s]->end, &toks,
-                                     &nt)) != CRFP_OK)
-            break;
-        for (size_t t = 0; t < nt && st == CRFP_OK; t++) {
-            const char *gold = crfp_ann_str(toks[t], w->label);
-            const char *pred = crfp_ann_str(toks[t], w->pred);
-            if (!gold && !pred) {
-                st = crfp_error(w->host, CRFP_ENOTFOUND, "document '%s', sentence %zu, token "
-                                "%zu: neither a '%s' nor a '%s' feature to write",
-                                crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, t + 1,
-                                w->label, w->pred);
-                break;
-            }
-            if (gold && (st = put_label(w, doc, s, t, gold)) != CRFP_OK)
-                break;
-            if (gold && pred)
-                fputc('\t', w->out->fp);
-            if (pred && (st = put_label(w, doc, s, t, pred)) != CRFP_OK)
-                break;
-            fputc('\n', w->out->fp);
-        }
-        if (st == CRFP_OK && nt > 0)
-            fputc('\n', w->out->fp);
-    }
-    free(toks);
-    free(sents);
-    if (st == CRFP_ENOMEM && !crfp_errmsg(w->host)[0])   /* the selections record none */
-        st = crfp_error(w->host, st, "out of memory");
-    if (st == CRFP_OK && ferror(w->out->fp))
-        st = crfp_error(w->host, CRFP_EIO, "%s: write error", w->out->name);
-    return st;
+    crfp_status st = sentwalk(w->host, doc, set, put_sentence, w);
+    return st == CRFP_OK ? sentwalk_out_status(w->host, w->out, 0) : st;
 }
 
 static crfp_status w_finish(void *state)
 {
     csw *w = state;
-    if (fflush(w->out->fp) != 0)
-        return crfp_error(w->host, CRFP_EIO, "%s: write error", w->out->name);
-    return CRFP_OK;
+    return sentwalk_out_status(w->host, w->out, 1);
 }
 
 static void w_close(void *state)

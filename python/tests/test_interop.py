@@ -239,3 +239,29 @@ def test_wapiti_and_crfpp_models_open_as_is(fixture, model, expected):
         assert tagger.tag(x, decode=decode) == labels
         got = [tagger.marginal(y, t) for t, y in enumerate(labels)]
         assert max(abs(a - b) for a, b in zip(got, margs)) < 1.5e-6
+
+
+@pytest.mark.parametrize("model", ["raw.wap", "me.wap"])
+def test_wapiti_models_without_patterns(model):
+    """A Wapiti model trained on observations given in the data (no pattern
+    file; me.wap with --me) opens in Tagger and tags lists of those
+    observations as `wapiti label -c -p -s` did (raw-posterior.txt,
+    me-posterior.txt): each token's label and marginal."""
+    d = os.path.join(SRC, "tests", "data", "wapiti-model")
+    data = subprocess.run(["awk", "-F", "\t", "-f", os.path.join(d, "raw.awk"),
+                           os.path.join(d, "test.txt")], check=True, capture_output=True,
+                          env=dict(os.environ, LC_ALL="C"), text=True).stdout
+    seqs = [[line.split()[:-1] for line in block.split("\n") if line]
+            for block in data.split("\n\n") if block.strip()]
+    toks = [l.split("\t")[-1].rsplit("/", 1)
+            for l in open(os.path.join(d, model.replace(".wap", "-posterior.txt")),
+                          encoding="utf-8").read().split("\n") if l and not l.startswith("#")]
+    assert len(seqs) == 40 and sum(map(len, seqs)) == len(toks) > 500
+    tagger = crfpipe.Tagger().open(os.path.join(d, model))
+    t = 0
+    for x in seqs:
+        labels = tagger.tag(x, decode="posterior")
+        assert labels == [y for y, _ in toks[t:t + len(x)]]
+        got = [tagger.marginal(y, i) for i, y in enumerate(labels)]
+        assert max(abs(a - float(p)) for a, (_, p) in zip(got, toks[t:t + len(x)])) < 1.5e-6
+        t += len(x)

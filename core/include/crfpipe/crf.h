@@ -493,23 +493,38 @@ int crfp_crf_is_crfpipe(const void *head, size_t n);
 /* Whether the n bytes at head begin a Wapiti model file ("#mdl#").  Pure. */
 int crfp_crf_is_wapiti(const void *head, size_t n);
 
-/* Read the Wapiti model file at `path` (`wapiti train`'s text format, a
- * linear-chain CRF trained with a pattern file) as a finalized crfpipe
- * model with the same scores: every observation with a non-zero weight
- * becomes an observation of the same bytes, with Wapiti's unigram and
- * bigram blocks (no start weights, as in Wapiti).  Its features plugin is
- * `features`, and its configuration the string `head` followed by Wapiti's
- * patterns, one per line (the caller names the plugin, and the head that
- * makes it spell the observations as Wapiti does; the library knows no
- * plugin by name); no metadata is set.  *out is owned by the caller
+/* The features plugins that make an imported Wapiti model's observations
+ * again, with their configurations (the caller names them: the library
+ * knows no plugin by name). */
+typedef struct crfp_wapiti_features {
+    const char *patterns;       /* models trained with patterns: the plugin, */
+    const char *patterns_head;  /* its configuration, before the patterns (one a line) */
+    const char *raw;            /* models trained on observations given in the data:
+                                 * the plugin (NULL: such models are refused), */
+    const char *raw_config;     /* its configuration, */
+    const char *me_config;      /* and with --me (every observation "u" and the field;
+                                 * NULL: refused) */
+} crfp_wapiti_features;
+
+/* Read the Wapiti model file at `path` (`wapiti train`'s text format: a
+ * linear-chain CRF, or a maximum-entropy model, which `wapiti label`
+ * decodes as a CRF) as a finalized crfpipe model with the same scores:
+ * every observation with a non-zero weight becomes an observation of the
+ * same bytes, with Wapiti's unigram and bigram blocks (no start weights, as
+ * in Wapiti).  Its features plugin and configuration come from `fx`: for a
+ * model with patterns, fx->patterns with fx->patterns_head followed by the
+ * patterns; without, fx->raw with fx->raw_config (fx->me_config for a model
+ * trained with --me).  Metadata: wapiti-type=maxent for a maxent model,
+ * wapiti-me=true for --me; nothing else.  *out is owned by the caller
  * (crfp_crf_free), NULL on failure.  The file is hostile input: every count,
  * string and index is checked, and the host's model-labels and model-params
  * limits apply.  Errors (message in host, naming the file and line):
- * CRFP_ENOTFOUND, CRFP_EIO, CRFP_EFORMAT (not a Wapiti model; a maxent or
- * MEMM model, one without patterns or from before model types; truncated
- * or malformed), CRFP_ENOMEM, CRFP_EINVAL (NULL argument). */
-crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char *features,
-                                   const char *head, crfp_crf **out);
+ * CRFP_ENOTFOUND, CRFP_EIO, CRFP_EFORMAT (not a Wapiti model; an MEMM, one
+ * with patterns and --me, one without patterns that fx does not provide
+ * for, or one from before model types; truncated or malformed),
+ * CRFP_ENOMEM, CRFP_EINVAL (NULL argument). */
+crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path,
+                                   const crfp_wapiti_features *fx, crfp_crf **out);
 
 /* Whether the n bytes at head begin a CRF++ model: the text one
  * ("version: ") or the binary one (version 1xx and a small type,

@@ -3,7 +3,8 @@
  *
  * The file is text, one item per line:
  *   #mdl#TYPE#NACT            model type (2: CRF, 0: maxent) and number of weights given
- *   #rdr#NPATS/NTOKS/AUTOUNI  the reader: NPATS patterns follow
+ *   #rdr#NPATS/NTOKS/AUTOUNI  the reader: NPATS patterns follow (AUTOUNI:
+ *                             trained with --me)
  *   LEN:PATTERN,              each string as a netstring and a newline
  *   #qrk#Y                    the labels, Y strings, in id order
  *   #qrk#O                    the observations, O strings, in id order
@@ -18,8 +19,10 @@
  * blocks, and the bigram blocks' start rows left at zero; the patterns
  * become the features plugin's configuration, appended to the head the
  * caller gives (the templates plugin's Wapiti dialect, which spells the
- * observations as Wapiti does).  Only observations with a non-zero weight
- * are kept.
+ * observations as Wapiti does).  A model trained without patterns, on
+ * observations given in the data, gets the plugin and configuration the
+ * caller gives for those (the attributes plugin reading them from the data
+ * as Wapiti does).  Only observations with a non-zero weight are kept.
  *
  * The file is hostile input: every count is checked against what the rest
  * of the file can hold before anything is allocated for it, strings must be
@@ -185,11 +188,12 @@ int crfp_crf_is_wapiti(const void *head, size_t n)
     return n >= 5 && memcmp(head, "#mdl#", 5) == 0;
 }
 
-crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char *features,
-                                   const char *head, crfp_crf **out)
+crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path,
+                                   const crfp_wapiti_features *fx, crfp_crf **out)
 {
-    if (!path || !features || !head || !out)
+    if (!path || !fx || !fx->patterns || !fx->patterns_head || !out)
         return crfp_error(host, CRFP_EINVAL, "crf: import: NULL argument");
+    const char *head = fx->patterns_head;
     *out = NULL;
     char *file;
     size_t size = 0;
@@ -245,16 +249,22 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
         st = bad(&c, "expected '#rdr#PATTERNS/COLUMNS/AUTOUNI', the start of the reader");
         goto out;
     }
-    if (npats == 0) {
-        st = bad_prev(&c, "a Wapiti model without patterns, trained on observations given in the "
-                 "data: crfpipe imports models trained with a pattern file (wapiti train -p)");
+    /* Without patterns the observations came with the data, spelled as
+     * the model lists them (with --me, "u" and the field): a features
+     * plugin that reads them from the data makes them again. */
+    const char *raw_config = autouni ? fx->me_config : fx->raw_config;
+    if (npats == 0 && (!fx->raw || !raw_config)) {
+        st = bad_prev(&c, "a Wapiti model without patterns%s, which this importer was not "
+                      "set up for", autouni ? " trained with --me" : "");
         goto out;
     }
-    if (autouni) {
-        st = bad_prev(&c, "a Wapiti model trained with --autouni (every observation made a "
-                 "unigram): crfpipe does not import it");
+    if (npats && autouni) {
+        st = bad_prev(&c, "a Wapiti model trained with patterns and --me (every line a sample, "
+                      "every observation made a unigram): crfpipe does not import it");
         goto out;
     }
+    if (npats == 0)
+        head = raw_config;
     if (npats > (uint64_t)(c.end - c.p) / 4) {
         st = bad_prev(&c, "%llu patterns announced, more than the rest of the file holds",
                  (unsigned long long)npats);
@@ -405,7 +415,7 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
         config[at++] = '\n';
     }
     if (crfp_crf_finalize(crf) != CRFP_OK ||
-        crfp_crf_set_features(crf, features, config, at) != CRFP_OK)
+        crfp_crf_set_features(crf, npats ? fx->patterns : fx->raw, config, at) != CRFP_OK)
         goto nomem;
 
     /* Pass 2: the weights into their blocks. */
@@ -430,7 +440,8 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path, const char
     }
     /* model info should say what was imported: a maxent model tags as a
      * CRF but was not trained as one */
-    if (type == 0 && crfp_crf_set_meta(crf, "wapiti-type", "maxent") != CRFP_OK)
+    if ((type == 0 && crfp_crf_set_meta(crf, "wapiti-type", "maxent") != CRFP_OK) ||
+        (autouni && crfp_crf_set_meta(crf, "wapiti-me", "true") != CRFP_OK))
         goto nomem;
     st = CRFP_OK;
     *out = crf;

@@ -14,6 +14,15 @@
 #   maxent.wap, maxent-viterbi.txt, maxent-posterior.txt
 #                        the same with a maximum-entropy model (wapiti train
 #                        -T maxent)
+#   raw.awk              makes Wapiti's data with its observations from
+#                        train.txt and test.txt (written by hand)
+#   raw.wap, raw-viterbi.txt, raw-posterior.txt
+#                        a model trained on that data without patterns, and
+#                        wapiti label -c -s / -c -p -s on the test data, each
+#                        line cut to its label and score (the input lines are
+#                        made again by raw.awk)
+#   me.wap, me-viterbi.txt, me-posterior.txt
+#                        the same with wapiti train --me (every line a sample)
 # tests/pipeline/wapiti_model.sh checks that crfpipe, given model.wap,
 # tags test.txt as these files say, and that the same patterns make the
 # observations the model lists.
@@ -36,3 +45,17 @@ mk "$pos/test.conllu" 40 >"$here/test.txt"
 "$WAPITI" train -T maxent -p "$here/patterns.txt" "$here/train.txt" "$here/maxent.wap"
 "$WAPITI" label -m "$here/maxent.wap" -s "$here/test.txt" "$here/maxent-viterbi.txt"
 "$WAPITI" label -m "$here/maxent.wap" -p -s "$here/test.txt" "$here/maxent-posterior.txt"
+# Wapiti's data with its observations: made at test time by raw.awk too
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+LC_ALL=C awk -F'\t' -f "$here/raw.awk" "$here/train.txt" >"$tmp/train"
+LC_ALL=C awk -F'\t' -f "$here/raw.awk" "$here/test.txt" >"$tmp/test"
+cut_lines() { # keep "# N SCORE", blank lines, and each token's label and score
+    awk -F'\t' '/^#/ || NF == 0 { print; next } { print $(NF - 1) "\t" $NF }'
+}
+"$WAPITI" train "$tmp/train" "$here/raw.wap"
+"$WAPITI" train --me "$tmp/train" "$here/me.wap"
+for m in raw me; do
+    "$WAPITI" label -m "$here/$m.wap" -c -s "$tmp/test" | cut_lines >"$here/$m-viterbi.txt"
+    "$WAPITI" label -m "$here/$m.wap" -c -p -s "$tmp/test" | cut_lines >"$here/$m-posterior.txt"
+done

@@ -1,0 +1,170 @@
+/* wapiti_writer — labels as `wapiti label` prints them: each token's input
+ * line, a TAB and the predicted label; a blank line after each sequence.
+ * The input line is the token's text, which wapiti_reader makes the line
+ * as read (so with labelled data the gold label is on it, as with `wapiti
+ * label -c`); with scores=true each sequence is preceded by "# 0 SCORE",
+ * the best labelling's score, as `wapiti label -s` heads it (0: the first
+ * of Wapiti's n best; the per-token scores -s adds are not written).
+ *
+ * The prediction is the token feature `prediction` (default: the viterbi
+ * tagger's `predicted`).  A token without one, or a text or label holding
+ * a line break, is an error naming the document, sequence and token: the
+ * format has no place for it.  The document's other result columns (a
+ * tagger's n-best, marginals) are named in one warning.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crfpipe/crfpipe.h"
+#include "../common/columns.h"
+#include "../common/sentwalk.h"
+
+static const crfp_param_spec params[] = {
+    {"prediction", CRFP_PARAM_STRING, "predicted", "token feature with the predicted label"},
+    {"scores", CRFP_PARAM_BOOL, "false",
+     "a line '# 0 SCORE' before each sequence, as wapiti label -s heads it: the Sentence "
+     "feature predicted-scores, given by crfpipe tag --scores true"},
+    {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentences and Tokens"},
+};
+
+typedef struct wpw {
+    crfp_host *host;
+    crfp_stream *out;
+    const char *pred, *set;
+    int scores, warned;
+} wpw;
+
+static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *out, void **state)
+{
+    wpw *w = calloc(1, sizeof *w);
+    if (!w)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    w->host = host;
+    w->out = out;
+    w->pred = crfp_params_str(p, "prediction");
+    w->set = crfp_params_str(p, "set");
+    w->scores = crfp_params_bool(p, "scores");
+    *state = w;
+    return CRFP_OK;
+}
+
+/* The columns the line and the prediction hold. */
+static int written(void *ud, const char *s, size_t l)
+{
+    const wpw *w = ud;
+    return (strlen(w->pred) == l && memcmp(s, w->pred, l) == 0) ||
+           (l == 5 && memcmp(s, "attrs", 5) == 0) || (l == 5 && memcmp(s, "label", 5) == 0);
+}
+
+static void report_dropped(wpw *w, const crfp_doc *doc)
+{
+    const char *cols = crfp_doc_meta_str(doc, "columns");
+    char list[256];
+    size_t more;
+    if (w->warned || !cols || columns_unwritten(cols, written, w, list, sizeof list, &more) == 0)
+        return;
+    w->warned = 1;
+    crfp_log(w->host, CRFP_LOG_WARN, "%s: the wapiti output holds the input lines and the "
+             "predicted labels only: %s%s not written (--to xml keeps every column)",
+             w->out->name ? w->out->name : "output", list, more ? " and more" : "");
+}
+
+static crfp_status unwritable(wpw *w, const crfp_doc *doc, size_t s, size_t t, const char *what)
+{
+    return crfp_error(w->host, CRFP_EINVAL, "document '%s', sequence %zu, token %zu: %s",
+                      crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, t + 1, what);
+}
+
+/* Token t of sequence s: its text, a TAB, its prediction. */
+static crfp_status put_token(wpw *w, const crfp_doc *doc, size_t s, size_t t, const crfp_ann *a,
+                             const char *text)
+{
+    const char *pred = crfp_ann_str(a, w->pred);
+    size_t b, e;
+    if (!pred)
+        return unwritable(w, doc, s, t, "no prediction to write (is a tagger in the pipeline?)");
+    if (strpbrk(pred, "\n\r"))
+        return unwritable(w, doc, s, t, "the prediction holds a line break");
+    if (crfp_doc_to_byte(doc, a->start, &b) != CRFP_OK ||
+        crfp_doc_to_byte(doc, a->end, &e) != CRFP_OK || e < b)
+        return unwritable(w, doc, s, t, "its span is not on the text's characters");
+    if (memchr(text + b, '\n', e - b) || memchr(text + b, '\r', e - b))
+        return unwritable(w, doc, s, t, "its text holds a line break");
+    fwrite(text + b, 1, e - b, w->out->fp);
+    fputc('\t', w->out->fp);
+    fputs(pred, w->out->fp);
+    fputc('\n', w->out->fp);
+    return CRFP_OK;
+}
+
+/* One sequence: its score line, a line per token, then a blank line
+ * (sentwalk_fn). */
+static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const crfp_ann *sent,
+                                crfp_ann *const *toks, size_t nt)
+{
+    wpw *w = ud;
+    if (nt == 0)
+        return CRFP_OK;
+    if (w->scores) {
+        const crfp_value *v = crfp_ann_get(sent, "predicted-scores");
+        if (!v || v->type != CRFP_V_LIST || v->u.list.n == 0 ||
+            v->u.list.items[0].type != CRFP_V_FLOAT)
+            return unwritable(w, doc, s, 0, "scores=true, but the sequence has no score "
+                              "(crfpipe tag --scores true gives them)");
+        fprintf(w->out->fp, "# 0 %f\n", v->u.list.items[0].u.f);
+    }
+    const char *text = crfp_doc_text(doc, NULL);
+    crfp_status st = CRFP_OK;
+    for (size_t t = 0; t < nt && st == CRFP_OK; t++)
+        st = put_token(w, doc, s, t, toks[t], text);
+    if (st == CRFP_OK)
+        fputc('\n', w->out->fp);
+    return st;
+}
+
+static crfp_status w_write(void *state, const crfp_doc *doc)
+{
+    wpw *w = state;
+    crfp_annset *set = crfp_doc_annset((crfp_doc *)doc, w->set, 0);
+    if (!set)
+        return CRFP_OK;
+    report_dropped(w, doc);
+    crfp_status st = sentwalk(w->host, doc, set, put_sentence, w);
+    return st == CRFP_OK ? sentwalk_out_status(w->host, w->out, 0) : st;
+}
+
+static crfp_status w_finish(void *state)
+{
+    wpw *w = state;
+    return sentwalk_out_status(w->host, w->out, 1);
+}
+
+static void w_close(void *state)
+{
+    free(state);
+}
+
+static const crfp_writer_vtable vtable = {
+    .size = CRFP_VTABLE_SIZE(crfp_writer_vtable),
+    .open = w_open,
+    .write = w_write,
+    .finish = w_finish,
+    .close = w_close,
+};
+
+static const char *const formats[] = {"wapiti", NULL};
+
+CRFP_PLUGIN_DEFINE(wapiti_writer) = {
+    CRFP_PLUGIN_ABI,
+    .name = "wapiti_writer",
+    .kind = CRFP_KIND_WRITER,
+    .version = PACKAGE_VERSION,
+    .description = "labels as wapiti label prints them: each input line, a TAB and the "
+                   "predicted label; a blank line between sequences (scores=true: -s)",
+    .params = params,
+    .nparams = sizeof params / sizeof *params,
+    .vtable = &vtable,
+    .formats = formats,
+};

@@ -1,0 +1,114 @@
+#!/bin/sh
+# Wapiti's data with its observations given (what `wapiti train` reads
+# without a pattern file; tests/data/wapiti-model/raw.awk makes it from the
+# EWT excerpt): read by wapiti_reader, written by wapiti_writer as `wapiti
+# label` prints it, observations made by the attributes plugin as Wapiti
+# makes them (bigram=wapiti; bigram=wapiti-me for data read as `wapiti
+# train --me` reads it).  Models Wapiti 1.5 trained on that data (see
+# make.sh) import and tag the test data as `wapiti label -c -s` and
+# `-c -p -s` did: every sequence's score, every token's label and marginal.
+# crfpipe trained on the same data makes exactly the observations the Wapiti
+# models list.  Malformed data is refused with the file and line.
+. "$top_srcdir/tests/pipeline/common.sh"
+d="$top_srcdir/tests/data/wapiti-model"
+LC_ALL=C awk -F'\t' -f "$d/raw.awk" "$d/train.txt" >"$tmp/train.txt"
+LC_ALL=C awk -F'\t' -f "$d/raw.awk" "$d/test.txt" >"$tmp/test.txt"
+[ "$(grep -c . "$tmp/test.txt")" -gt 500 ] || fail "raw.awk made too little test data"
+
+# check NAME SEQUENCES READER-PARAMS...: $d/NAME.wap imports with every
+# weight and tags $tmp/test.txt (SEQUENCES sequences) as NAME-viterbi.txt
+# and NAME-posterior.txt say.
+check() {
+    m=$1 nseq=$2
+    shift 2
+    "$CRFPIPE" model import "$d/$m.wap" -o "$tmp/$m.model" 2>"$tmp/log" ||
+        { cat "$tmp/log"; fail "model import $m.wap"; }
+    "$CRFPIPE" model dump "$tmp/$m.model" >"$tmp/dump"
+    grep -q "^features	attributes$" "$tmp/dump" || fail "$m: not an attributes model"
+    want=$(sed -n '1s/^#mdl#2#//p' "$d/$m.wap")
+    got=$(awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4' "$tmp/dump" | wc -l)
+    [ "$want" -gt 100 ] && [ "$got" = "$want" ] || fail "$m: $got weights imported, the file has $want"
+
+    # Viterbi, in Wapiti's output format: the input line, a TAB and the
+    # label, each sequence headed by "# 0 SCORE"
+    "$CRFPIPE" tag --model "$tmp/$m.model" --format wapiti "$@" --scores true \
+        --writer-param scores=true -o "$tmp/v.txt" "$tmp/test.txt" || fail "$m: tag"
+    awk '/^#/ || NF == 0 { next } { print }' "$tmp/v.txt" | cut -f1 >"$tmp/lines"
+    grep . "$tmp/test.txt" | cmp -s - "$tmp/lines" || fail "$m: the input lines are not echoed"
+    paste "$d/$m-viterbi.txt" "$tmp/v.txt" | awk -F'\t' -v m="$m" -v nseq="$nseq" '
+        $0 == "\t" { next }   # the blank lines, both
+        /^# / { split($1, a, " "); split($2, b, " ")
+                if (a[2] != 0 || b[2] != 0 || (a[3] - b[3]) ^ 2 > 1e-12) { bad++; print "score:", $0 }
+                seqs++; next }
+        { if ($1 != $NF) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+        END { printf "%s: %d sequences, %d tokens: Wapiti'"'"'s best labellings and scores\n", m, seqs, toks
+              exit bad > 0 || seqs != nseq || toks < 500 }' ||
+        fail "the imported $m model does not decode as Wapiti did"
+
+    # posterior decoding: each token's label and marginal
+    "$CRFPIPE" tag --model "$tmp/$m.model" --format wapiti "$@" --decode posterior \
+        --posteriors --to conll -o "$tmp/p.conll" "$tmp/test.txt" 2>"$tmp/log" ||
+        { cat "$tmp/log"; fail "$m: posterior tag"; }
+    awk 'NF { print $NF, $(NF - 2) }' "$tmp/p.conll" >"$tmp/got"
+    awk -F'\t' '/^#/ || NF == 0 { next } { n = split($2, a, "/"); print a[1], a[n] }' \
+        "$d/$m-posterior.txt" >"$tmp/want"
+    [ "$(wc -l <"$tmp/want")" -gt 500 ] || fail "$m-posterior.txt holds too few tokens"
+    paste -d ' ' "$tmp/want" "$tmp/got" | awk -v m="$m" '
+        { if ($1 != $3 || ($2 - $4) ^ 2 > 1e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+        END { printf "%s: %d tokens: Wapiti'"'"'s posterior labels and marginals\n", m, toks
+              exit bad > 0 }' || fail "the imported $m model's marginals are not Wapiti's"
+
+    # training on the same data makes the observations the model lists
+    "$CRFPIPE" -q train --format wapiti "$@" --features attributes \
+        --feature-param bigram=$bigram --max-iter 1 --model "$tmp/t.model" "$tmp/train.txt" ||
+        fail "$m: train on Wapiti's data"
+    "$CRFPIPE" model dump "$tmp/t.model" |
+        awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' | LC_ALL=C sort -u >"$tmp/ours"
+    awk '/^#qrk#/ { q++; next } q == 2 && /^[0-9]+=/ { exit }
+         q == 2 { sub(/^[0-9]+:/, ""); sub(/,$/, ""); print }' "$d/$m.wap" |
+        LC_ALL=C sort -u >"$tmp/theirs"
+    [ "$(wc -l <"$tmp/theirs")" -gt 1000 ] || fail "$m.wap lists too few observations"
+    cmp -s "$tmp/ours" "$tmp/theirs" ||
+        { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "$m: the observations differ from Wapiti's"; }
+    echo "$m: $(wc -l <"$tmp/ours") observations, as Wapiti's model lists them"
+}
+bigram=wapiti check raw 40
+"$CRFPIPE" model dump "$tmp/raw.model" | grep -q "^bigram=wapiti$" || fail "raw: not bigram=wapiti"
+# --me: every line a sample, every observation a unigram "u"+field
+bigram=wapiti-me check me 623 --reader-param maxent=true --reader-param labelled=true
+"$CRFPIPE" model dump "$tmp/me.model" >"$tmp/dump"
+grep -q "^meta	wapiti-me	true$" "$tmp/dump" && grep -q "^bigram=wapiti-me$" "$tmp/dump" ||
+    fail "me: the import does not say --me"
+
+# labelled=auto: the test data's last fields are labels; without them the
+# lines are data to tag, and the tags are the same
+sed 's/ [^ ]*$//' "$tmp/test.txt" >"$tmp/unlab.txt"
+"$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti -o "$tmp/u.txt" "$tmp/unlab.txt" ||
+    fail "tag data without labels"
+"$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti -o "$tmp/l.txt" "$tmp/test.txt" 2>/dev/null ||
+    fail "tag data with labels"
+[ "$(cut -f2 "$tmp/u.txt")" = "$(cut -f2 "$tmp/l.txt")" ] && [ -s "$tmp/u.txt" ] ||
+    fail "labelled=auto tags data without labels otherwise"
+
+# malformed data: refused with the file and line
+printf 'ufoo bbar NOUN\nufoo xbar NOUN\n' >"$tmp/bad.txt"
+expect_fail "bad.txt:2: field 2 'xbar' does not start with u, b or \*" \
+    "$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti "$tmp/bad.txt"
+printf 'ufoo bbar\nufoo bbar NOUN\n' >"$tmp/bad.txt"
+expect_fail "bad.txt:2: the last field 'NOUN' does not start with u, b or \* .* line 1" \
+    "$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti "$tmp/bad.txt"
+expect_fail "labels cannot be told from them: give labelled=true or labelled=false" \
+    "$CRFPIPE" tag --model "$tmp/me.model" --format wapiti --reader-param maxent=true "$tmp/test.txt"
+expect_fail "'labelled': 'maybe' is not true, false or auto" \
+    "$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti --reader-param labelled=maybe \
+    "$tmp/test.txt"
+# data without its observations' kinds, to the attributes plugin in Wapiti's mode
+printf 'NOUN\tw=dog\n\n' >"$tmp/cs.txt"
+expect_fail "attribute 'w=dog' does not start with u, b or \*" \
+    "$CRFPIPE" tag --model "$tmp/raw.model" --format crfsuite "$tmp/cs.txt"
+expect_fail "sequence 1, token 1: no prediction to write" \
+    "$CRFPIPE" convert --from wapiti --to wapiti "$tmp/test.txt"
+expect_fail "bigram must be bias, all, none, wapiti or wapiti-me" \
+    "$CRFPIPE" train --format wapiti --features attributes --feature-param bigram=some \
+    --model "$tmp/x.model" "$tmp/train.txt"
+finish
