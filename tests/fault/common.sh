@@ -57,6 +57,12 @@ run_cmd() {
                    "$top_srcdir/tests/data/wapiti-model/model.wap" ;;
     waptag) $RUNNER "$CRFPIPE" tag --model "$tmp/wap.model" --format conll --threads 1 -o "$2" \
                 "$top_srcdir/tests/data/wapiti-model/test.txt" ;;
+    # a Wapiti model trained without patterns read, and Wapiti's data with
+    # its observations tagged with it (wapiti_reader, the attributes
+    # plugin's Wapiti mode, wapiti_writer)
+    wapraw) $RUNNER "$CRFPIPE" model import -o "$2" "$top_srcdir/tests/data/wapiti-model/raw.wap" ;;
+    wapdata) $RUNNER "$CRFPIPE" tag --model "$tmp/wapraw.model" --format wapiti --threads 1 \
+                 --scores true --writer-param scores=true -o "$2" "$tmp/raw.txt" ;;
     # CRF++'s binary model (its double-array trie walked) and text model read
     ppimport) $RUNNER "$CRFPIPE" model import -o "$2" "$top_srcdir/tests/data/crfpp-model/model" ;;
     pptimport) $RUNNER "$CRFPIPE" model import -o "$2" \
@@ -100,6 +106,8 @@ setup_models() {
   <stage plugin="xml_writer"/>
 </pipeline>
 X
+    LC_ALL=C awk -F'\t' -f "$top_srcdir/tests/data/wapiti-model/raw.awk" \
+        "$top_srcdir/tests/data/wapiti-model/test.txt" | awk 'NF == 0 { n++ } n < 8' >"$tmp/raw.txt"
     cat >"$tmp/spans.xml" <<X
 <pipeline xmlns="urn:crfpipe:pipeline:1">
   <stage plugin="gate_reader"/>
@@ -108,7 +116,7 @@ X
   <stage plugin="conll_writer"><param name="columns" value="string,label"/></stage>
 </pipeline>
 X
-    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err" || ! run_cmd wapimport "$tmp/wap.model" 2>"$tmp/err"; then
+    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err" || ! run_cmd wapimport "$tmp/wap.model" 2>"$tmp/err" || ! run_cmd wapraw "$tmp/wapraw.model" 2>"$tmp/err"; then
         cat "$tmp/err" >&2
         echo "FAIL: training the reference model without faults" >&2
         exit 1

@@ -144,6 +144,49 @@ crfp_status fz_read_docs(const crfp_reader_vtable *rd, const crfp_params *rp, FI
     return st;
 }
 
+crfp_status fz_read_lines(const crfp_reader_vtable *rd, const crfp_params *rp,
+                          const uint8_t *text, size_t tlen, const char *name, int small,
+                          crfp_doc **docs, size_t max, size_t *n)
+{
+    FILE *fp = fz_memstream_in(text, tlen);
+    crfp_status st = fz_read_docs(rd, rp, fp, name, docs, max, n);
+    fclose(fp);
+    if (st != CRFP_OK && !crfp_errmsg(fz_host())[0])
+        fz_fail("reader failed without a message", crfp_status_str(st));
+    if (small && fz_longest_line(text, tlen) > 41 && st == CRFP_OK && *n < max)
+        fz_fail("line limit", "a line over the limit was read without an error");
+    return st;
+}
+
+crfp_status fz_write_docs(const char *writer, crfp_doc *const *docs, size_t n, char **buf,
+                          size_t *len)
+{
+    /* one writer per process: the targets use one each */
+    static const crfp_writer_vtable *wr;
+    static crfp_params *wp;
+    if (!wr)
+        wr = fz_plugin(writer, CRFP_KIND_WRITER, NULL, NULL, 0, &wp);
+    crfp_host *h = fz_host();
+    *buf = NULL;
+    *len = 0;
+    FILE *out = open_memstream(buf, len);
+    if (!out)
+        fz_fail("set-up", "open_memstream");
+    crfp_stream os = {out, "fuzz.out"};
+    void *ws = NULL;
+    crfp_status st = wr->open(h, wp, &os, &ws);
+    for (size_t i = 0; i < n && st == CRFP_OK; i++)
+        st = wr->write(ws, docs[i]);
+    if (st == CRFP_OK)
+        st = wr->finish(ws);
+    if (ws)
+        wr->close(ws);
+    fclose(out);
+    if (st != CRFP_OK && !crfp_errmsg(h)[0])
+        fz_fail("writer failed without a message", crfp_status_str(st));
+    return st;
+}
+
 void fz_line_limit(size_t bytes)
 {
     crfp_host *h = fz_host();

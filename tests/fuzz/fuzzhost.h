@@ -41,6 +41,21 @@ FILE *fz_memstream_in(const uint8_t *data, size_t size);
 crfp_status fz_read_docs(const crfp_reader_vtable *rd, const crfp_params *rp, FILE *fp,
                          const char *name, crfp_doc **docs, size_t max, size_t *n);
 
+/* The line readers' targets: the input text[0..tlen) read as fz_read_docs
+ * reads it (the stream named `name`), with the oracles every such reader
+ * meets: a failure carries a message, and with a `line` limit of 40 bytes
+ * (small) a reader that got to the end without an error met no longer
+ * line.  Returns the reader's status; its message stays in the host. */
+crfp_status fz_read_lines(const crfp_reader_vtable *rd, const crfp_params *rp,
+                          const uint8_t *text, size_t tlen, const char *name, int small,
+                          crfp_doc **docs, size_t max, size_t *n);
+
+/* Write docs[0..n) with the writer plugin `writer` (its defaults) to
+ * memory: *buf (the caller frees it) of *len bytes.  Returns the writer's
+ * status; a failure without a message is a finding. */
+crfp_status fz_write_docs(const char *writer, crfp_doc *const *docs, size_t n, char **buf,
+                          size_t *len);
+
 /* The body of the reader/writer targets (roundtrip.c): read data with the
  * reader plugin, write what it returns with the writer plugin (given n
  * parameters wnames/wvalues), read that back and compare. */
