@@ -94,7 +94,7 @@ static const optdoc train_opts[] = {
      "templates features plugin, unless --init-model alone gives the model's own features "
      "(wapiti train -m)"},
     {"--format", NULL, "FORMAT", NULL,
-     "format of TRAIN and of --dev: conll, conllu, xml, crfsuite, any of crfpipe plugins "
+     "format of TRAIN and of --dev: conll, conllu, xml, crfsuite, wapiti, any of crfpipe plugins "
      "--formats (default: from the file name, else from the content)"},
     {"--spans", NULL, "TYPES", NULL,
      "the gold is annotations over the text, not token labels: the comma-separated "
@@ -142,7 +142,7 @@ static const optdoc tag_opts[] = {
     {"--output-dir", NULL, "DIR", NULL,
      "with several inputs, one output each in DIR, named after the input (see crfpipe run)"},
     {"--format", NULL, "FORMAT", NULL,
-     "input format: conll, conllu, xml, crfsuite, any of crfpipe plugins --formats "
+     "input format: conll, conllu, xml, crfsuite, wapiti, any of crfpipe plugins --formats "
      "(default: from the file name, else from the content)"},
     {"--to", NULL, "FORMAT", NULL, "output format (default: the input's format)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
@@ -171,7 +171,7 @@ static const optdoc eval_opts[] = {
     {"--guess", NULL, "FEATURE", NULL,
      "token feature holding the predicted label (default: found in what crfpipe tag wrote)"},
     {"--format", NULL, "FORMAT", NULL,
-     "input format: conll, conllu, xml, crfsuite, any of crfpipe plugins --formats "
+     "input format: conll, conllu, xml, crfsuite, wapiti, any of crfpipe plugins --formats "
      "(default: from the file name, else from the content)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated column names of a CoNLL input"},
     {"--reader-param", NULL, "NAME=VALUE", NULL,
@@ -209,7 +209,7 @@ static const optdoc run_opts[] = {
 
 static const optdoc convert_opts[] = {
     {"--from", NULL, "FORMAT", NULL,
-     "input format: conll, conllu, xml, crfsuite, any of crfpipe plugins --formats "
+     "input format: conll, conllu, xml, crfsuite, wapiti, any of crfpipe plugins --formats "
      "(default: from the file name, else from the content)"},
     {"--to", NULL, "FORMAT", NULL, "output format (required)"},
     {"--columns", NULL, "NAMES", NULL,
