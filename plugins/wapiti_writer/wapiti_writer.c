@@ -2,7 +2,8 @@
  * line, a TAB and the predicted label; a blank line after each sequence.
  * The input line is the token's text, which wapiti_reader makes the line
  * as read (so with labelled data the gold label is on it, as with `wapiti
- * label -c`); with scores=true each sequence is preceded by "# 0 SCORE",
+ * label -c`; with labels-only=true the predictions alone, as -l); with
+ * scores=true each sequence is preceded by "# 0 SCORE",
  * the best labelling's score, as `wapiti label -s` heads it (0: the first
  * of Wapiti's n best; the per-token scores -s adds are not written).
  *
@@ -26,6 +27,8 @@ static const crfp_param_spec params[] = {
     {"scores", CRFP_PARAM_BOOL, "false",
      "a line '# 0 SCORE' before each sequence, as wapiti label -s heads it: the Sentence "
      "feature predicted-scores, given by crfpipe tag --scores true"},
+    {"labels-only", CRFP_PARAM_BOOL, "false",
+     "the predicted labels alone, without the input lines (wapiti label -l)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentences and Tokens"},
 };
 
@@ -33,7 +36,7 @@ typedef struct wpw {
     crfp_host *host;
     crfp_stream *out;
     const char *pred, *set;
-    int scores, warned;
+    int scores, labels_only, warned;
 } wpw;
 
 static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *out, void **state)
@@ -46,6 +49,7 @@ static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *ou
     w->pred = crfp_params_str(p, "prediction");
     w->set = crfp_params_str(p, "set");
     w->scores = crfp_params_bool(p, "scores");
+    w->labels_only = crfp_params_bool(p, "labels-only");
     *state = w;
     return CRFP_OK;
 }
@@ -87,6 +91,11 @@ static crfp_status put_token(wpw *w, const crfp_doc *doc, size_t s, size_t t, co
         return unwritable(w, doc, s, t, "no prediction to write (is a tagger in the pipeline?)");
     if (strpbrk(pred, "\n\r"))
         return unwritable(w, doc, s, t, "the prediction holds a line break");
+    if (w->labels_only) {
+        fputs(pred, w->out->fp);
+        fputc('\n', w->out->fp);
+        return CRFP_OK;
+    }
     if (crfp_doc_to_byte(doc, a->start, &b) != CRFP_OK ||
         crfp_doc_to_byte(doc, a->end, &e) != CRFP_OK || e < b)
         return unwritable(w, doc, s, t, "its span is not on the text's characters");

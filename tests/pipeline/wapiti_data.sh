@@ -90,6 +90,11 @@ sed 's/ [^ ]*$//' "$tmp/test.txt" >"$tmp/unlab.txt"
 [ "$(cut -f2 "$tmp/u.txt")" = "$(cut -f2 "$tmp/l.txt")" ] && [ -s "$tmp/u.txt" ] ||
     fail "labelled=auto tags data without labels otherwise"
 
+# labels-only=true (wapiti label -l): the predictions alone
+"$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti --writer-param labels-only=true \
+    -o "$tmp/lo.txt" "$tmp/test.txt" || fail "tag, labels only"
+[ "$(cat "$tmp/lo.txt")" = "$(cut -f2 "$tmp/l.txt")" ] || fail "labels-only=true writes other labels"
+
 # malformed data: refused with the file and line
 printf 'ufoo bbar NOUN\nufoo xbar NOUN\n' >"$tmp/bad.txt"
 expect_fail "bad.txt:2: field 2 'xbar' does not start with u, b or \*" \
