@@ -5,7 +5,8 @@
 # token and the same probability for every sentence (to CRF++'s 6 printed
 # decimals; the binary model's weights are floats, as crf_test reads them).
 # The same template behind #!crf++ makes exactly the features the model
-# lists.  Hostile model files are refused with what is wrong, exit 1 and
+# lists, and crfpipe trained to CRF++'s objective in CRF++'s model family
+# reaches its weights.  Hostile model files are refused with what is wrong, exit 1 and
 # no model written.
 . "$top_srcdir/tests/pipeline/common.sh"
 d="$top_srcdir/tests/data/crfpp-model"
@@ -49,6 +50,43 @@ awk '/^$/ { b++; next } b == 3 { sub(/^[0-9]+ /, ""); print }' "$d/model.txt" | 
 cmp -s "$tmp/ours" "$tmp/theirs" ||
     { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "the features differ from CRF++'s"; }
 echo "$(wc -l <"$tmp/ours") features, as CRF++'s model lists them"
+
+# CRF++'s model family (every label pair, no start weights: --start-weights
+# false) and objective (crf_learn -c 4 adds |w|²/8: --rho2 0.25), trained
+# to the optimum as make.sh ran crf_learn: the same weights, every one of
+# the text model's (by feature and labels), and no other.
+for tr in "lbfgs 1e-4" "newton-cg 1e-3"; do
+    set -- $tr
+    "$CRFPIPE" -q train --trainer "$1" --template "$tmp/t.tpl" --format conll --min-freq 3 \
+        --rho2 0.25 --start-weights false --epsilon 1e-12 --threads 1 --model "$tmp/opt.model" \
+        "$top_srcdir/tests/data/wapiti-model/train.txt" || fail "$1: train to CRF++'s objective"
+    "$CRFPIPE" model dump "$tmp/opt.model" >"$tmp/opt.dump"
+    LC_ALL=C awk -v tr="$1" -v tol="$2" '
+        BEGIN { n = k = Y = 0 }
+        FNR == 1 { f++ }
+        # model.txt: 4 header lines, then blank-separated labels, template,
+        # "ID NAME" features and the weights, one a line in id order
+        f == 1 && FNR <= 4 { next }
+        f == 1 && NF == 0 { sec++; next }
+        f == 1 && sec == 1 { lab[Y++] = $0; next }
+        f == 1 && sec == 3 { id[n] = $1; name[n] = $2; n++; next }
+        f == 1 && sec == 4 { w[k++] = $1; next }
+        # the dump: U OBS LABEL W and B OBS PREVIOUS LABEL W
+        f == 2 { split($0, a, "\t")
+                 if (a[1] == "U" && a[4] != "") ours["U " a[2] " " a[3]] = a[4]
+                 else if (a[1] == "B" && a[5] != "") ours["B " a[2] " " a[3] " " a[4]] = a[5] }
+        function same(key, v,   d) { cnt++; used[key] = 1; d = (key in ours ? ours[key] : 0) - v
+                                     if (d * d > max) max = d * d }
+        END {
+            for (i = 0; i < n; i++)
+                if (name[i] ~ /^U/) for (y = 0; y < Y; y++) same("U " name[i] " " lab[y], w[id[i] + y])
+                else for (p = 0; p < Y; p++) for (y = 0; y < Y; y++)
+                    same("B " name[i] " " lab[p] " " lab[y], w[id[i] + p * Y + y])
+            for (key in ours) if (!(key in used)) { extra++; if (extra < 4) print "not in CRF++:", key }
+            printf "%s: %d weights, the largest difference from CRF++ %.2g (at most %s)\n", tr, cnt, sqrt(max), tol
+            exit extra > 0 || cnt != k || cnt < 5000 || max > tol * tol }' "$d/model.txt" "$tmp/opt.dump" ||
+        fail "$1 does not reach CRF++'s optimum"
+done
 
 # a crfpipe model given to import is named as one
 expect_fail "already a crfpipe model" "$CRFPIPE" model import "$tmp/model.crfpipe" -o "$tmp/again"

@@ -1,6 +1,7 @@
 /* all-states / all-transitions: weights only for the label pairs the
  * training data shows, as CRFsuite's defaults (feature.possible_states=0,
- * feature.possible_transitions=0) give them.
+ * feature.possible_transitions=0) give them; start-weights: none for the
+ * first label of a sequence, as in CRF++'s and Wapiti's models.
  *
  * crfpipe gives every observation a weight for every label (and every
  * bigram observation one for every pair of labels), which lets the model
@@ -37,7 +38,10 @@ crfp_status crfp_train_seen_mask(crfp_trainrun *r, uint64_t **out)
 {
     *out = NULL;
     int states = param_bool(r, "all-states"), trans = param_bool(r, "all-transitions");
-    if (states && trans)
+    /* start weights only with all transitions: the seen ones are between
+     * tokens (as in CRFsuite) */
+    int start = trans && param_bool(r, "start-weights");
+    if (states && trans && start)
         return CRFP_OK;
     crfp_host *host = r->host;
     const crfp_crf *crf = r->crf;
@@ -61,7 +65,7 @@ crfp_status crfp_train_seen_mask(crfp_trainrun *r, uint64_t **out)
         if (states && u != CRFP_NO_BLOCK)
             memset(seen + u, 1, Y);
         if (trans && b != CRFP_NO_BLOCK)
-            memset(seen + b, 1, (Y + 1) * Y);
+            memset(seen + b, 1, (start ? Y + 1 : Y) * Y);
     }
     for (size_t i = 0, n = crfp_dataset_size(r->train); i < n; i++) {
         const crfp_seq *s = crfp_dataset_get(r->train, i);
@@ -102,10 +106,14 @@ crfp_status crfp_train_seen_mask(crfp_trainrun *r, uint64_t **out)
         }
     }
     free(words);
-    crfp_log(host, CRFP_LOG_INFO, "%s: %zu of %zu weights on label pairs the training data "
-             "shows", !states && !trans ? "all-states and all-transitions false"
-                      : !states         ? "all-states false"
-                                        : "all-transitions false", on, np);
+    if (!states || !trans)
+        crfp_log(host, CRFP_LOG_INFO, "%s: %zu of %zu weights on label pairs the training "
+                 "data shows", !states && !trans ? "all-states and all-transitions false"
+                               : !states         ? "all-states false"
+                                                 : "all-transitions false", on, np);
+    else
+        crfp_log(host, CRFP_LOG_INFO, "start-weights false: %zu of %zu weights, none for the "
+                 "first label", on, np);
     *out = mask;
     return CRFP_OK;
 }

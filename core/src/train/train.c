@@ -41,6 +41,9 @@ const crfp_param_spec crfp_train_common_params[] = {
      "a weight for every label pair of each bigram observation; false: only for the pairs "
      "seen with it in the training data, and no start weights (CRFsuite's "
      "feature.possible_transitions=0)"},
+    {"start-weights", CRFP_PARAM_BOOL, "true",
+     "weights for the first label of a sequence (the bigram observations' start row); false: "
+     "none, the model family of CRF++ and Wapiti (all-transitions false has none either)"},
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
     {"unlabelled", CRFP_PARAM_STRING, "error",
      "a sentence with a token lacking the label: error, or skip it (counted; e.g. the "
