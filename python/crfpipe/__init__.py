@@ -562,7 +562,9 @@ class Tagger:
     tuple positions are named by ``columns``, else by the names the model
     recorded, else by number).  open() also reads the model files of
     CRFsuite (python-crfsuite, sklearn-crfsuite), Wapiti and CRF++ as they
-    are; the last two tag tuples of the columns their programs read.
+    are; the last two tag tuples of the columns their programs read, and a
+    Wapiti model trained without patterns lists of its observations (the
+    fields of Wapiti's data, "u..."/"b..."/"*...").
     """
 
     def __init__(self):
