@@ -2,10 +2,11 @@
  * line, a TAB and the predicted label; a blank line after each sequence.
  * The input line is the token's text, which wapiti_reader makes the line
  * as read (so with labelled data the gold label is on it, as with `wapiti
- * label -c`; with labels-only=true the predictions alone, as -l); with
- * scores=true each sequence is preceded by "# 0 SCORE",
- * the best labelling's score, as `wapiti label -s` heads it (0: the first
- * of Wapiti's n best; the per-token scores -s adds are not written).
+ * label -c`; with labels-only=true the predictions alone, as -l).  With
+ * --nbest N each labelling is written in turn, as `wapiti label -n N`
+ * writes them; with scores=true each is headed by "# K SCORE", K counting
+ * from 0, as `wapiti label -s` heads it (the per-token scores -s adds are
+ * not written).
  *
  * The prediction is the token feature `prediction` (default: the viterbi
  * tagger's `predicted`).  A token without one, or a text or label holding
@@ -25,8 +26,9 @@
 static const crfp_param_spec params[] = {
     {"prediction", CRFP_PARAM_STRING, "predicted", "token feature with the predicted label"},
     {"scores", CRFP_PARAM_BOOL, "false",
-     "a line '# 0 SCORE' before each sequence, as wapiti label -s heads it: the Sentence "
-     "feature predicted-scores, given by crfpipe tag --scores true"},
+     "a line '# K SCORE' before each labelling (K: 0, or 0..N-1 with --nbest N), as wapiti "
+     "label -s heads it: the Sentence feature PREDICTION-scores, given by crfpipe tag --scores "
+     "true"},
     {"labels-only", CRFP_PARAM_BOOL, "false",
      "the predicted labels alone, without the input lines (wapiti label -l)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentences and Tokens"},
@@ -54,12 +56,20 @@ static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *ou
     return CRFP_OK;
 }
 
-/* The columns the line and the prediction hold. */
+/* The columns the line and the predictions hold (OUTPUT, and OUTPUT-K of
+ * --nbest). */
 static int written(void *ud, const char *s, size_t l)
 {
     const wpw *w = ud;
-    return (strlen(w->pred) == l && memcmp(s, w->pred, l) == 0) ||
-           (l == 5 && memcmp(s, "attrs", 5) == 0) || (l == 5 && memcmp(s, "label", 5) == 0);
+    size_t pl = strlen(w->pred), k = pl + 1;
+    if (l > pl + 1 && memcmp(s, w->pred, pl) == 0 && s[pl] == '-') {
+        while (k < l && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == l)
+            return 1;
+    }
+    return (pl == l && memcmp(s, w->pred, l) == 0) || (l == 5 && memcmp(s, "attrs", 5) == 0) ||
+           (l == 5 && memcmp(s, "label", 5) == 0);
 }
 
 static void report_dropped(wpw *w, const crfp_doc *doc)
@@ -81,11 +91,12 @@ static crfp_status unwritable(wpw *w, const crfp_doc *doc, size_t s, size_t t, c
                       crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, t + 1, what);
 }
 
-/* Token t of sequence s: its text, a TAB, its prediction. */
+/* Token t of sequence s: its text, a TAB, its prediction (the feature
+ * `pred`). */
 static crfp_status put_token(wpw *w, const crfp_doc *doc, size_t s, size_t t, const crfp_ann *a,
-                             const char *text)
+                             const char *text, const char *predname)
 {
-    const char *pred = crfp_ann_str(a, w->pred);
+    const char *pred = crfp_ann_str(a, predname);
     size_t b, e;
     if (!pred)
         return unwritable(w, doc, s, t, "no prediction to write (is a tagger in the pipeline?)");
@@ -108,28 +119,48 @@ static crfp_status put_token(wpw *w, const crfp_doc *doc, size_t s, size_t t, co
     return CRFP_OK;
 }
 
-/* One sequence: its score line, a line per token, then a blank line
- * (sentwalk_fn). */
+/* The feature of the k-th best labelling (0-based): the tagger's output,
+ * then OUTPUT-2, OUTPUT-3... (--nbest). */
+static const char *pred_name(const wpw *w, size_t k, char *buf, size_t n)
+{
+    if (k == 0)
+        return w->pred;
+    snprintf(buf, n, "%s-%zu", w->pred, k + 1);
+    return buf;
+}
+
+/* One sequence: for each labelling the tagger gave (as wapiti label -n),
+ * its score line, a line per token, then a blank line (sentwalk_fn). */
 static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const crfp_ann *sent,
                                 crfp_ann *const *toks, size_t nt)
 {
     wpw *w = ud;
+    char name[160];
     if (nt == 0)
         return CRFP_OK;
-    if (w->scores) {
-        const crfp_value *v = crfp_ann_get(sent, "predicted-scores");
-        if (!v || v->type != CRFP_V_LIST || v->u.list.n == 0 ||
-            v->u.list.items[0].type != CRFP_V_FLOAT)
-            return unwritable(w, doc, s, 0, "scores=true, but the sequence has no score "
-                              "(crfpipe tag --scores true gives them)");
-        fprintf(w->out->fp, "# 0 %f\n", v->u.list.items[0].u.f);
-    }
+    size_t nbest = 1;
+    while (nbest < 1000 && crfp_ann_str(toks[0], pred_name(w, nbest, name, sizeof name)))
+        nbest++;
+    char sname[160];
+    snprintf(sname, sizeof sname, "%s-scores", w->pred);
+    const crfp_value *v = w->scores ? crfp_ann_get(sent, sname) : NULL;
+    if (w->scores && (!v || v->type != CRFP_V_LIST || v->u.list.n < nbest))
+        return unwritable(w, doc, s, 0, "scores=true, but the sequence has no score for each "
+                          "labelling (crfpipe tag --scores true gives them)");
     const char *text = crfp_doc_text(doc, NULL);
     crfp_status st = CRFP_OK;
-    for (size_t t = 0; t < nt && st == CRFP_OK; t++)
-        st = put_token(w, doc, s, t, toks[t], text);
-    if (st == CRFP_OK)
-        fputc('\n', w->out->fp);
+    for (size_t k = 0; k < nbest && st == CRFP_OK; k++) {
+        if (w->scores) {
+            if (v->u.list.items[k].type != CRFP_V_FLOAT)
+                return unwritable(w, doc, s, 0, "a score that is not a number");
+            fprintf(w->out->fp, "# %zu %f\n", k, v->u.list.items[k].u.f);
+        }
+        const char *pn = pred_name(w, k, name, sizeof name);
+        for (size_t t = 0; t < nt && st == CRFP_OK; t++)
+            st = put_token(w, doc, s, t, toks[t], text, pn);
+        if (st == CRFP_OK)
+            fputc('\n', w->out->fp);
+    }
     return st;
 }
 

@@ -5,8 +5,9 @@
 # label` prints it, observations made by the attributes plugin as Wapiti
 # makes them (bigram=wapiti; bigram=wapiti-me for data read as `wapiti
 # train --me` reads it).  Models Wapiti 1.5 trained on that data (see
-# make.sh) import and tag the test data as `wapiti label -c -s` and
-# `-c -p -s` did: every sequence's score, every token's label and marginal.
+# make.sh) import and tag the test data as `wapiti label -c -s`, `-c -p -s`
+# and `-c -s -n 2` did: every sequence's score, every token's label and
+# marginal, the two best labellings.
 # crfpipe trained on the same data makes exactly the observations the Wapiti
 # models list.  Malformed data is refused with the file and line.
 . "$top_srcdir/tests/pipeline/common.sh"
@@ -74,6 +75,22 @@ check() {
 }
 bigram=wapiti check raw 40
 "$CRFPIPE" model dump "$tmp/raw.model" | grep -q "^bigram=wapiti$" || fail "raw: not bigram=wapiti"
+# the two best labellings (wapiti label -n 2): each in turn, headed by its
+# rank and score
+"$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti --nbest 2 --scores true \
+    --writer-param scores=true -o "$tmp/n.txt" "$tmp/test.txt" 2>"$tmp/log" ||
+    { cat "$tmp/log"; fail "tag --nbest 2"; }
+! grep -q "not written" "$tmp/log" || fail "the n-best labels are said not to be written"
+paste "$d/raw-nbest.txt" "$tmp/n.txt" | awk -F'\t' '
+    $0 == "\t" { next }
+    /^# / { split($1, a, " "); split($2, b, " ")
+            if (a[2] != b[2] || (a[3] - b[3]) ^ 2 > 1e-12) { bad++; print "score:", $0 }
+            heads++; next }
+    { if ($1 != $NF) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
+    END { printf "raw: %d labellings, %d tokens: Wapiti'"'"'s two best\n", heads, toks
+          exit bad > 0 || heads != 80 || toks != 2 * 623 }' ||
+    fail "the two best labellings are not Wapiti's"
+
 # --me: every line a sample, every observation a unigram "u"+field
 bigram=wapiti-me check me 623 --reader-param maxent=true --reader-param labelled=true
 "$CRFPIPE" model dump "$tmp/me.model" >"$tmp/dump"

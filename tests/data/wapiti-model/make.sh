@@ -23,6 +23,8 @@
 #                        made again by raw.awk)
 #   me.wap, me-viterbi.txt, me-posterior.txt
 #                        the same with wapiti train --me (every line a sample)
+#   raw-nbest.txt        wapiti label -c -s -n 2 with raw.wap: the two best
+#                        labellings of each sequence, cut as above
 # tests/pipeline/wapiti_model.sh checks that crfpipe, given model.wap,
 # tags test.txt as these files say, and that the same patterns make the
 # observations the model lists.
@@ -59,3 +61,4 @@ for m in raw me; do
     "$WAPITI" label -m "$here/$m.wap" -c -s "$tmp/test" | cut_lines >"$here/$m-viterbi.txt"
     "$WAPITI" label -m "$here/$m.wap" -c -p -s "$tmp/test" | cut_lines >"$here/$m-posterior.txt"
 done
+"$WAPITI" label -m "$here/raw.wap" -c -s -n 2 "$tmp/test" | cut_lines >"$here/raw-nbest.txt"
