@@ -46,9 +46,9 @@ enum { LAB_NO, LAB_YES, LAB_AUTO };
 
 typedef struct wreader {
     attrseq_reader a;        /* first: the line function gets it */
-    int labelled;            /* LAB_*; LAB_AUTO until the first item decides */
-    int decided;             /* auto decided on line `decided_at` */
-    unsigned long decided_at;
+    int labelled;            /* the parameter: LAB_* */
+    int lab;                 /* LAB_YES or LAB_NO; with auto -1 until the first item */
+    unsigned long decided_at;   /* the line where auto decided */
     int maxent;
 } wreader;
 
@@ -104,11 +104,11 @@ static crfp_status wr_line(attrseq_reader *a, lex_sbuf *aux, size_t *cell, int *
         lastlen = len;
         nf++;
     }
-    if (r->labelled == LAB_AUTO && !r->decided) {
-        r->decided = is_obs(last) ? LAB_NO + 1 : LAB_YES + 1;
+    if (r->lab < 0) {
+        r->lab = is_obs(last) ? LAB_NO : LAB_YES;
         r->decided_at = a->L.lineno;
     }
-    int lab = r->labelled == LAB_AUTO ? r->decided - 1 : r->labelled;
+    int lab = r->lab;
     if (r->labelled == LAB_AUTO && lab == LAB_NO && !is_obs(last))
         return crfp_error(a->host, CRFP_EPARSE, "%s:%lu: the last field '%.*s' does not start "
                           "with u, b or * as an observation does, but line %lu's last field "
@@ -165,6 +165,7 @@ static crfp_status wr_open(crfp_host *host, const crfp_params *p, crfp_stream *i
     r->a.line = wr_line;
     r->a.blank = wr_blank;
     r->labelled = lab;
+    r->lab = lab == LAB_AUTO ? -1 : lab;
     r->maxent = maxent;
     *state = r;
     return CRFP_OK;
