@@ -659,6 +659,7 @@ static crfp_status load_model(crfp_host *host, const char *path, crfp_crf **crf)
     static const crfp_wapiti_features wapiti = {
         .patterns = "templates",
         .patterns_head = "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n",
+        .patterns_me_head = "#!columns\n# the patterns of a Wapiti model\n#!wapiti-me\n",
         .raw = "attributes",
         .raw_config = "columns=attrs\nbigram=wapiti\n",
         .me_config = "columns=attrs\nbigram=wapiti-me\n",

@@ -103,6 +103,7 @@ static const char template_features[] = "templates";
 static const crfp_wapiti_features wapiti_features = {
     .patterns = template_features,
     .patterns_head = "#!columns\n# the patterns of a Wapiti model\n#!wapiti\n",
+    .patterns_me_head = "#!columns\n# the patterns of a Wapiti model\n#!wapiti-me\n",
     .raw = "attributes",
     .raw_config = "columns=attrs\nbigram=wapiti\n",
     .me_config = "columns=attrs\nbigram=wapiti-me\n",

@@ -30,6 +30,9 @@
  *   #!wapiti                before the first pattern: the rest is read, and
  *                           its observations spelled, as Wapiti does
  *                           (tplparse.c, tplwapiti.c)
+ *   #!wapiti-me             the same, as `wapiti --me` reads data: each token
+ *                           a sequence of its own, its observations the
+ *                           unigrams "u"+observation (tplextract.c)
  *   #!after ID PREREQ       incremental feature sets: pattern ID's
  *                           observations wait, token by token, until
  *                           PREREQ's has a non-zero block (chained trainers)

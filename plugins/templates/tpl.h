@@ -59,6 +59,9 @@ typedef struct tpl {
                                      each (observation prefixes), or NULL */
     int wapiti;                   /* '#!wapiti': the patterns are read, and their
                                      observations spelled, as Wapiti does */
+    int wapiti_me;                /* '#!wapiti-me': the same, each token a sequence
+                                     of its own as wapiti --me reads data, each
+                                     observation the unigram "u"+observation */
     int crfpp;                    /* '#!crf++': CRF++'s identifiers (none added,
                                      duplicates shared) */
     char **wrx;                   /* the Wapiti dialect's regexes, as written */

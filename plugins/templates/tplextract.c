@@ -66,6 +66,7 @@ typedef struct tpl_ws {
     size_t stage_cap;
     unsigned char *xcol;       /* per column: some %x piece reads it */
     size_t xcol_cap;
+    crfp_obsseq *one;          /* '#!wapiti-me': one token's observations */
 } tpl_ws;
 
 typedef struct tpl_pad {
@@ -99,6 +100,7 @@ static void ws_free(const tpl *t, tpl_ws *w)
     free(w->cn);
     free(w->stage);
     free(w->xcol);
+    crfp_obsseq_free(w->one);
     free(w);
 }
 
@@ -664,6 +666,43 @@ static crfp_status run(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq, crf
     return CRFP_OK;
 }
 
+/* '#!wapiti-me', as `wapiti --me` reads data with patterns: every token is
+ * a sequence of its own (so rows other than its own read the paddings),
+ * and every observation is named "u" and what the pattern gives, as Wapiti
+ * interns it.  Wapiti makes it a unigram when its pattern is u or *; a b
+ * pattern's observations feed label pairs, which a one-token sequence does
+ * not have, so they score nothing and are left out. */
+static crfp_status run_me(tpl_extractor *ex, tpl_ws *w, const crfp_tokseq *seq, crfp_obsseq *out)
+{
+    crfp_status st = crfp_obsseq_reset(out, seq->ntok);
+    if (st)
+        return report(ex, st, "%s: cannot reset the observations", ex->t->origin);
+    if (!w->one && !(w->one = crfp_obsseq_new()))
+        return CRFP_ENOMEM;
+    for (size_t tok = 0; tok < seq->ntok; tok++) {
+        crfp_tokseq alone = {1, seq->ncols, seq->colnames,
+                             seq->cells ? seq->cells + tok * seq->ncols : NULL};
+        if ((st = run(ex, w, &alone, w->one)))
+            return st;
+        const char *const *strs;
+        const unsigned char *flags;
+        size_t n;
+        crfp_obsseq_get(w->one, 0, &strs, &flags, &n);
+        for (size_t k = 0; k < n; k++) {
+            if (!(flags[k] & CRFP_OBS_UNIGRAM))
+                continue;
+            size_t len = strlen(strs[k]);
+            if (reserve(w, 0, len + 2))
+                return CRFP_ENOMEM;
+            w->buf[0] = 'u';
+            memcpy(w->buf + 1, strs[k], len + 1);
+            if ((st = crfp_obsseq_push(out, tok, CRFP_OBS_UNIGRAM, w->buf, len + 1)))
+                return st;
+        }
+    }
+    return CRFP_OK;
+}
+
 crfp_status tpl_extract(tpl_extractor *ex, const crfp_tokseq *seq, crfp_obsseq *out)
 {
     if (!ex)
@@ -680,7 +719,7 @@ crfp_status tpl_extract(tpl_extractor *ex, const crfp_tokseq *seq, crfp_obsseq *
     pthread_mutex_unlock(&ex->lock);
     if (!w)
         return report(ex, CRFP_ENOMEM, "%s: out of memory (extraction workspace)", ex->t->origin);
-    crfp_status st = run(ex, w, seq, out);
+    crfp_status st = ex->t->wapiti_me ? run_me(ex, w, seq, out) : run(ex, w, seq, out);
     if (st == CRFP_ENOMEM)
         report(ex, st, "%s: out of memory while extracting", ex->t->origin);
     pthread_mutex_lock(&ex->lock);

@@ -804,12 +804,15 @@ crfp_status tpl_compile(crfp_host *host, const char *text, size_t len, const cha
             continue;
         }
         if ((e - s == 8 && memcmp(s, "#!wapiti", 8) == 0) ||
+            (e - s == 11 && memcmp(s, "#!wapiti-me", 11) == 0) ||
             (e - s == 7 && memcmp(s, "#!crf++", 7) == 0)) {
             if (t->npats)
                 st = bad_arg(&b, "'%.*s' must come before the first pattern", s, e);
             else if (t->wapiti || t->crfpp)
-                st = perr(&b, "a second dialect line ('#!wapiti' or '#!crf++')", NULL);
+                st = perr(&b, "a second dialect line ('#!wapiti', '#!wapiti-me' or '#!crf++')",
+                          NULL);
             *(s[2] == 'w' ? &t->wapiti : &t->crfpp) = 1;
+            t->wapiti_me = e - s == 11;
             continue;
         }
         if (t->wapiti) {

@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     crfp_crf *crf = NULL;
     static const crfp_wapiti_features fx = {
         .patterns = "templates", .patterns_head = "#!columns\n# fuzz\n#!wapiti\n",
+        .patterns_me_head = "#!columns\n# fuzz\n#!wapiti-me\n",
         .raw = "attributes", .raw_config = "columns=attrs\nbigram=wapiti\n",
         .me_config = "columns=attrs\nbigram=wapiti-me\n",
     };

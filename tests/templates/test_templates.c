@@ -472,6 +472,35 @@ static void test_wapiti(void)
                  "'#!after' needs pattern identifiers");
 }
 
+/* '#!wapiti-me' (wapiti --me with patterns): each token read alone, its
+ * observations "u"+observation and unigrams, a b pattern's left out. */
+static void test_wapiti_me(void)
+{
+    void *ex = NULL;
+    crfp_status st = load_text(NULL, "#!wapiti-me\nU00:%x[-1,0]/%x[0,0]/%x[1,0]\n"
+                                     "U01:%x[@1,0]/%x[@-1,0]\nb02:%x[0,1]\n*03:%x[0,1]\n", &ex);
+    CHECK(st == CRFP_OK);
+    if (st) {
+        fprintf(stderr, "%s\n", crfp_errmsg(host));
+        return;
+    }
+    crfp_obsseq *o = crfp_obsseq_new();
+    CHECK(vt->extract(ex, &wsent, o) == CRFP_OK);
+    const unsigned U = CRFP_OBS_UNIGRAM;
+    for (size_t t = 0; t < 3; t++)
+        CHECK(count(o, t) == 3);
+    /* the neighbours are outside the one-token sequence, and the first
+     * and last rows are the token itself */
+    CHECK(has(o, 0, "uu00:_x-1/ÜBer.9/_x+1", U));
+    CHECK(has(o, 1, "uu00:_x-1/don't/_x+1", U));
+    CHECK(has(o, 2, "uu01:x/x", U));
+    CHECK(has(o, 0, "u*03:NNP", U));
+    CHECK(has(o, 2, "u*03:_NIL", U));
+    crfp_obsseq_free(o);
+    vt->free(ex);
+    expect_error(NULL, "#!wapiti-me\n#!crf++\nU00:%x[0,0]\n", 2, "a second dialect line");
+}
+
 /* CRF++'s identifiers ('#!crf++'): nothing added to a pattern without one,
  * and two patterns may share an identifier (and observations). */
 static void test_crfpp(void)
@@ -516,6 +545,7 @@ int main(void)
     test_errors();
     test_extract_errors();
     test_wapiti();
+    test_wapiti_me();
     test_crfpp();
     test_files_and_roundtrip();
     test_threads();

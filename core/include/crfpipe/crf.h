@@ -498,7 +498,8 @@ int crfp_crf_is_wapiti(const void *head, size_t n);
  * knows no plugin by name). */
 typedef struct crfp_wapiti_features {
     const char *patterns;       /* models trained with patterns: the plugin, */
-    const char *patterns_head;  /* its configuration, before the patterns (one a line) */
+    const char *patterns_head;  /* its configuration, before the patterns (one a line), */
+    const char *patterns_me_head;   /* and with --me (NULL: such models are refused) */
     const char *raw;            /* models trained on observations given in the data:
                                  * the plugin (NULL: such models are refused), */
     const char *raw_config;     /* its configuration, */
@@ -512,16 +513,16 @@ typedef struct crfp_wapiti_features {
  * every observation with a non-zero weight becomes an observation of the
  * same bytes, with Wapiti's unigram and bigram blocks (no start weights, as
  * in Wapiti).  Its features plugin and configuration come from `fx`: for a
- * model with patterns, fx->patterns with fx->patterns_head followed by the
- * patterns; without, fx->raw with fx->raw_config (fx->me_config for a model
- * trained with --me).  Metadata: wapiti-type=maxent for a maxent model,
+ * model with patterns, fx->patterns with fx->patterns_head (trained with
+ * --me: fx->patterns_me_head) followed by the patterns; without, fx->raw
+ * with fx->raw_config (fx->me_config for a model trained with --me).  Metadata: wapiti-type=maxent for a maxent model,
  * wapiti-me=true for --me; nothing else.  *out is owned by the caller
  * (crfp_crf_free), NULL on failure.  The file is hostile input: every count,
  * string and index is checked, and the host's model-labels and model-params
  * limits apply.  Errors (message in host, naming the file and line):
- * CRFP_ENOTFOUND, CRFP_EIO, CRFP_EFORMAT (not a Wapiti model; an MEMM, one
- * with patterns and --me, one without patterns that fx does not provide
- * for, or one from before model types; truncated or malformed),
+ * CRFP_ENOTFOUND, CRFP_EIO, CRFP_EFORMAT (not a Wapiti model; an MEMM, a
+ * kind of model fx gives no features for (a NULL member), or one from
+ * before model types; truncated or malformed),
  * CRFP_ENOMEM, CRFP_EINVAL (NULL argument). */
 crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path,
                                    const crfp_wapiti_features *fx, crfp_crf **out);

@@ -258,13 +258,15 @@ crfp_status crfp_crf_import_wapiti(crfp_host *host, const char *path,
                       "set up for", autouni ? " trained with --me" : "");
         goto out;
     }
-    if (npats && autouni) {
-        st = bad_prev(&c, "a Wapiti model trained with patterns and --me (every line a sample, "
-                      "every observation made a unigram): crfpipe does not import it");
+    if (npats && autouni && !fx->patterns_me_head) {
+        st = bad_prev(&c, "a Wapiti model trained with patterns and --me, which this importer "
+                      "was not set up for");
         goto out;
     }
     if (npats == 0)
         head = raw_config;
+    else if (autouni)
+        head = fx->patterns_me_head;
     if (npats > (uint64_t)(c.end - c.p) / 4) {
         st = bad_prev(&c, "%llu patterns announced, more than the rest of the file holds",
                  (unsigned long long)npats);

@@ -25,6 +25,10 @@
 #                        the same with wapiti train --me (every line a sample)
 #   raw-nbest.txt        wapiti label -c -s -n 2 with raw.wap: the two best
 #                        labellings of each sequence, cut as above
+#   pme.wap, pme-viterbi.txt, pme-posterior.txt
+#                        wapiti train --me -p patterns.txt (every line a
+#                        sample, the patterns applied to it alone), and
+#                        wapiti label -s / -p -s on test.txt, cut as above
 # tests/pipeline/wapiti_model.sh checks that crfpipe, given model.wap,
 # tags test.txt as these files say, and that the same patterns make the
 # observations the model lists.
@@ -62,3 +66,6 @@ for m in raw me; do
     "$WAPITI" label -m "$here/$m.wap" -c -p -s "$tmp/test" | cut_lines >"$here/$m-posterior.txt"
 done
 "$WAPITI" label -m "$here/raw.wap" -c -s -n 2 "$tmp/test" | cut_lines >"$here/raw-nbest.txt"
+"$WAPITI" train --me -p "$here/patterns.txt" "$here/train.txt" "$here/pme.wap"
+"$WAPITI" label -m "$here/pme.wap" -s "$here/test.txt" | cut_lines >"$here/pme-viterbi.txt"
+"$WAPITI" label -m "$here/pme.wap" -p -s "$here/test.txt" | cut_lines >"$here/pme-posterior.txt"
