@@ -35,3 +35,15 @@ per_sentence() {
         start { getline p <sp; print "P", p; start = 0 }
         { print "T", '"$4"' }' "$3"
 }
+# model_observations MODEL: the observations of a crfpipe model that carry
+# a weight, sorted, one a line.
+model_observations() {
+    "$CRFPIPE" model dump "$1" | awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' |
+        LC_ALL=C sort -u
+}
+# wapiti_observations MODEL.wap: every observation a Wapiti model lists,
+# sorted, one a line.
+wapiti_observations() {
+    awk '/^#qrk#/ { q++; next } q == 2 && /^[0-9]+=/ { exit }
+         q == 2 { sub(/^[0-9]+:/, ""); sub(/,$/, ""); print }' "$1" | LC_ALL=C sort -u
+}

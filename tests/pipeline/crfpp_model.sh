@@ -42,8 +42,7 @@ done
 "$CRFPIPE" -q train --template "$tmp/t.tpl" --format conll --max-iter 1 --min-freq 3 \
     --model "$tmp/t.model" "$top_srcdir/tests/data/wapiti-model/train.txt" ||
     fail "train with the template in CRF++'s dialect"
-"$CRFPIPE" model dump "$tmp/t.model" | awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' |
-    LC_ALL=C sort -u >"$tmp/ours"
+model_observations "$tmp/t.model" >"$tmp/ours"
 awk '/^$/ { b++; next } b == 3 { sub(/^[0-9]+ /, ""); print }' "$d/model.txt" | LC_ALL=C sort -u \
     >"$tmp/theirs"
 [ "$(wc -l <"$tmp/theirs")" -gt 500 ] || fail "model.txt lists too few features"

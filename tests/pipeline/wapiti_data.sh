@@ -63,11 +63,8 @@ check() {
     "$CRFPIPE" -q train --format wapiti "$@" --features attributes \
         --feature-param bigram=$bigram --max-iter 1 --model "$tmp/t.model" "$tmp/train.txt" ||
         fail "$m: train on Wapiti's data"
-    "$CRFPIPE" model dump "$tmp/t.model" |
-        awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' | LC_ALL=C sort -u >"$tmp/ours"
-    awk '/^#qrk#/ { q++; next } q == 2 && /^[0-9]+=/ { exit }
-         q == 2 { sub(/^[0-9]+:/, ""); sub(/,$/, ""); print }' "$d/$m.wap" |
-        LC_ALL=C sort -u >"$tmp/theirs"
+    model_observations "$tmp/t.model" >"$tmp/ours"
+    wapiti_observations "$d/$m.wap" >"$tmp/theirs"
     [ "$(wc -l <"$tmp/theirs")" -gt 1000 ] || fail "$m.wap lists too few observations"
     cmp -s "$tmp/ours" "$tmp/theirs" ||
         { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "$m: the observations differ from Wapiti's"; }

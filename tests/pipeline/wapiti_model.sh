@@ -104,11 +104,8 @@ paste -d ' ' "$tmp/want" "$tmp/got" | awk '{ if ($1 != $3 || ($2 - $4) ^ 2 > 1e-
 { echo '#!wapiti-me'; cat "$d/patterns.txt"; } >"$tmp/me.tpl"
 "$CRFPIPE" -q train --template "$tmp/me.tpl" --format conll --max-iter 1 --model "$tmp/tme.model" \
     "$d/train.txt" || fail "train in the --me dialect"
-"$CRFPIPE" model dump "$tmp/tme.model" | awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' |
-    LC_ALL=C sort -u >"$tmp/ours"
-awk '/^#qrk#/ { q++; next } q == 2 && /^[0-9]+=/ { exit }
-     q == 2 { sub(/^[0-9]+:/, ""); sub(/,$/, ""); if (!/^ub/) print }' "$d/pme.wap" |
-    LC_ALL=C sort -u >"$tmp/theirs"
+model_observations "$tmp/tme.model" >"$tmp/ours"
+wapiti_observations "$d/pme.wap" | grep -v '^ub' >"$tmp/theirs"
 [ "$(wc -l <"$tmp/theirs")" -gt 1000 ] && cmp -s "$tmp/ours" "$tmp/theirs" ||
     { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "the --me dialect's observations differ"; }
 echo "pme: $(wc -l <"$tmp/ours") observations, as Wapiti's model lists them"
@@ -121,10 +118,8 @@ want=$(sed -n '1s/^#mdl#2#//p' "$d/model.wap")
 { echo '#!wapiti'; cat "$d/patterns.txt"; } >"$tmp/w.tpl"
 "$CRFPIPE" -q train --template "$tmp/w.tpl" --format conll --max-iter 1 --model "$tmp/t.model" \
     "$d/train.txt" || fail "train with the patterns in Wapiti's dialect"
-"$CRFPIPE" model dump "$tmp/t.model" | awk -F'\t' '($1 == "U" || $1 == "B") && NF >= 4 { print $2 }' |
-    LC_ALL=C sort -u >"$tmp/ours"
-awk '/^#qrk#/ { q++; next } q == 2 && /^[0-9]+=/ { exit }
-     q == 2 { sub(/^[0-9]+:/, ""); sub(/,$/, ""); print }' "$d/model.wap" | LC_ALL=C sort -u >"$tmp/theirs"
+model_observations "$tmp/t.model" >"$tmp/ours"
+wapiti_observations "$d/model.wap" >"$tmp/theirs"
 [ "$(wc -l <"$tmp/theirs")" -gt 5000 ] || fail "model.wap lists too few observations"
 cmp -s "$tmp/ours" "$tmp/theirs" ||
     { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "the observations differ from Wapiti's"; }
