@@ -265,3 +265,25 @@ def test_wapiti_models_without_patterns(model):
         got = [tagger.marginal(y, i) for i, y in enumerate(labels)]
         assert max(abs(a - float(p)) for a, (_, p) in zip(got, toks[t:t + len(x)])) < 1.5e-6
         t += len(x)
+
+
+def test_wapiti_model_with_patterns_and_me():
+    """A Wapiti model trained with patterns and --me (tests/data/wapiti-model/
+    pme.wap: every line a sample) opens in Tagger and tags tuples of the
+    columns as `wapiti label -p -s` tagged each line alone
+    (pme-posterior.txt), whatever the grouping of the tokens."""
+    d = os.path.join(SRC, "tests", "data", "wapiti-model")
+    seqs = _sequences(os.path.join(d, "test.txt"), lambda line: tuple(line.split("\t")[:2]))
+    toks = [l.split("\t")[-1].rsplit("/", 1)
+            for l in open(os.path.join(d, "pme-posterior.txt"), encoding="utf-8").read().split("\n")
+            if l and not l.startswith("#")]
+    assert sum(map(len, seqs)) == len(toks) > 500
+    tagger = crfpipe.Tagger().open(os.path.join(d, "pme.wap"))
+    assert "\n#!wapiti-me\n" in tagger.info()["features_config"]
+    t = 0
+    for x in seqs:
+        labels = tagger.tag(x, decode="posterior")
+        assert labels == [y for y, _ in toks[t:t + len(x)]]
+        got = [tagger.marginal(y, i) for i, y in enumerate(labels)]
+        assert max(abs(a - float(p)) for a, (_, p) in zip(got, toks[t:t + len(x)])) < 1.5e-6
+        t += len(x)
