@@ -73,11 +73,8 @@ if [ -n "$wapiti" ]; then
     w_obj=$(sed -n 's/.*obj=\([0-9.e+-]*\).*/\1/p' "$tmp/w.log" | tail -n 1)
     rows+=("| wapiti train (objective $w_obj), wapiti label -c | $(wall w-train) | $(rss w-train) | $(sed -n '1s/^#mdl#2#//p' "$tmp/w.model") | $(f1 "$tmp/w.out") | $(wall w-tag) | $(rss w-tag) |")
     rows+=("| the Wapiti model imported ($(wall import) s, $(rss import) MB), crfpipe tag --format wapiti | - | - | $(active "$tmp/im.model") | $(f1 "$tmp/im.out") | $(wall im-tag) | $(rss im-tag) |")
-    same=$(paste -d '\n' "$tmp/w.out" "$tmp/im.out" | awk 'NR % 2 { w = $NF; blank = (NF == 0); next }
-        !blank { n++; s += ($NF == w) } END { printf "%d of %d", s, n }')
+    same=$(same_last_field "$tmp/w.out" "$tmp/im.out")
 fi
-echo "| run | training s | training MB | active features | chunk F1 | tagging s | tagging MB |"
-echo "|---|---|---|---|---|---|---|"
-printf '%s\n' "${rows[@]}"
+print_rows "${rows[@]}"
 [ -n "$wapiti" ] && echo "tokens labelled as wapiti label labels them, with the imported model: $same"
 exit 0

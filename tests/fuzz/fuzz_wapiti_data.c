@@ -166,33 +166,7 @@ static void extract(crfp_doc *doc, int maxent)
         if (fx[maxent]->create(fz_host(), fp[maxent], &ex[maxent]) != CRFP_OK)
             fz_fail("attributes", crfp_errmsg(fz_host()));
     }
-    static const char *const colnames[] = {"attrs"};
-    crfp_annset *set = crfp_doc_annset(doc, "", 0);
-    crfp_ann **sen = NULL;
-    size_t ns = 0;
-    if (crfp_annset_select(set, "Sentence", 0, crfp_doc_length(doc), &sen, &ns) != CRFP_OK)
-        fz_fail("select", crfp_errmsg(fz_host()));
-    for (size_t i = 0; i < ns; i++) {
-        crfp_ann **tok = NULL;
-        size_t nt = 0;
-        if (crfp_annset_select(set, "Token", sen[i]->start, sen[i]->end, &tok, &nt) != CRFP_OK)
-            fz_fail("select", crfp_errmsg(fz_host()));
-        const char **cells = malloc(nt * sizeof *cells);
-        crfp_obsseq *o = crfp_obsseq_new();
-        if (!cells || !o)
-            fz_fail("set-up", "out of memory");
-        for (size_t t = 0; t < nt; t++)
-            cells[t] = crfp_ann_str(tok[t], "attrs");
-        crfp_tokseq seq = {nt, 1, colnames, cells};
-        if (fx[maxent]->extract(ex[maxent], &seq, o) != CRFP_OK)
-            fz_fail("attributes", crfp_errmsg(fz_host()));
-        if (crfp_obsseq_ntok(o) != nt)
-            fz_fail("attributes", "not one observation list per Token");
-        crfp_obsseq_free(o);
-        free(cells);
-        free(tok);
-    }
-    free(sen);
+    fz_extract_attrs(fx[maxent], ex[maxent], doc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -187,6 +187,37 @@ crfp_status fz_write_docs(const char *writer, crfp_doc *const *docs, size_t n, c
     return st;
 }
 
+void fz_extract_attrs(const crfp_features_vtable *fx, void *ex, crfp_doc *doc)
+{
+    static const char *const colnames[] = {"attrs"};
+    crfp_annset *set = crfp_doc_annset(doc, "", 0);
+    crfp_ann **sen = NULL;
+    size_t ns = 0;
+    if (crfp_annset_select(set, "Sentence", 0, crfp_doc_length(doc), &sen, &ns) != CRFP_OK)
+        fz_fail("select", crfp_errmsg(fz_host()));
+    for (size_t i = 0; i < ns; i++) {
+        crfp_ann **tok = NULL;
+        size_t nt = 0;
+        if (crfp_annset_select(set, "Token", sen[i]->start, sen[i]->end, &tok, &nt) != CRFP_OK)
+            fz_fail("select", crfp_errmsg(fz_host()));
+        const char **cells = malloc((nt ? nt : 1) * sizeof *cells);
+        crfp_obsseq *o = crfp_obsseq_new();
+        if (!cells || !o)
+            fz_fail("set-up", "out of memory");
+        for (size_t t = 0; t < nt; t++)
+            cells[t] = crfp_ann_str(tok[t], "attrs");
+        crfp_tokseq seq = {nt, 1, colnames, cells};
+        if (fx->extract(ex, &seq, o) != CRFP_OK)
+            fz_fail("attributes", crfp_errmsg(fz_host()));
+        if (crfp_obsseq_ntok(o) != nt)
+            fz_fail("attributes", "not one observation list per Token");
+        crfp_obsseq_free(o);
+        free(cells);
+        free(tok);
+    }
+    free(sen);
+}
+
 void fz_line_limit(size_t bytes)
 {
     crfp_host *h = fz_host();

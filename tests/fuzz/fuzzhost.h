@@ -56,6 +56,12 @@ crfp_status fz_read_lines(const crfp_reader_vtable *rd, const crfp_params *rp,
 crfp_status fz_write_docs(const char *writer, crfp_doc *const *docs, size_t n, char **buf,
                           size_t *len);
 
+/* The oracle of the attribute-data targets: features plugin fx (extractor
+ * ex) makes observations of every Sentence of doc's default set from its
+ * Tokens' `attrs` feature, one list per Token; anything else is a
+ * finding. */
+void fz_extract_attrs(const crfp_features_vtable *fx, void *ex, crfp_doc *doc);
+
 /* The body of the reader/writer targets (roundtrip.c): read data with the
  * reader plugin, write what it returns with the writer plugin (given n
  * parameters wnames/wvalues), read that back and compare. */
