@@ -3,7 +3,8 @@
  * Options are routed to the stage that declares them: reader (--columns),
  * writer (--map, --prediction-to, --keep-gold, --unrepresentable,
  * --separator, --strict, and any --writer-param NAME=VALUE), and everything
- * else to the tagger, whose declaration checks it.
+ * else to the tagger, whose declaration checks it; an option the tagger
+ * and the writer both declare (scores, set) goes to both.
  *
  * Where the prediction goes depends on the output format: the column
  * writer appends a column (the tagger extends the document's column list),
@@ -176,6 +177,20 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
         if (label) {
             wn[nw] = "label";
             wv[nw++] = label;
+        }
+    }
+    /* A tagger option the writer declares too means the same to both
+     * (--scores true: Wapiti's output prints the scores the tagger adds;
+     * --set: the set both work on); --writer-param NAME=... wins. */
+    for (size_t k = 0; k < n && nw < 32; k++) {
+        int given = 0, takes = 0;
+        for (size_t m = 0; m < nw; m++)
+            given |= strcmp(wn[m], names[k]) == 0;
+        for (size_t m = 0; wpl && m < wpl->desc->nparams; m++)
+            takes |= strcmp(wpl->desc->params[m].name, names[k]) == 0;
+        if (takes && !given) {
+            wn[nw] = names[k];
+            wv[nw++] = values[k];
         }
     }
     crfp_pipeline *p = crfp_pipeline_new(host);

@@ -159,7 +159,8 @@ static const optdoc tag_opts[] = {
      "holds one of the model's labels keep it, the others are decoded around them; _ or "
      "empty leaves a token free (the tagger's force parameter)"},
     {"--writer-param", NULL, "NAME=VALUE", NULL,
-     "any other parameter of the output format's writer (crfpipe plugins WRITER)"},
+     "any other parameter of the output format's writer (crfpipe plugins WRITER); an option "
+     "the tagger and the writer both declare (--scores) goes to both unless this sets it"},
 };
 
 static const optdoc eval_opts[] = {

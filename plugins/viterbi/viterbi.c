@@ -29,6 +29,12 @@
  * little where the model is sure; spans of BIO labels may then come out
  * of an I- after an O, which starts a span there as conlleval reads it.
  *
+ * `scores` and `token-scores` give each labelling's score and each token's
+ * share of it (crfp_path_terms: the weights of its label and of the label
+ * pair into it).  Under decode=posterior they are the posterior decoder's
+ * own, as Wapiti prints them with -p -s: the product of the labelling's
+ * marginals and each token's marginal.
+ *
  * `label-bias` shifts the score of chosen labels by a constant at every
  * position: a trade of precision against recall (an entity tagger that
  * finds few but sure entities gains F1 from a negative bias on O), tuned
@@ -74,13 +80,21 @@ static const crfp_param_spec params[] = {
      "add each token's N most probable labels with their marginals, most probable first "
      "(features OUTPUT-marginal-1..N, each LABEL/PROBABILITY; N at least the number of labels: "
      "all of them, as CRF++'s -v2)"},
+    {"marginals-order", CRFP_PARAM_STRING, "rank",
+     "order of the marginals' features: rank (most probable first) or label (the model's label "
+     "order, as CRF++'s -v2 and crfsuite tag -l list them)"},
     {"decode", CRFP_PARAM_STRING, "viterbi",
      "viterbi (the best labelling) or posterior (each token's most probable label: fewer token "
      "errors expected, though the labelling may be one the model scores low)"},
     {"output", CRFP_PARAM_STRING, "predicted", "token feature receiving the predicted label"},
     {"scores", CRFP_PARAM_BOOL, "false",
      "add each labelling's unnormalised log score (Sentence feature OUTPUT-scores, a list in "
-     "n-best order), e.g. for lm_rescore"},
+     "n-best order), e.g. for lm_rescore; with decode=posterior the product of its tokens' "
+     "marginals, which that decoding maximises (as wapiti label -p -s)"},
+    {"token-scores", CRFP_PARAM_BOOL, "false",
+     "add each token's share of its labelling's score (features OUTPUT-score, OUTPUT-K-score "
+     "for the k-th best): the weights of its label and of the label pair into it, which sum to "
+     "the log score; with decode=posterior its label's marginal (wapiti label -s prints both)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentence and Token annotations"},
     {"spans", CRFP_PARAM_STRING, "auto",
      "annotation type for chunks of BIO labels (e.g. Chunk, Entity); auto = Chunk when the "
@@ -124,6 +138,8 @@ typedef struct tagger {
     size_t nmarg;     /* marginals: how many of each token's labels (<= Y) */
     int marginal;     /* decode=posterior: argmax of each token's marginal */
     int scores;       /* write OUTPUT-scores */
+    int tokscores;    /* write OUTPUT-score, OUTPUT-K-score */
+    int by_label;     /* marginals-order=label */
     char *force;      /* force: the token feature whose labels are kept, else NULL */
     char *output;
     char *set;
@@ -136,7 +152,8 @@ typedef struct tagger {
     /* the input's columns were compared with the model's; documents may be
      * tagged concurrently (process_concurrent), so it is claimed atomically */
     atomic_int cols_checked;
-    char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob, OUTPUT-marginal-1..nmarg */
+    char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob, OUTPUT-marginal-1..nmarg,
+                       * then with token-scores OUTPUT-score, OUTPUT-2-score..k */
     const char **extras;  /* the outputs written besides OUTPUT (into outnames) */
     size_t nextras;
     const char *model_path;
@@ -239,6 +256,8 @@ typedef struct job {
     double *mval;             /* ... and its marginal */
     double *seqprob;          /* per sentence, per k: probability */
     double *seqscore;         /* per sentence, per k: log score (scores=true) */
+    double *tokscore;         /* token-scores: tokscore[k*ntoktotal + i] */
+    double *lognorm;          /* posteriors: per sentence, log Z */
     uint32_t *forced;         /* force: per token, the label kept, or CRFP_FREE_LABEL */
     atomic_size_t next;
     atomic_int failed;
@@ -384,6 +403,14 @@ static int colmap_fill(const colmap *cm, crfp_ann *const *toks, size_t n, const 
     return 0;
 }
 
+/* How many output names the tagger writes: OUTPUT and the n-best, the
+ * probability slot, the marginals, and with token-scores one per
+ * labelling. */
+static size_t nout_names(const tagger *tg)
+{
+    return tg->nbest + 1 + tg->nmarg + (tg->tokscores ? tg->nbest : 0);
+}
+
 static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **state)
 {
     tagger *tg = calloc(1, sizeof *tg);
@@ -453,6 +480,14 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         goto fail;
     }
     tg->scores = crfp_params_bool(p, "scores");
+    tg->tokscores = crfp_params_bool(p, "token-scores");
+    const char *mo = crfp_params_str(p, "marginals-order");
+    if (strcmp(mo, "label") == 0)
+        tg->by_label = 1;
+    else if (strcmp(mo, "rank") != 0) {
+        st = crfp_error(host, CRFP_EINVAL, "marginals-order must be rank or label, not '%s'", mo);
+        goto fail;
+    }
     if (crfp_params_bool(p, "force")) {
         const char *ff = crfp_params_str(p, "force-feature");
         const char *ml = crfp_crf_meta(tg->crf, "label");
@@ -499,11 +534,12 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         goto fail;
     if (tg->cm.n && !(tg->cm_warned = calloc(tg->cm.n, 1)))
         goto nomem;
-    tg->outnames = calloc(tg->nbest + 1 + tg->nmarg, sizeof *tg->outnames);
+    size_t nout = nout_names(tg);
+    tg->outnames = calloc(nout, sizeof *tg->outnames);
     if (!tg->outnames)
         goto nomem;
-    size_t olen = strlen(tg->output) + 40;
-    for (size_t k = 0; k <= tg->nbest + tg->nmarg; k++) {
+    size_t olen = strlen(tg->output) + 40, ts = tg->nbest + 1 + tg->nmarg;
+    for (size_t k = 0; k < nout; k++) {
         if (!(tg->outnames[k] = malloc(olen)))
             goto nomem;
         if (k == 0)
@@ -512,12 +548,17 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
             snprintf(tg->outnames[k], olen, "%s-%zu", tg->output, k + 1);
         else if (k == tg->nbest)
             snprintf(tg->outnames[k], olen, "%s-prob", tg->output);
-        else
+        else if (k < ts)
             snprintf(tg->outnames[k], olen, "%s-marginal-%zu", tg->output, k - tg->nbest);
+        else if (k == ts)
+            snprintf(tg->outnames[k], olen, "%s-score", tg->output);
+        else
+            snprintf(tg->outnames[k], olen, "%s-%zu-score", tg->output, k - ts + 1);
     }
-    /* up to 999 n-best, the probability and up to model-labels (4096)
-     * marginals: on the heap, made once for every document */
-    if (!(tg->extras = malloc((tg->nbest + tg->nmarg + 1) * sizeof *tg->extras)))
+    /* up to 999 n-best, the probability, up to model-labels (4096)
+     * marginals and the n-best's token scores: on the heap, made once for
+     * every document */
+    if (!(tg->extras = malloc(nout * sizeof *tg->extras)))
         goto nomem;
     for (size_t k = 1; k < tg->nbest; k++)
         tg->extras[tg->nextras++] = tg->outnames[k];
@@ -525,6 +566,8 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         tg->extras[tg->nextras++] = tg->outnames[tg->nbest];
     for (size_t r = 1; r <= tg->nmarg; r++)
         tg->extras[tg->nextras++] = tg->outnames[tg->nbest + r];
+    for (size_t k = ts; k < nout; k++)
+        tg->extras[tg->nextras++] = tg->outnames[k];
     *state = tg;
     return CRFP_OK;
 nomem:
@@ -551,9 +594,10 @@ static void member(void *arg, int id, int n)
 /* The n largest of the Y marginals m, largest first, ties to the lower
  * label id (so the order does not depend on anything but m): n passes of
  * selection, O(nY), which at n = Y = 233 (G2P) is still small beside the
- * forward-backward that made m.  taken: Y bytes of scratch. */
-static void rank_marginals(const double *m, uint32_t Y, size_t n, unsigned char *taken,
-                           uint32_t *lab, double *val)
+ * forward-backward that made m.  by_label: the same n labels listed in
+ * label order instead.  taken: Y bytes of scratch. */
+static void rank_marginals(const double *m, uint32_t Y, size_t n, int by_label,
+                           unsigned char *taken, uint32_t *lab, double *val)
 {
     memset(taken, 0, Y);
     for (size_t r = 0; r < n; r++) {
@@ -565,6 +609,11 @@ static void rank_marginals(const double *m, uint32_t Y, size_t n, unsigned char 
         lab[r] = best;
         val[r] = m[best];
     }
+    for (uint32_t y = 0, r = 0; by_label && y < Y; y++)
+        if (taken[y]) {
+            lab[r] = y;
+            val[r++] = m[y];
+        }
 }
 
 /* Forward-backward refuses scores whose exp() overflows (a label bias in
@@ -661,11 +710,12 @@ static void *worker(void *arg)
             break;
         }
         size_t found = 1;
-        double logz = 0;
+        double logz = 0, mprod = 1;
         if (tg->marginal) {
             /* Minimum Bayes risk for the token error: each token's own most
              * probable label (ties to the lower label id), scored as a path
-             * for OUTPUT-scores and the sequence probability. */
+             * for the sequence probability; OUTPUT-scores gets what this
+             * decoding maximises, the product of the marginals. */
             st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg);
             if (st == CRFP_OK) {
                 for (size_t t = 0; t < n; t++) {
@@ -675,6 +725,7 @@ static void *worker(void *arg)
                         if (m[y] > m[best])
                             best = y;
                     w->ybuf[t] = best;
+                    mprod *= m[best];
                 }
                 w->scores[0] = crfp_path_score(tg->crf, q, theta, w->ybuf);
             }
@@ -694,12 +745,23 @@ static void *worker(void *arg)
             memcpy(j->pred + k * j->ntoktotal + beg, w->ybuf + k * n, n * sizeof *w->ybuf);
         if (tg->scores)
             memcpy(j->seqscore + s * tg->nbest, w->scores, found * sizeof *w->scores);
+        if (tg->scores && tg->marginal)
+            j->seqscore[s * tg->nbest] = mprod;
+        for (size_t k = 0; k < found && tg->tokscores; k++) {
+            double *ts = j->tokscore + k * j->ntoktotal + beg;
+            if (tg->marginal)
+                for (size_t t = 0; t < n; t++)
+                    ts[t] = w->marg[t * Y + w->ybuf[t]];
+            else
+                (void)crfp_path_terms(tg->crf, q, theta, w->ybuf + k * n, ts);
+        }
         if ((tg->posteriors || tg->nmarg) && !tg->marginal &&
             (st = crfp_forward_backward(w->inf, q, theta, &logz, w->marg)) != CRFP_OK) {
             record_failure(j, st, st == CRFP_EINVAL ? OVERFLOW_WHAT : "computing its posteriors", s);
             break;
         }
         if (tg->posteriors) {
+            j->lognorm[s] = logz;
             for (size_t t = 0; t < n; t++)
                 j->prob[beg + t] = w->marg[t * Y + w->ybuf[t]];
             for (size_t k = 0; k < found; k++)
@@ -717,7 +779,7 @@ static void *worker(void *arg)
             }
         }
         for (size_t t = 0; t < n && tg->nmarg; t++)
-            rank_marginals(w->marg + t * Y, Y, tg->nmarg, w->taken,
+            rank_marginals(w->marg + t * Y, Y, tg->nmarg, tg->by_label, w->taken,
                            j->mlab + (beg + t) * tg->nmarg, j->mval + (beg + t) * tg->nmarg);
         crfp_infer_set_force(w->inf, NULL, 0);
     }
@@ -985,8 +1047,11 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     j.mlab = R ? calloc(j.ntoktotal * R + 1, sizeof *j.mlab) : NULL;
     j.mval = R ? calloc(j.ntoktotal * R + 1, sizeof *j.mval) : NULL;
     j.seqscore = tg->scores ? calloc(nsent * K + 1, sizeof *j.seqscore) : NULL;
+    j.tokscore = tg->tokscores ? calloc(K * j.ntoktotal + 1, sizeof *j.tokscore) : NULL;
+    j.lognorm = tg->posteriors ? calloc(nsent + 1, sizeof *j.lognorm) : NULL;
     if (!j.sbeg || !j.send || !j.nfound || !j.pred || (tg->posteriors && (!j.prob || !j.seqprob)) ||
         (tg->scores && !j.seqscore) || (R && (!j.mlab || !j.mval)) ||
+        (tg->tokscores && !j.tokscore) || (tg->posteriors && !j.lognorm) ||
         (tg->posteriors && tg->spantype && !j.spanp)) {
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
         goto out;
@@ -1064,7 +1129,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     /* The labels and output names as strings of the document, made once:
      * every token then refers to them instead of getting copies. */
     uint32_t Y = crfp_crf_nlabels(tg->crf);
-    const char **dlab = malloc((Y + 1) * sizeof *dlab), **dout = malloc((K + 1 + R) * sizeof *dout);
+    size_t nout = nout_names(tg), TS = K + 1 + R;   /* dout[TS + k]: token scores */
+    const char **dlab = malloc((Y + 1) * sizeof *dlab), **dout = malloc(nout * sizeof *dout);
     if (!dlab || !dout) {
         free(dlab);
         free(dout);
@@ -1074,7 +1140,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     for (uint32_t y = 0; y < Y && st == CRFP_OK; y++)
         if (!(dlab[y] = crfp_doc_intern(doc, crfp_crf_label(tg->crf, y))))
             st = CRFP_ENOMEM;
-    for (size_t k = 0; k <= K + R && st == CRFP_OK; k++)
+    for (size_t k = 0; k < nout && st == CRFP_OK; k++)
         if (!(dout[k] = crfp_doc_intern(doc, tg->outnames[k])))
             st = CRFP_ENOMEM;
     if (st == CRFP_OK && !(dlab[Y] = crfp_doc_intern(doc, "_")))
@@ -1109,9 +1175,19 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
                 if (buf != stack)
                     free(buf);
             }
+            for (size_t k = 0; tg->tokscores && k < j.nfound[s] && st == CRFP_OK; k++) {
+                char buf[40];
+                snprintf(buf, sizeof buf, "%.6f", j.tokscore[k * j.ntoktotal + beg + t]);
+                st = crfp_ann_set_str(doc, a, dout[TS + k], buf);
+            }
         }
         if (st == CRFP_OK && tg->posteriors && sents[s])
             st = set_list(doc, sents[s], tg->output, "-seqprob", j.seqprob + s * K, j.nfound[s]);
+        if (st == CRFP_OK && tg->posteriors && sents[s] && n > 0) {
+            char name[300];
+            snprintf(name, sizeof name, "%s-lognorm", tg->output);
+            st = crfp_ann_set_float(doc, sents[s], name, j.lognorm[s]);
+        }
         if (st == CRFP_OK && tg->scores && sents[s])
             st = set_list(doc, sents[s], tg->output, "-scores", j.seqscore + s * K, j.nfound[s]);
         if (st == CRFP_OK && tg->spantype && n > 0) {
@@ -1144,12 +1220,16 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
         /* What the model learnt (its label) and how it was fed. */
         const char *label = crfp_crf_meta(tg->crf, "label");
-        const char *names[13] = {"model", "nbest", "posteriors", "output", "label"};
-        const char *values[13] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
+        const char *names[16] = {"model", "nbest", "posteriors", "output", "label"};
+        const char *values[16] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
                                  tg->output, label ? label : ""};
         size_t np = 5;
         if (tg->scores) {
             names[np] = "scores";
+            values[np++] = "true";
+        }
+        if (tg->tokscores) {
+            names[np] = "token-scores";
             values[np++] = "true";
         }
         if (tg->cm.n) {
@@ -1165,6 +1245,10 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             snprintf(nmb, sizeof nmb, "%zu", tg->nmarg);
             names[np] = "marginals";
             values[np++] = nmb;
+            if (tg->by_label) {
+                names[np] = "marginals-order";
+                values[np++] = "label";
+            }
         }
         if (tg->marginal) {
             names[np] = "decode";
@@ -1178,7 +1262,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             names[np] = "span-set";
             values[np++] = tg->spanset;
         }
-        st = crfp_annset_add_processor(doc, set, "viterbi", "1.2", names, values, np);
+        st = crfp_annset_add_processor(doc, set, "viterbi", "1.3", names, values, np);
     }
     if (st == CRFP_ENOMEM)
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -1192,6 +1276,8 @@ out:
     free(j.prob);
     free(j.seqprob);
     free(j.seqscore);
+    free(j.tokscore);
+    free(j.lognorm);
     free(j.mlab);
     free(j.mval);
     free(j.spanp);
@@ -1208,7 +1294,7 @@ static void tagger_close(void *state)
         tg->fv->free(tg->ex);
     crfp_crf_free(tg->crf);
     if (tg->outnames)
-        for (size_t k = 0; k <= tg->nbest + tg->nmarg; k++)
+        for (size_t k = 0; k < nout_names(tg); k++)
             free(tg->outnames[k]);
     free(tg->outnames);
     free(tg->extras);

@@ -2,11 +2,17 @@
  * line, a TAB and the predicted label; a blank line after each sequence.
  * The input line is the token's text, which wapiti_reader makes the line
  * as read (so with labelled data the gold label is on it, as with `wapiti
- * label -c`; with labels-only=true the predictions alone, as -l).  With
+ * label -c`; with labels-only=true the predictions alone, as -l).  A
+ * document of a column file (the CoNLL reader's: what a model imported
+ * with its pattern file tags) has its line made again from its columns,
+ * joined by the file's separator, those of the prediction (PREDICTION and
+ * PREDICTION-...) left out: `wapiti label` echoes the line it read.  With
  * --nbest N each labelling is written in turn, as `wapiti label -n N`
- * writes them; with scores=true each is headed by "# K SCORE", K counting
- * from 0, as `wapiti label -s` heads it (the per-token scores -s adds are
- * not written).
+ * writes them.  With scores=true each is headed by "# K SCORE", K
+ * counting from 0, and each token's line ends in "<TAB>LABEL/SCORE", as
+ * `wapiti label -s` writes them: the tagger's scores and token-scores
+ * (under decode=posterior the product of the marginals and each marginal,
+ * as with -p -s).
  *
  * The prediction is the token feature `prediction` (default: the viterbi
  * tagger's `predicted`).  A token without one, or a text or label holding
@@ -26,9 +32,10 @@
 static const crfp_param_spec params[] = {
     {"prediction", CRFP_PARAM_STRING, "predicted", "token feature with the predicted label"},
     {"scores", CRFP_PARAM_BOOL, "false",
-     "a line '# K SCORE' before each labelling (K: 0, or 0..N-1 with --nbest N), as wapiti "
-     "label -s heads it: the Sentence feature PREDICTION-scores, given by crfpipe tag --scores "
-     "true"},
+     "as wapiti label -s: a line '# K SCORE' before each labelling (K: 0, or 0..N-1 with "
+     "--nbest N) and each token's LABEL/SCORE after its label: the Sentence feature "
+     "PREDICTION-scores and the token features PREDICTION-score, PREDICTION-K-score, given by "
+     "crfpipe tag --scores true --token-scores true"},
     {"labels-only", CRFP_PARAM_BOOL, "false",
      "the predicted labels alone, without the input lines (wapiti label -l)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentences and Tokens"},
@@ -39,7 +46,49 @@ typedef struct wpw {
     crfp_stream *out;
     const char *pred, *set;
     int scores, labels_only, warned;
+    /* this document's: from its columns (a column file), or NULL: its
+     * tokens' text */
+    char **cols;
+    size_t ncols;
+    char sep;
 } wpw;
+
+/* Whether column NAME (len bytes) is the prediction's: PRED or PRED-... */
+static int of_prediction(const wpw *w, const char *name, size_t len)
+{
+    size_t pl = strlen(w->pred);
+    return len >= pl && memcmp(name, w->pred, pl) == 0 && (len == pl || name[pl] == '-');
+}
+
+static void drop_columns(wpw *w)
+{
+    for (size_t k = 0; k < w->ncols; k++)
+        free(w->cols[k]);
+    free(w->cols);
+    w->cols = NULL;
+    w->ncols = 0;
+}
+
+/* A column file's document: the columns that make its lines. */
+static crfp_status line_columns(wpw *w, const crfp_doc *doc)
+{
+    drop_columns(w);
+    const char *fmt = crfp_doc_meta_str(doc, "format"), *cols = crfp_doc_meta_str(doc, "columns");
+    const char *sep = crfp_doc_meta_str(doc, "separator");
+    if (!fmt || strcmp(fmt, "conll") != 0 || !cols)
+        return CRFP_OK;
+    w->sep = sep && strcmp(sep, "space") == 0 ? ' ' : '\t';
+    if (columns_split(cols, &w->cols, &w->ncols) != 0)
+        return crfp_error(w->host, CRFP_ENOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t k = 0; k < w->ncols; k++)
+        if (of_prediction(w, w->cols[k], strlen(w->cols[k])))
+            free(w->cols[k]);
+        else
+            w->cols[n++] = w->cols[k];
+    w->ncols = n;
+    return CRFP_OK;
+}
 
 static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *out, void **state)
 {
@@ -56,12 +105,17 @@ static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *ou
     return CRFP_OK;
 }
 
-/* The columns the line and the predictions hold (OUTPUT, and OUTPUT-K of
- * --nbest). */
+/* The columns the line and the predictions hold: the line's (a column
+ * file's, or wapiti_reader's), OUTPUT, OUTPUT-K of --nbest, and with
+ * scores=true OUTPUT-score and OUTPUT-K-score. */
 static int written(void *ud, const char *s, size_t l)
 {
     const wpw *w = ud;
     size_t pl = strlen(w->pred), k = pl + 1;
+    if (w->cols && !of_prediction(w, s, l))
+        return 1;
+    if (w->scores && l >= 6 && memcmp(s + l - 6, "-score", 6) == 0)
+        l -= 6;
     if (l > pl + 1 && memcmp(s, w->pred, pl) == 0 && s[pl] == '-') {
         while (k < l && s[k] >= '0' && s[k] <= '9')
             k++;
@@ -91,30 +145,49 @@ static crfp_status unwritable(wpw *w, const crfp_doc *doc, size_t s, size_t t, c
                       crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, t + 1, what);
 }
 
-/* Token t of sequence s: its text, a TAB, its prediction (the feature
- * `pred`). */
+/* Token t of sequence s: its text and a TAB (not with labels-only), its
+ * prediction (the feature `pred`), and with scores=true a TAB, the
+ * prediction again, '/' and its score (the feature `pred`-score). */
 static crfp_status put_token(wpw *w, const crfp_doc *doc, size_t s, size_t t, const crfp_ann *a,
                              const char *text, const char *predname)
 {
-    const char *pred = crfp_ann_str(a, predname);
-    size_t b, e;
+    const char *pred = crfp_ann_str(a, predname), *score = NULL;
     if (!pred)
         return unwritable(w, doc, s, t, "no prediction to write (is a tagger in the pipeline?)");
     if (strpbrk(pred, "\n\r"))
         return unwritable(w, doc, s, t, "the prediction holds a line break");
-    if (w->labels_only) {
-        fputs(pred, w->out->fp);
-        fputc('\n', w->out->fp);
-        return CRFP_OK;
+    if (w->scores) {
+        char sname[176];
+        snprintf(sname, sizeof sname, "%s-score", predname);
+        if (!(score = crfp_ann_str(a, sname)))
+            return unwritable(w, doc, s, t, "scores=true, but it has no score (crfpipe tag "
+                              "--token-scores true gives each token's)");
+        if (strpbrk(score, "\n\r"))
+            return unwritable(w, doc, s, t, "its score holds a line break");
     }
-    if (crfp_doc_to_byte(doc, a->start, &b) != CRFP_OK ||
-        crfp_doc_to_byte(doc, a->end, &e) != CRFP_OK || e < b)
-        return unwritable(w, doc, s, t, "its span is not on the text's characters");
-    if (memchr(text + b, '\n', e - b) || memchr(text + b, '\r', e - b))
-        return unwritable(w, doc, s, t, "its text holds a line break");
-    fwrite(text + b, 1, e - b, w->out->fp);
-    fputc('\t', w->out->fp);
+    if (!w->labels_only && w->cols) {
+        for (size_t c = 0; c < w->ncols; c++) {
+            const char *cell = crfp_ann_str(a, w->cols[c]);
+            if (!cell || !*cell)
+                cell = "_";
+            if (strpbrk(cell, "\n\r") || strchr(cell, w->sep) || (w->sep == ' ' && strchr(cell, '\t')))
+                return unwritable(w, doc, s, t, "a cell holds a line break or the separator");
+            fputs(cell, w->out->fp);
+            fputc(c + 1 < w->ncols ? w->sep : '\t', w->out->fp);
+        }
+    } else if (!w->labels_only) {
+        size_t b, e;
+        if (crfp_doc_to_byte(doc, a->start, &b) != CRFP_OK ||
+            crfp_doc_to_byte(doc, a->end, &e) != CRFP_OK || e < b)
+            return unwritable(w, doc, s, t, "its span is not on the text's characters");
+        if (memchr(text + b, '\n', e - b) || memchr(text + b, '\r', e - b))
+            return unwritable(w, doc, s, t, "its text holds a line break");
+        fwrite(text + b, 1, e - b, w->out->fp);
+        fputc('\t', w->out->fp);
+    }
     fputs(pred, w->out->fp);
+    if (score)
+        fprintf(w->out->fp, "\t%s/%s", pred, score);
     fputc('\n', w->out->fp);
     return CRFP_OK;
 }
@@ -170,6 +243,9 @@ static crfp_status w_write(void *state, const crfp_doc *doc)
     crfp_annset *set = crfp_doc_annset((crfp_doc *)doc, w->set, 0);
     if (!set)
         return CRFP_OK;
+    crfp_status lst = line_columns(w, doc);
+    if (lst != CRFP_OK)
+        return lst;
     report_dropped(w, doc);
     crfp_status st = sentwalk(w->host, doc, set, put_sentence, w);
     return st == CRFP_OK ? sentwalk_out_status(w->host, w->out, 0) : st;
@@ -183,6 +259,7 @@ static crfp_status w_finish(void *state)
 
 static void w_close(void *state)
 {
+    drop_columns(state);
     free(state);
 }
 

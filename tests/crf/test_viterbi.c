@@ -55,6 +55,22 @@ static void trial_run(int trial)
         CHECK(ct_close(crfp_path_score(crf, &seq, theta, yv[mode]),
                        ct_ref_score(crf, &seq, theta, yv[mode]), 1e-12),
               "trial %d mode %d: crfp_path_score differs from the definition", trial, mode);
+        /* term by term: each position's share is the definition's score
+         * of the labelling's prefix to t less that to t-1, and the terms
+         * add up to crfp_path_score bit for bit */
+        double terms[8];
+        CHECK(crfp_path_terms(crf, &seq, theta, yv[mode], terms) ==
+                  crfp_path_score(crf, &seq, theta, yv[mode]),
+              "trial %d mode %d: crfp_path_terms' sum is not crfp_path_score", trial, mode);
+        for (uint32_t t = 0; t < T; t++) {
+            crfp_seq upto = seq, before = seq;
+            upto.T = t + 1;
+            before.T = t;
+            double want = ct_ref_score(crf, &upto, theta, yv[mode]) -
+                          ct_ref_score(crf, &before, theta, yv[mode]);
+            CHECK(ct_close(terms[t], want, 1e-12), "trial %d mode %d: term %u is %.17g, not %.17g",
+                  trial, mode, t, terms[t], want);
+        }
     }
     CHECK(memcmp(yv[1], yv[2], T * sizeof(uint32_t)) == 0,
           "trial %d: sparse and dense Viterbi disagree on ties", trial);

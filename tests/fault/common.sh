@@ -62,7 +62,13 @@ run_cmd() {
     # plugin's Wapiti mode, wapiti_writer)
     wapraw) $RUNNER "$CRFPIPE" model import -o "$2" "$top_srcdir/tests/data/wapiti-model/raw.wap" ;;
     wapdata) $RUNNER "$CRFPIPE" tag --model "$tmp/wapraw.model" --format wapiti --threads 1 \
-                 --scores true --writer-param scores=true -o "$2" "$tmp/raw.txt" ;;
+                 --scores true --token-scores true -o "$2" "$tmp/raw.txt" ;;
+    # a CRFsuite model's import tagging CRFsuite's data as crfsuite tag -p
+    # -i -l prints it (crfsuite_writer's results, marginals in label order)
+    csall) $RUNNER "$CRFPIPE" tag --model "$tmp/csimport.model" --threads 1 --scores true \
+               --posteriors --marginals 100 --marginals-order label --writer-param probability=true \
+               --writer-param marginal=true --writer-param marginal-all=true -o "$2" \
+               "$top_srcdir/tests/data/crfsuite-model/test.crfsuite" ;;
     # CRF++'s binary model (its double-array trie walked) and text model read
     ppimport) $RUNNER "$CRFPIPE" model import -o "$2" "$top_srcdir/tests/data/crfpp-model/model" ;;
     pptimport) $RUNNER "$CRFPIPE" model import -o "$2" \
@@ -116,7 +122,7 @@ X
   <stage plugin="conll_writer"><param name="columns" value="string,label"/></stage>
 </pipeline>
 X
-    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err" || ! run_cmd wapimport "$tmp/wap.model" 2>"$tmp/err" || ! run_cmd wapraw "$tmp/wapraw.model" 2>"$tmp/err"; then
+    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err" || ! run_cmd wapimport "$tmp/wap.model" 2>"$tmp/err" || ! run_cmd wapraw "$tmp/wapraw.model" 2>"$tmp/err" || ! run_cmd csimport "$tmp/csimport.model" 2>"$tmp/err"; then
         cat "$tmp/err" >&2
         echo "FAIL: training the reference model without faults" >&2
         exit 1

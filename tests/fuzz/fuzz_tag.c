@@ -16,10 +16,14 @@
  *   - every token's prediction is one of the model's labels;
  *   - with posteriors, its probability is in [0, 1];
  *   - with marginals N, the features OUTPUT-marginal-1..min(N, labels)
- *     are LABEL/P with distinct labels, P non-increasing, summing to at
- *     most 1 (to 1 when they are all the labels); the predicted label's P
- *     is its posterior probability, and with decode=posterior the first
- *     label is the prediction;
+ *     are LABEL/P with distinct labels, P non-increasing (with
+ *     marginals-order=label: the labels in the model's order instead),
+ *     summing to at most 1 (to 1 when they are all the labels); the
+ *     predicted label's P is its posterior probability, and with
+ *     decode=posterior the first label is the prediction;
+ *   - with token-scores, each token's OUTPUT-score is a finite number, and
+ *     under decode=posterior its label's marginal: in [0, 1], and its
+ *     posterior probability when posteriors are given too;
  *   - with posteriors, each span's prob is in (0, 1] and at most the
  *     posterior probability of each of its tokens (a joint probability is
  *     never above a marginal of it);
@@ -56,6 +60,8 @@ static const char *const model_labels[] = {"B-NP", "I-NP", "B-VP", "I-VP", "B-PP
 #define NLABELS (sizeof model_labels / sizeof model_labels[0])
 
 static char model_path[512];
+/* each of model_labels' id in the trained model (its label order) */
+static int64_t label_id[NLABELS];
 
 static int is_label(const char *s)
 {
@@ -86,6 +92,13 @@ static void train_model(void)
         fz_fail("set-up: training", crfp_errmsg(h));
     fclose(f);
     crfp_pipeline_free(p);
+    crfp_crf *crf = NULL;
+    if (crfp_crf_load(h, model_path, &crf) != CRFP_OK)
+        fz_fail("set-up: loading the model", crfp_errmsg(h));
+    for (size_t i = 0; i < NLABELS; i++)
+        if ((label_id[i] = crfp_crf_label_id(crf, model_labels[i])) < 0)
+            fz_fail("set-up: a label the model lacks", model_labels[i]);
+    crfp_crf_free(crf);
 }
 
 /* The value of parameter `name` the tagging run recorded, or def. */
@@ -106,9 +119,18 @@ static double number(const char *s, const char *what)
     return v;
 }
 
-static void check_token(const crfp_ann *a, const char *out, int post, size_t R, int decpost,
-                        const char *force)
+/* The outputs a tagging run recorded that the token oracles look at. */
+typedef struct run_opts {
+    const char *out, *force;
+    int post, decpost, by_label, tokscores;
+    size_t R;
+} run_opts;
+
+static void check_token(const crfp_ann *a, const run_opts *o)
 {
+    const char *out = o->out, *force = o->force;
+    int post = o->post, decpost = o->decpost;
+    size_t R = o->R;
     char name[300];
     const char *pred = crfp_ann_str(a, out);
     if (!is_label(pred))
@@ -120,7 +142,19 @@ static void check_token(const crfp_ann *a, const char *out, int post, size_t R, 
     const char *kept = force ? crfp_ann_str(a, force) : NULL;
     if (is_label(kept) && (strcmp(pred, kept) != 0 || (post && strcmp(ps, "1.000000") != 0)))
         fz_fail("a forced token did not keep its label with certainty", kept);
+    if (o->tokscores) {
+        snprintf(name, sizeof name, "%s-score", out);
+        const char *ts = crfp_ann_str(a, name);
+        char *end;
+        double v = ts ? strtod(ts, &end) : NAN;
+        if (!ts || end == ts || *end || !isfinite(v))
+            fz_fail("a token score that is not a finite number", ts ? ts : "(missing)");
+        if (decpost && (number(ts, "a posterior token score outside [0, 1]") < 0.0 ||
+                        (post && strcmp(ts, ps) != 0)))
+            fz_fail("a posterior token score that is not the label's marginal", ts);
+    }
     double sum = 0.0, last = 2.0;
+    size_t lastlab = 0;
     char seen[NLABELS] = {0};
     for (size_t r = 1; r <= R; r++) {
         snprintf(name, sizeof name, "%s-marginal-%zu", out, r);
@@ -135,13 +169,16 @@ static void check_token(const crfp_ann *a, const char *out, int post, size_t R, 
         if (i == NLABELS || seen[i]++)
             fz_fail("a marginal of an unknown or repeated label", m);
         double v = number(slash + 1, "a marginal outside [0, 1]");
-        if (v > last)
+        if (!o->by_label && v > last)
             fz_fail("marginals not in descending order", m);
+        if (o->by_label && r > 1 && label_id[i] <= label_id[lastlab])
+            fz_fail("marginals not in the model's label order", m);
+        lastlab = i;
         last = v;
         sum += v;
         if (post && strcmp(model_labels[i], pred) == 0 && strcmp(slash + 1, ps) != 0)
             fz_fail("the predicted label's marginal is not its posterior", m);
-        if (r == 1 && decpost && strcmp(model_labels[i], pred) != 0)
+        if (r == 1 && decpost && !o->by_label && strcmp(model_labels[i], pred) != 0)
             fz_fail("posterior decoding did not take the most probable label", m);
     }
     if (sum > 1.0 + 1e-5 * (double)R || (R == NLABELS && sum < 1.0 - 1e-5 * (double)R))
@@ -158,11 +195,17 @@ static void check_doc(crfp_doc *d)
             pr = &prs[i];
     if (!pr)
         return;   /* nothing tagged: a document without tokens */
-    const char *out = recorded(pr, "output", "predicted");
-    int post = strcmp(recorded(pr, "posteriors", "false"), "true") == 0;
-    size_t R = (size_t)strtoul(recorded(pr, "marginals", "0"), NULL, 10);
-    int decpost = strcmp(recorded(pr, "decode", "viterbi"), "posterior") == 0;
-    const char *force = recorded(pr, "force-feature", NULL);
+    run_opts o = {
+        .out = recorded(pr, "output", "predicted"),
+        .force = recorded(pr, "force-feature", NULL),
+        .post = strcmp(recorded(pr, "posteriors", "false"), "true") == 0,
+        .decpost = strcmp(recorded(pr, "decode", "viterbi"), "posterior") == 0,
+        .by_label = strcmp(recorded(pr, "marginals-order", "rank"), "label") == 0,
+        .tokscores = strcmp(recorded(pr, "token-scores", "false"), "true") == 0,
+        .R = (size_t)strtoul(recorded(pr, "marginals", "0"), NULL, 10),
+    };
+    const char *out = o.out;
+    int post = o.post;
     crfp_ann **all = NULL;
     size_t n = 0;
     if (crfp_annset_select(set, NULL, 0, crfp_doc_length(d), &all, &n) != CRFP_OK)
@@ -171,7 +214,7 @@ static void check_doc(crfp_doc *d)
     snprintf(name, sizeof name, "%s-prob", out);
     for (size_t i = 0; i < n; i++)
         if (strcmp(all[i]->type, "Token") == 0)
-            check_token(all[i], out, post, R, decpost, force);
+            check_token(all[i], &o);
     for (size_t i = 0; i < n && post; i++) {
         const char *sp = strcmp(all[i]->type, "Token") ? crfp_ann_str(all[i], "prob") : NULL;
         if (!sp)

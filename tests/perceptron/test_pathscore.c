@@ -50,7 +50,7 @@ int main(void)
             theta[j] = crfp_rng_unit(&r) < 0.2 ? 0.0 : 4.0 * crfp_rng_unit(&r) - 2.0;
         for (int s = 0; s < 6; s++) {
             uint32_t T = 1 + (uint32_t)crfp_rng_below(&r, 12);
-            crfp_seq q = {T, ids(T), ids(T + 1), ids(4 * T), ids(T + 1), ids(4 * T)};
+            crfp_seq q = {T, ids(T), ids(T + 1), ids(4 * T), ids(T + 1), ids(4 * T), NULL};
             uint32_t nu = 0, nb = 0;
             for (uint32_t t = 0; t < T; t++) {
                 /* up to 4 observations a position, drawn with replacement */

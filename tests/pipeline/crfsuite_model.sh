@@ -52,6 +52,30 @@ paste -d ' ' "$tmp/want" "$tmp/got" | awk '
     { if ($4 != "T" || $2 != $5 || ($3 - $6) ^ 2 > 1e-12) { bad++; if (bad < 5) print "token:", $0 } ; toks++ }
     END { printf "%d tokens: CRFsuite'"'"'s labels, marginals and sequence probabilities\n", toks; exit bad > 0 }' ||
     fail "the imported model does not tag as CRFsuite did"
+# in CRFsuite's own output, byte for byte: crfsuite tag -p -i
+# (expected.txt), and -r -i -l (expected-all.txt: the gold label, then
+# every label's marginal in CRFsuite's label order)
+"$CRFPIPE" tag --model "$tmp/m.model" --scores true --posteriors --writer-param probability=true \
+    --writer-param marginal=true --writer-param reference=false -o "$tmp/pi.txt" \
+    "$d/test.crfsuite" 2>"$tmp/log" || { cat "$tmp/log"; fail "tag as crfsuite tag -p -i"; }
+cmp -s "$tmp/pi.txt" "$d/expected.txt" ||
+    { diff "$tmp/pi.txt" "$d/expected.txt" | head -5; fail "not what crfsuite tag -p -i printed"; }
+"$CRFPIPE" tag --model "$tmp/m.model" --posteriors --marginals 1000 --marginals-order label \
+    --writer-param marginal=true --writer-param marginal-all=true -o "$tmp/ril.txt" \
+    "$d/test.crfsuite" 2>"$tmp/log" || { cat "$tmp/log"; fail "tag as crfsuite tag -r -i -l"; }
+! grep -q "not written" "$tmp/log" || { cat "$tmp/log"; fail "-r -i -l: results said not written"; }
+cmp -s "$tmp/ril.txt" "$d/expected-all.txt" ||
+    { diff "$tmp/ril.txt" "$d/expected-all.txt" | head -5; fail "not what crfsuite tag -r -i -l printed"; }
+echo "crfsuite tag -p -i and -r -i -l: $(wc -l <"$d/expected.txt") and \
+$(wc -l <"$d/expected-all.txt") lines, byte for byte"
+# a result asked of the writer that the tagger did not give: an error
+# naming the sentence or token and the option that gives it
+expect_fail "scores true --posteriors gives" "$CRFPIPE" tag --model "$tmp/m.model" --posteriors \
+    --writer-param probability=true "$d/test.crfsuite"
+expect_fail "token 1: marginal=true.*--posteriors gives" "$CRFPIPE" tag --model "$tmp/m.model" \
+    --writer-param marginal=true "$d/test.crfsuite"
+expect_fail "marginals-order label gives" "$CRFPIPE" tag --model "$tmp/m.model" \
+    --writer-param marginal-all=true "$d/test.crfsuite"
 
 # CRFsuite's model family: weights only for the label pairs the training
 # data shows (--all-states false --all-transitions false), and CRFsuite's

@@ -58,6 +58,48 @@ grep -q 'name="marginals" value="3"' "$("$CRFPIPE" tag --model "$tmp/a.model" --
 "$CRFPIPE" validate "$tmp/m3.xml" >/dev/null || fail "the XML with marginals is not valid"
 expect_fail "marginals must be 0 or more" "$CRFPIPE" tag --model "$tmp/a.model" --marginals -1 \
     "$tmp/test.conllu"
+# marginals-order=label: the same labels and marginals, listed in the
+# model's label order (model dump's "label ID NAME" lines), as CRF++'s -v2
+# and crfsuite tag -l list them
+"$CRFPIPE" tag --model "$tmp/a.model" --to conll --posteriors --marginals 1000 \
+    --marginals-order label -o "$tmp/ml.txt" "$tmp/test.conllu" || fail "tag --marginals-order label"
+"$CRFPIPE" model dump "$tmp/a.model" | awk -F'\t' '$1 == "label" && NF == 3 { printf "%s ", $3 }' \
+    >"$tmp/order"
+awk -v Y="$Y" -v order="$(cat "$tmp/order")" 'NR == FNR { if (NF) { n++; for (i = 12; i < 12 + Y; i++) r[n, $i] = 1 } ; next }
+    NF == 0 { next }
+    { m++; got = ""
+      for (i = 12; i < 12 + Y; i++) { split($i, a, "/"); got = got a[1] " "; if (!((m, $i) in r)) bad = 1 } }
+    got != order { print "token " m ": " got "is not the label order " order; bad = 1; exit }
+    END { exit bad || m != n || m < 1000 }' "$tmp/m-viterbi.txt" "$tmp/ml.txt" ||
+    fail "marginals-order=label: not the ranked marginals in the model's label order"
+expect_fail "marginals-order must be rank or label" "$CRFPIPE" tag --model "$tmp/a.model" \
+    --marginals 2 --marginals-order alpha "$tmp/test.conllu"
+# token-scores: each token's share of its labelling's score.  Under
+# Viterbi (and for each of the n best) the shares add up to the labelling's
+# score; under posterior decoding they are the tokens' marginals, whose
+# product is the labelling's score (Wapiti's convention, which its output
+# format shows: "# K SCORE" heads a labelling, LABEL/SHARE ends a line).
+for dec in "--nbest 3" "--decode posterior"; do
+    "$CRFPIPE" tag --model "$tmp/a.model" $dec --scores true --token-scores true --posteriors \
+        --to wapiti -o "$tmp/ts.txt" "$tmp/test.conllu" 2>/dev/null || fail "tag --token-scores ($dec)"
+    awk -v post="$([ "$dec" = "--nbest 3" ] && echo 0 || echo 1)" '
+        function check() { if (!t) return
+            # each printed number is rounded to 6 decimals
+            d = post ? (prod - head) / (1e-6 + 1e-4 * head) : (sum - head) / (t * 1e-6)
+            if (d < -1 || d > 1) {
+                print "labelling " k ": header " head ", tokens " (post ? prod : sum); bad = 1 }
+            seqs++ }
+        /^# / { check(); k = $2; head = $3; sum = 0; prod = 1; t = 0; next }
+        NF { n = split($NF, a, "/"); sum += a[n]; prod *= a[n]; t++
+             if (post && (a[n] <= 0 || a[n] > 1)) { print "a marginal of " a[n]; bad = 1 } }
+        END { check(); exit bad || seqs < 50 }' "$tmp/ts.txt" ||
+        fail "token-scores ($dec): the shares do not make the labelling's score"
+done
+"$CRFPIPE" tag --model "$tmp/a.model" --nbest 2 --token-scores true --to conll -o "$tmp/tsc.txt" \
+    "$tmp/test.conllu" || fail "tag --token-scores to columns"
+awk 'NF { if (NF != 10 + 4 || $(NF - 2) !~ /^-?[0-9]+\.[0-9]+$/ || $(NF - 1) !~ /^-?[0-9]+\.[0-9]+$/) bad = 1 }
+     END { exit bad || NR < 100 }' "$tmp/tsc.txt" ||
+    fail "token-scores to columns: not predicted-2, predicted-score, predicted-2-score, predicted"
 # every marginal of a model with more labels than n-best allows entries
 # (2,100): the extra outputs' list overflowed a fixed array and crashed
 awk 'BEGIN { for (i = 0; i < 2100; i++) printf "w%d L%d\n\n", i, i }' >"$tmp/many.txt"

@@ -4,7 +4,9 @@
 # `wapiti label` did: the same best labelling and its score for every
 # sentence (`label -s`), and with posterior decoding the same label and
 # marginal for every token (`label -p -s`), to Wapiti's 6 printed decimals;
-# so does a maximum-entropy model (-T maxent).
+# so does a maximum-entropy model (-T maxent).  Written in Wapiti's format
+# (--to wapiti, the column file's lines echoed), the output is byte for
+# byte what `wapiti label -s` and `-p -s` printed, each token's score too.
 # The same patterns, read in Wapiti's dialect (#!wapiti), make exactly the
 # observations Wapiti's model lists for the training data.  Hostile model
 # files are refused with the file, line and what is wrong, exit 1 and no
@@ -57,6 +59,18 @@ check_model() {
         END { printf "%s: %d tokens: Wapiti'"'"'s posterior labels and marginals\n", m, toks
               exit bad > 0 }' ||
         fail "the imported $4 model's marginals are not Wapiti's"
+
+    # in Wapiti's format: byte for byte what wapiti label printed
+    for dec in viterbi posterior; do
+        [ $dec = viterbi ] && want=$2 || want=$3
+        "$CRFPIPE" tag --model "$tmp/$4.model" --format conll --decode $dec --scores true \
+            --token-scores true --to wapiti -o "$tmp/w.txt" "$d/test.txt" 2>"$tmp/log" ||
+            { cat "$tmp/log"; fail "$4: tag --to wapiti, decode $dec"; }
+        ! grep -q "not written" "$tmp/log" || { cat "$tmp/log"; fail "$4: columns said not written"; }
+        cmp -s "$tmp/w.txt" "$want" ||
+            { diff "$tmp/w.txt" "$want" | head -5; fail "$4, $dec: not what wapiti label printed"; }
+    done
+    echo "$4: --to wapiti: $(grep -c . "$want") lines of wapiti label -s and -p -s, byte for byte"
 }
 check_model "$d/model.wap" "$d/viterbi.txt" "$d/posterior.txt" m
 # A maximum-entropy model (wapiti train -T maxent) is labelled by Wapiti
@@ -99,6 +113,14 @@ awk 'NF { print $NF, $(NF - 2) }' "$tmp/p.conll" >"$tmp/got"
 paste -d ' ' "$tmp/want" "$tmp/got" | awk '{ if ($1 != $3 || ($2 - $4) ^ 2 > 1e-12) bad++; toks++ }
          END { printf "pme: %d tokens: Wapiti'"'"'s posterior labels and marginals\n", toks
                exit bad > 0 || toks < 500 }' || fail "the pme model's marginals are not Wapiti's"
+# in Wapiti's format, cut as make.sh cut Wapiti's: the same bytes
+for dec in viterbi posterior; do
+    "$CRFPIPE" tag --model "$tmp/pme.model" --format conll --decode $dec --scores true \
+        --token-scores true --to wapiti -o "$tmp/w.txt" "$tmp/perline.txt" 2>/dev/null ||
+        fail "pme: tag --to wapiti, decode $dec"
+    awk -F'\t' '/^#/ || NF == 0 { print; next } { print $(NF - 1) "\t" $NF }' "$tmp/w.txt" |
+        cmp -s - "$d/pme-$dec.txt" || fail "pme, $dec: not what wapiti label printed"
+done
 # trained in the same dialect: Wapiti's observations, but those of its b
 # pattern ("ub..."), which a one-token sequence never scores
 { echo '#!wapiti-me'; cat "$d/patterns.txt"; } >"$tmp/me.tpl"

@@ -354,6 +354,14 @@ crfp_status crfp_segment_prob(crfp_infer *w, const crfp_seq *seq, const double *
 double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
                        const uint32_t *y);
 
+/* 2.6: the same score term by term: terms[t] (seq->T doubles, owned by the
+ * caller; NULL: not written) receives position t's share, the weights of
+ * y[t]'s unigram features and of the label pair (y[t-1], y[t]) (the start
+ * pair at t = 0) at t, and the sum is returned.  What Wapiti's `label -s`
+ * prints beside each token.  Same preconditions; cannot fail. */
+double crfp_path_terms(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
+                       const uint32_t *y, double *terms);
+
 /* --- training objective -----------------------------------------------------
  * f(θ) = Σ_i [log Z(x_i) - score(x_i, y_i)] + rho2/2‖θ‖², and ∇f, computed
  * on `team` (NULL: the calling thread alone); sequences are split over the

@@ -37,7 +37,8 @@
  * resumable entry point (`resume`, checkpoints); 2.4 adds the feature
  * extractor's `prerequisites` (incremental feature sets); 2.5 adds valued
  * observations (crfp_obsseq_push_value, crfp_obsseq_values; the engine's
- * crfp_seq.uval).
+ * crfp_seq.uval); 2.6 adds the engine's crfp_path_terms (a labelling's
+ * score position by position).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -54,7 +55,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 5u
+#define CRFP_ABI_MINOR 6u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif

@@ -296,17 +296,33 @@ crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double
     return st;
 }
 
-double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
-                       const uint32_t *y)
+double crfp_path_terms(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
+                       const uint32_t *y, double *terms)
 {
     uint32_t Y = crf->Y;
     double s = 0.0;
     for (uint32_t t = 0; t < seq->T; t++) {
-        for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++)
-            s += crfp_uval(seq, i) * theta[crf->ublk[seq->uobs[i]] + y[t]];
+        /* the sum adds each weight in turn, as it always has: training
+         * objectives stay bit for bit what they were */
+        double term = 0.0;
+        for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
+            double w = crfp_uval(seq, i) * theta[crf->ublk[seq->uobs[i]] + y[t]];
+            term += w;
+            s += w;
+        }
         size_t prev = t ? y[t - 1] : Y;
-        for (uint32_t i = seq->boff[t]; i < seq->boff[t + 1]; i++)
+        for (uint32_t i = seq->boff[t]; i < seq->boff[t + 1]; i++) {
+            term += theta[crf->bblk[seq->bobs[i]] + prev * Y + y[t]];
             s += theta[crf->bblk[seq->bobs[i]] + prev * Y + y[t]];
+        }
+        if (terms)
+            terms[t] = term;
     }
     return s;
+}
+
+double crfp_path_score(const crfp_crf *crf, const crfp_seq *seq, const double *theta,
+                       const uint32_t *y)
+{
+    return crfp_path_terms(crf, seq, theta, y, NULL);
 }

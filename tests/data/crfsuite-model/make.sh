@@ -13,6 +13,9 @@
 #                                  objective at the optimum
 #   expected.txt                   crfsuite tag -p -i: each sequence's
 #                                  probability, each token's label and marginal
+#   expected-all.txt               crfsuite tag -r -i -l: each token's gold
+#                                  label, label and marginal, and every
+#                                  label's marginal
 # tests/pipeline/crfsuite_model.sh and python/tests/test_interop.py check
 # that crfpipe, given model.crfsuite, tags test.crfsuite as expected.txt says.
 set -eu
@@ -46,3 +49,4 @@ mk "$pos/test.conllu" 40 >"$here/test.crfsuite"
 "$CRFSUITE" learn -m "$here/model.crfsuite" -p c2=1 -p max_iterations=1000 "$here/train.crfsuite" |
     grep '^Loss:' | tail -n 1 >"$here/loss.txt"
 "$CRFSUITE" tag -p -i -m "$here/model.crfsuite" "$here/test.crfsuite" >"$here/expected.txt"
+"$CRFSUITE" tag -r -i -l -m "$here/model.crfsuite" "$here/test.crfsuite" >"$here/expected-all.txt"

@@ -25,6 +25,9 @@
 #   loss.txt                       the last "Loss:" line of its log
 #   expected.txt                   crfsuite tag -p -i: each sequence's
 #                                  probability, each token's label and marginal
+#   expected-all.txt               crfsuite tag -r -i -l: each token's gold
+#                                  label, label and marginal, and every
+#                                  label's marginal
 # tests/pipeline/crfsuite_model.sh checks that crfpipe, given model.crfsuite,
 # tags test.crfsuite as expected.txt says, and that trained on
 # train.crfsuite it reaches CRFsuite's optimum.
@@ -72,3 +75,4 @@ mk "$pos/test.conllu" 40 >"$here/test.crfsuite"
     -p feature.minfreq=-1e9 "$here/train.crfsuite" |
     grep '^Loss:' | tail -n 1 >"$here/loss.txt"
 "$CRFSUITE" tag -p -i -m "$here/model.crfsuite" "$here/test.crfsuite" >"$here/expected.txt"
+"$CRFSUITE" tag -r -i -l -m "$here/model.crfsuite" "$here/test.crfsuite" >"$here/expected-all.txt"
