@@ -217,9 +217,13 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
     char sname[160];
     snprintf(sname, sizeof sname, "%s-scores", w->pred);
     const crfp_value *v = w->scores ? crfp_ann_get(sent, sname) : NULL;
-    if (w->scores && (!v || v->type != CRFP_V_LIST || v->u.list.n < nbest))
+    if (w->scores && (!v || v->type != CRFP_V_LIST || v->u.list.n == 0))
         return unwritable(w, doc, s, 0, "scores=true, but the sequence has no score for each "
                           "labelling (crfpipe tag --scores true gives them)");
+    /* a sequence with fewer labellings than --nbest asked for (a short
+     * one): the tagger scored those it found, and marks the others "_" */
+    if (w->scores && v->u.list.n < nbest)
+        nbest = v->u.list.n;
     const char *text = crfp_doc_text(doc, NULL);
     crfp_status st = CRFP_OK;
     for (size_t k = 0; k < nbest && st == CRFP_OK; k++) {

@@ -28,7 +28,12 @@
  *     posterior probability of each of its tokens (a joint probability is
  *     never above a marginal of it);
  *   - with force, a token whose force feature holds a label of the model
- *     is predicted that label, with probability 1 under posteriors. */
+ *     is predicted that label, with probability 1 under posteriors;
+ *   - the results print as Wapiti (wapiti_writer scores=true) and CRFsuite
+ *     (crfsuite_writer probability, marginal, marginal-all) print them, or
+ *     the writer says what is missing; when the run gave what a writer
+ *     needs (scores and token-scores; scores and posteriors, and marginals
+ *     in label order), it must succeed. */
 #include "fuzzhost.h"
 
 #include <math.h>
@@ -185,6 +190,55 @@ static void check_token(const crfp_ann *a, const run_opts *o)
         fz_fail("marginals do not sum as probabilities", crfp_ann_str(a, out));
 }
 
+/* doc written by WRITER with the n parameters names=values: CRFP_OK, or
+ * an error that says why. */
+static crfp_status write_as(const char *writer, const char *const *names,
+                            const char *const *values, size_t n, const crfp_doc *doc)
+{
+    crfp_host *h = fz_host();
+    crfp_params *wp;
+    const crfp_writer_vtable *wr = fz_plugin(writer, CRFP_KIND_WRITER, names, values, n, &wp);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out)
+        fz_fail("set-up", "open_memstream");
+    crfp_stream os = {out, "fuzz.out"};
+    void *ws = NULL;
+    crfp_error_clear(h);
+    crfp_status st = wr->open(h, wp, &os, &ws);
+    if (st == CRFP_OK)
+        st = wr->write(ws, doc);
+    if (st == CRFP_OK)
+        st = wr->finish(ws);
+    if (ws)
+        wr->close(ws);
+    fclose(out);
+    free(buf);
+    crfp_params_free(wp);
+    if (st != CRFP_OK && !crfp_errmsg(h)[0])
+        fz_fail("a writer failed without a message", writer);
+    return st;
+}
+
+static void check_writers(const crfp_doc *d, const run_opts *o, int scores)
+{
+    static const char *const wn[] = {"scores"}, *const wv[] = {"true"};
+    static const char *const cn[] = {"probability", "marginal", "marginal-all"},
+                             *const cv[] = {"true", "true", "true"};
+    if (strcmp(o->out, "predicted") != 0)
+        return;   /* the writers read the default output; a renamed one is not theirs */
+    crfp_status st = write_as("wapiti_writer", wn, wv, 1, d);
+    if (st != CRFP_OK && scores && o->tokscores)
+        fz_fail("Wapiti's output of a run with scores and token-scores failed",
+                crfp_errmsg(fz_host()));
+    st = write_as("crfsuite_writer", cn, cv, 3, d);
+    if (st != CRFP_OK && scores && o->post && o->R > 0 && o->by_label)
+        fz_fail("CRFsuite's output of a run with scores, posteriors and marginals failed",
+                crfp_errmsg(fz_host()));
+    crfp_error_clear(fz_host());
+}
+
 static void check_doc(crfp_doc *d)
 {
     crfp_annset *set = crfp_doc_annset(d, "", 0);
@@ -232,6 +286,7 @@ static void check_doc(crfp_doc *d)
             fz_fail("a span without tokens, or of probability 0", sp);
     }
     free(all);
+    check_writers(d, &o, strcmp(recorded(pr, "scores", "false"), "true") == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
