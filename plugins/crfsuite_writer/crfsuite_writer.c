@@ -217,12 +217,9 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
 static crfp_status w_write(void *state, const crfp_doc *doc)
 {
     csw *w = state;
-    crfp_annset *set = crfp_doc_annset((crfp_doc *)doc, w->set, 0);
-    if (!set)
-        return CRFP_OK;
-    report_dropped(w, doc);
-    crfp_status st = sentwalk(w->host, doc, set, put_sentence, w);
-    return st == CRFP_OK ? sentwalk_out_status(w->host, w->out, 0) : st;
+    if (crfp_doc_annset((crfp_doc *)doc, w->set, 0))
+        report_dropped(w, doc);
+    return sentwalk_document(w->host, w->out, doc, w->set, put_sentence, w);
 }
 
 static crfp_status w_finish(void *state)

@@ -46,49 +46,8 @@ typedef struct wpw {
     crfp_stream *out;
     const char *pred, *set;
     int scores, labels_only, warned;
-    /* this document's: from its columns (a column file), or NULL: its
-     * tokens' text */
-    char **cols;
-    size_t ncols;
-    char sep;
+    linecols lc;   /* this document's line, if it is a column file's */
 } wpw;
-
-/* Whether column NAME (len bytes) is the prediction's: PRED or PRED-... */
-static int of_prediction(const wpw *w, const char *name, size_t len)
-{
-    size_t pl = strlen(w->pred);
-    return len >= pl && memcmp(name, w->pred, pl) == 0 && (len == pl || name[pl] == '-');
-}
-
-static void drop_columns(wpw *w)
-{
-    for (size_t k = 0; k < w->ncols; k++)
-        free(w->cols[k]);
-    free(w->cols);
-    w->cols = NULL;
-    w->ncols = 0;
-}
-
-/* A column file's document: the columns that make its lines. */
-static crfp_status line_columns(wpw *w, const crfp_doc *doc)
-{
-    drop_columns(w);
-    const char *fmt = crfp_doc_meta_str(doc, "format"), *cols = crfp_doc_meta_str(doc, "columns");
-    const char *sep = crfp_doc_meta_str(doc, "separator");
-    if (!fmt || strcmp(fmt, "conll") != 0 || !cols)
-        return CRFP_OK;
-    w->sep = sep && strcmp(sep, "space") == 0 ? ' ' : '\t';
-    if (columns_split(cols, &w->cols, &w->ncols) != 0)
-        return crfp_error(w->host, CRFP_ENOMEM, "out of memory");
-    size_t n = 0;
-    for (size_t k = 0; k < w->ncols; k++)
-        if (of_prediction(w, w->cols[k], strlen(w->cols[k])))
-            free(w->cols[k]);
-        else
-            w->cols[n++] = w->cols[k];
-    w->ncols = n;
-    return CRFP_OK;
-}
 
 static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *out, void **state)
 {
@@ -112,7 +71,7 @@ static int written(void *ud, const char *s, size_t l)
 {
     const wpw *w = ud;
     size_t pl = strlen(w->pred), k = pl + 1;
-    if (w->cols && !of_prediction(w, s, l))
+    if (w->lc.n && !linecols_is_prediction(w->pred, s, l))
         return 1;
     if (w->scores && l >= 6 && memcmp(s + l - 6, "-score", 6) == 0)
         l -= 6;
@@ -149,7 +108,7 @@ static crfp_status unwritable(wpw *w, const crfp_doc *doc, size_t s, size_t t, c
  * prediction (the feature `pred`), and with scores=true a TAB, the
  * prediction again, '/' and its score (the feature `pred`-score). */
 static crfp_status put_token(wpw *w, const crfp_doc *doc, size_t s, size_t t, const crfp_ann *a,
-                             const char *text, const char *predname)
+                             const char *predname)
 {
     const char *pred = crfp_ann_str(a, predname), *score = NULL;
     if (!pred)
@@ -165,41 +124,15 @@ static crfp_status put_token(wpw *w, const crfp_doc *doc, size_t s, size_t t, co
         if (strpbrk(score, "\n\r"))
             return unwritable(w, doc, s, t, "its score holds a line break");
     }
-    if (!w->labels_only && w->cols) {
-        for (size_t c = 0; c < w->ncols; c++) {
-            const char *cell = crfp_ann_str(a, w->cols[c]);
-            if (!cell || !*cell)
-                cell = "_";
-            if (strpbrk(cell, "\n\r") || strchr(cell, w->sep) || (w->sep == ' ' && strchr(cell, '\t')))
-                return unwritable(w, doc, s, t, "a cell holds a line break or the separator");
-            fputs(cell, w->out->fp);
-            fputc(c + 1 < w->ncols ? w->sep : '\t', w->out->fp);
-        }
-    } else if (!w->labels_only) {
-        size_t b, e;
-        if (crfp_doc_to_byte(doc, a->start, &b) != CRFP_OK ||
-            crfp_doc_to_byte(doc, a->end, &e) != CRFP_OK || e < b)
-            return unwritable(w, doc, s, t, "its span is not on the text's characters");
-        if (memchr(text + b, '\n', e - b) || memchr(text + b, '\r', e - b))
-            return unwritable(w, doc, s, t, "its text holds a line break");
-        fwrite(text + b, 1, e - b, w->out->fp);
-        fputc('\t', w->out->fp);
-    }
+    const char *why = w->labels_only ? NULL : linecols_put(&w->lc, doc, a, w->lc.sep, "",
+                                                           w->out->fp);
+    if (why)
+        return unwritable(w, doc, s, t, why);
     fputs(pred, w->out->fp);
     if (score)
         fprintf(w->out->fp, "\t%s/%s", pred, score);
     fputc('\n', w->out->fp);
     return CRFP_OK;
-}
-
-/* The feature of the k-th best labelling (0-based): the tagger's output,
- * then OUTPUT-2, OUTPUT-3... (--nbest). */
-static const char *pred_name(const wpw *w, size_t k, char *buf, size_t n)
-{
-    if (k == 0)
-        return w->pred;
-    snprintf(buf, n, "%s-%zu", w->pred, k + 1);
-    return buf;
 }
 
 /* One sequence: for each labelling the tagger gave (as wapiti label -n),
@@ -211,9 +144,7 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
     char name[160];
     if (nt == 0)
         return CRFP_OK;
-    size_t nbest = 1;
-    while (nbest < 1000 && crfp_ann_str(toks[0], pred_name(w, nbest, name, sizeof name)))
-        nbest++;
+    size_t nbest = sentwalk_nbest(toks[0], w->pred);
     char sname[160];
     snprintf(sname, sizeof sname, "%s-scores", w->pred);
     const crfp_value *v = w->scores ? crfp_ann_get(sent, sname) : NULL;
@@ -224,7 +155,6 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
      * one): the tagger scored those it found, and marks the others "_" */
     if (w->scores && v->u.list.n < nbest)
         nbest = v->u.list.n;
-    const char *text = crfp_doc_text(doc, NULL);
     crfp_status st = CRFP_OK;
     for (size_t k = 0; k < nbest && st == CRFP_OK; k++) {
         if (w->scores) {
@@ -232,9 +162,9 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
                 return unwritable(w, doc, s, 0, "a score that is not a number");
             fprintf(w->out->fp, "# %zu %f\n", k, v->u.list.items[k].u.f);
         }
-        const char *pn = pred_name(w, k, name, sizeof name);
+        const char *pn = sentwalk_pred_name(w->pred, k, name, sizeof name);
         for (size_t t = 0; t < nt && st == CRFP_OK; t++)
-            st = put_token(w, doc, s, t, toks[t], text, pn);
+            st = put_token(w, doc, s, t, toks[t], pn);
         if (st == CRFP_OK)
             fputc('\n', w->out->fp);
     }
@@ -244,15 +174,11 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
 static crfp_status w_write(void *state, const crfp_doc *doc)
 {
     wpw *w = state;
-    crfp_annset *set = crfp_doc_annset((crfp_doc *)doc, w->set, 0);
-    if (!set)
-        return CRFP_OK;
-    crfp_status lst = line_columns(w, doc);
-    if (lst != CRFP_OK)
-        return lst;
+    crfp_status st = linecols_of(w->host, doc, w->pred, &w->lc);
+    if (st != CRFP_OK)
+        return st;
     report_dropped(w, doc);
-    crfp_status st = sentwalk(w->host, doc, set, put_sentence, w);
-    return st == CRFP_OK ? sentwalk_out_status(w->host, w->out, 0) : st;
+    return sentwalk_document(w->host, w->out, doc, w->set, put_sentence, w);
 }
 
 static crfp_status w_finish(void *state)
@@ -263,7 +189,7 @@ static crfp_status w_finish(void *state)
 
 static void w_close(void *state)
 {
-    drop_columns(state);
+    linecols_free(&((wpw *)state)->lc);
     free(state);
 }
 

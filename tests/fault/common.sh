@@ -73,6 +73,10 @@ run_cmd() {
     ppimport) $RUNNER "$CRFPIPE" model import -o "$2" "$top_srcdir/tests/data/crfpp-model/model" ;;
     pptimport) $RUNNER "$CRFPIPE" model import -o "$2" \
                    "$top_srcdir/tests/data/crfpp-model/model.txt" ;;
+    # CRF++'s model tagging as crf_test -v2 -n 2 prints (crfpp_writer)
+    ppall) $RUNNER "$CRFPIPE" tag --model "$tmp/ppimport.model" --threads 1 --posteriors \
+               --nbest 2 --marginals 100 --marginals-order label --to crfpp \
+               --writer-param verbose=2 -o "$2" "$top_srcdir/tests/data/wapiti-model/test.txt" ;;
     # GATE spans made token labels, written as columns
     spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
                -o "$2" ;;
@@ -122,7 +126,7 @@ X
   <stage plugin="conll_writer"><param name="columns" value="string,label"/></stage>
 </pipeline>
 X
-    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err" || ! run_cmd wapimport "$tmp/wap.model" 2>"$tmp/err" || ! run_cmd wapraw "$tmp/wapraw.model" 2>"$tmp/err" || ! run_cmd csimport "$tmp/csimport.model" 2>"$tmp/err"; then
+    if ! run_cmd convert "$tmp/tiny.xml" 2>"$tmp/err" || ! run_cmd train "$tmp/ref.model" 2>"$tmp/err" || ! run_cmd crfsuite "$tmp/cs.model" 2>"$tmp/err" || ! run_cmd wapimport "$tmp/wap.model" 2>"$tmp/err" || ! run_cmd wapraw "$tmp/wapraw.model" 2>"$tmp/err" || ! run_cmd csimport "$tmp/csimport.model" 2>"$tmp/err" || ! run_cmd ppimport "$tmp/ppimport.model" 2>"$tmp/err"; then
         cat "$tmp/err" >&2
         echo "FAIL: training the reference model without faults" >&2
         exit 1

@@ -29,11 +29,12 @@
  *     never above a marginal of it);
  *   - with force, a token whose force feature holds a label of the model
  *     is predicted that label, with probability 1 under posteriors;
- *   - the results print as Wapiti (wapiti_writer scores=true) and CRFsuite
- *     (crfsuite_writer probability, marginal, marginal-all) print them, or
- *     the writer says what is missing; when the run gave what a writer
- *     needs (scores and token-scores; scores and posteriors, and marginals
- *     in label order), it must succeed. */
+ *   - the results print as Wapiti (wapiti_writer scores=true), CRFsuite
+ *     (crfsuite_writer probability, marginal, marginal-all) and CRF++
+ *     (crfpp_writer verbose=2) print them, or the writer says what is
+ *     missing; when the run gave what a writer needs (scores and
+ *     token-scores; scores, posteriors and marginals in label order;
+ *     posteriors and every label's marginal), it must succeed. */
 #include "fuzzhost.h"
 
 #include <math.h>
@@ -235,6 +236,11 @@ static void check_writers(const crfp_doc *d, const run_opts *o, int scores)
     st = write_as("crfsuite_writer", cn, cv, 3, d);
     if (st != CRFP_OK && scores && o->post && o->R > 0 && o->by_label)
         fz_fail("CRFsuite's output of a run with scores, posteriors and marginals failed",
+                crfp_errmsg(fz_host()));
+    static const char *const pn[] = {"verbose"}, *const pv[] = {"2"};
+    st = write_as("crfpp_writer", pn, pv, 1, d);
+    if (st != CRFP_OK && o->post && o->R >= NLABELS)
+        fz_fail("CRF++'s output of a run with posteriors and every marginal failed",
                 crfp_errmsg(fz_host()));
     crfp_error_clear(fz_host());
 }

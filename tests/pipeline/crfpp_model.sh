@@ -4,6 +4,9 @@
 # test data as `crf_test -v1` did: the same label and marginal for every
 # token and the same probability for every sentence (to CRF++'s 6 printed
 # decimals; the binary model's weights are floats, as crf_test reads them).
+# Written as crf_test writes (--to crfpp), the output of -v1, -v2 and -v1
+# -n 2 is crf_test's but for the last printed digit of a few numbers
+# (CRF++ sums in single precision).
 # The same template behind #!crf++ makes exactly the features the model
 # lists, and crfpipe trained to CRF++'s objective in CRF++'s model family
 # reaches its weights.  Hostile model files are refused with what is wrong, exit 1 and
@@ -35,6 +38,30 @@ for m in model model.txt; do
         END { printf "%s: %d tokens with CRF++'"'"'s labels, marginals and sentence probabilities\n", m, toks; exit bad > 0 }' ||
         fail "the imported $m does not tag as crf_test did"
 done
+# in crf_test's own format (the model imported from the binary file)
+m=model.crfpipe
+"$CRFPIPE" tag --model "$tmp/$m" --posteriors --to crfpp --writer-param verbose=1 -o "$tmp/v1.txt" \
+    "$test" || fail "tag --to crfpp, verbose=1"
+same_but_rounding "$tmp/v1.txt" "$d/expected.txt" || fail "--to crfpp is not crf_test -v1's output"
+"$CRFPIPE" tag --model "$tmp/$m" --posteriors --marginals 100 --marginals-order label --to crfpp \
+    --writer-param verbose=2 -o "$tmp/v2.txt" "$test" 2>"$tmp/log" || fail "tag --to crfpp, verbose=2"
+! grep -q "not written" "$tmp/log" || { cat "$tmp/log"; fail "verbose=2: marginals said not written"; }
+same_but_rounding "$tmp/v2.txt" "$d/expected-v2.txt" || fail "--to crfpp is not crf_test -v2's output"
+"$CRFPIPE" tag --model "$tmp/$m" --posteriors --nbest 2 --marginals 100 --to crfpp \
+    --writer-param verbose=1 -o "$tmp/n2.txt" "$test" 2>/dev/null || fail "tag --to crfpp, --nbest 2"
+same_but_rounding "$tmp/n2.txt" "$d/expected-n2.txt" || fail "--to crfpp is not crf_test -v1 -n 2's"
+# without verbose: the columns and the label, as crf_test prints them
+"$CRFPIPE" tag --model "$tmp/$m" --to crfpp -o "$tmp/v0.txt" "$test" || fail "tag --to crfpp"
+awk -F'\t' '/^#/ { next } NF { sub(/\/[^\/]*$/, "") } { print }' "$d/expected.txt" |
+    cmp -s - "$tmp/v0.txt" || fail "--to crfpp is not crf_test's output"
+# what verbose needs and the tagger did not give: the option to use
+expect_fail "posteriors gives it" "$CRFPIPE" tag --model "$tmp/$m" --to crfpp \
+    --writer-param verbose=1 "$test"
+expect_fail "marginals-order label gives" "$CRFPIPE" tag --model "$tmp/$m" --posteriors \
+    --to crfpp --writer-param verbose=2 "$test"
+expect_fail "no probability of each" "$CRFPIPE" tag --model "$tmp/$m" --nbest 2 --to crfpp "$test"
+expect_fail "verbose must be 0, 1 or 2" "$CRFPIPE" tag --model "$tmp/$m" --to crfpp \
+    --writer-param verbose=3 "$test"
 
 # The template in CRF++'s dialect, with crf_learn's -f 3: the features of
 # the text model, byte for byte.

@@ -9,6 +9,8 @@
 #   model.txt    the text model crf_learn -t writes beside it
 #   expected.txt crf_test -v1 on ../wapiti-model/test.txt: each sentence's
 #                probability, then each token with its label and marginal
+#   expected-v2.txt  crf_test -v2: every label's marginal too
+#   expected-n2.txt  crf_test -v1 -n 2: the two best labellings
 # tests/pipeline/crfpp_model.sh checks that crfpipe, given either model,
 # tags test.txt as expected.txt says, that the same template behind #!crf++
 # makes the features the model lists, and that crfpipe trained to CRF++'s
@@ -18,3 +20,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${CRFPP:+$CRFPP/}
 "${bin}crf_learn" -t -f 3 -c 4 -e 0.0000000001 -p 1 "$here/template" "$here/../wapiti-model/train.txt" "$here/model"
 "${bin}crf_test" -v1 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected.txt"
+"${bin}crf_test" -v2 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-v2.txt"
+"${bin}crf_test" -v1 -n 2 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-n2.txt"
