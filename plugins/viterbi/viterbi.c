@@ -104,6 +104,10 @@ static const crfp_param_spec params[] = {
      "tokens' set"},
     {"span-feature", CRFP_PARAM_STRING, "label",
      "feature of each span annotation holding its type (the label without B-/I-)"},
+    {"weight-scale", CRFP_PARAM_FLOAT, "1",
+     "multiply every weight by this (> 0), as CRF++'s crf_test -c: the labelling stays, the "
+     "probabilities sharpen (above 1) or flatten (below 1); tuned on development data, it "
+     "calibrates them (temperature scaling, 1/T)"},
     {"label-bias", CRFP_PARAM_STRING, NULL,
      "LABEL:VALUE,... added to the score of LABEL at every token (e.g. O:-1 favours "
      "entities); needs the template's constant bigram pattern B"},
@@ -147,6 +151,7 @@ typedef struct tagger {
     char *spanfeat;
     char *spanset;    /* the spans' set, NULL: the tokens' */
     char *bias_spec;  /* label-bias, for provenance */
+    double scale;     /* weight-scale */
     colmap cm;        /* cm.n == 0: the document's columns */
     unsigned char *cm_warned;   /* per mapped column: its absence was reported */
     /* the input's columns were compared with the model's; documents may be
@@ -443,6 +448,22 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
     const char *cfg = crfp_crf_features_config(tg->crf, &cfglen);
     if ((st = tg->fv->load(host, cfg, cfglen, model, &tg->ex)) != CRFP_OK)
         goto fail;
+    tg->scale = crfp_params_float(p, "weight-scale");
+    if (!(tg->scale > 0.0) || !isfinite(tg->scale)) {
+        st = crfp_error(host, CRFP_EINVAL, "weight-scale must be a number above 0, not %g",
+                        tg->scale);
+        goto fail;
+    }
+    if (tg->scale != 1.0) {
+        /* before the bias, which is in the scaled scores' units */
+        double *wts = crfp_crf_weights(tg->crf);
+        for (size_t i = 0, n = crfp_crf_nparams(tg->crf); i < n; i++)
+            if (!isfinite(wts[i] *= tg->scale)) {
+                st = crfp_error(host, CRFP_EINVAL, "weight-scale %g makes a weight of the model "
+                                "%s too large for a double", tg->scale, model);
+                goto fail;
+            }
+    }
     const char *bias = crfp_params_str(p, "label-bias");
     if (bias && *bias) {
         if ((st = apply_bias(host, tg->crf, bias, model)) != CRFP_OK)
@@ -1220,8 +1241,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         snprintf(nb, sizeof nb, "%zu", tg->nbest);
         /* What the model learnt (its label) and how it was fed. */
         const char *label = crfp_crf_meta(tg->crf, "label");
-        const char *names[16] = {"model", "nbest", "posteriors", "output", "label"};
-        const char *values[16] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
+        const char *names[17] = {"model", "nbest", "posteriors", "output", "label"};
+        const char *values[17] = {tg->model_path, nb, tg->posteriors ? "true" : "false",
                                  tg->output, label ? label : ""};
         size_t np = 5;
         if (tg->scores) {
@@ -1239,6 +1260,12 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         if (tg->bias_spec) {
             names[np] = "label-bias";
             values[np++] = tg->bias_spec;
+        }
+        char scb[40];
+        if (tg->scale != 1.0) {
+            snprintf(scb, sizeof scb, "%.17g", tg->scale);
+            names[np] = "weight-scale";
+            values[np++] = scb;
         }
         char nmb[32];
         if (tg->nmarg) {

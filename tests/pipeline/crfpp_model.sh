@@ -4,9 +4,9 @@
 # test data as `crf_test -v1` did: the same label and marginal for every
 # token and the same probability for every sentence (to CRF++'s 6 printed
 # decimals; the binary model's weights are floats, as crf_test reads them).
-# Written as crf_test writes (--to crfpp), the output of -v1, -v2 and -v1
-# -n 2 is crf_test's but for the last printed digit of a few numbers
-# (CRF++ sums in single precision).
+# Written as crf_test writes (--to crfpp), the output of -v1, -v2, -v1
+# -n 2 and -v1 -c 0.5 (--weight-scale 0.5) is crf_test's but for the last
+# printed digit of a few numbers (CRF++ sums in single precision).
 # The same template behind #!crf++ makes exactly the features the model
 # lists, and crfpipe trained to CRF++'s objective in CRF++'s model family
 # reaches its weights.  Hostile model files are refused with what is wrong, exit 1 and
@@ -50,6 +50,14 @@ same_but_rounding "$tmp/v2.txt" "$d/expected-v2.txt" || fail "--to crfpp is not 
 "$CRFPIPE" tag --model "$tmp/$m" --posteriors --nbest 2 --marginals 100 --to crfpp \
     --writer-param verbose=1 -o "$tmp/n2.txt" "$test" 2>/dev/null || fail "tag --to crfpp, --nbest 2"
 same_but_rounding "$tmp/n2.txt" "$d/expected-n2.txt" || fail "--to crfpp is not crf_test -v1 -n 2's"
+# crf_test -c 0.5 (its cost factor: every weight halved) is --weight-scale 0.5
+"$CRFPIPE" tag --model "$tmp/$m" --posteriors --weight-scale 0.5 --to crfpp \
+    --writer-param verbose=1 -o "$tmp/c05.txt" "$test" || fail "tag --weight-scale 0.5"
+same_but_rounding "$tmp/c05.txt" "$d/expected-c05.txt" || fail "--weight-scale 0.5 is not crf_test -c 0.5"
+cmp -s "$tmp/c05.txt" "$tmp/v1.txt" && fail "--weight-scale 0.5 changed nothing"
+expect_fail "weight-scale must be a number above 0" "$CRFPIPE" tag --model "$tmp/$m" \
+    --weight-scale 0 "$test"
+expect_fail "too large for a double" "$CRFPIPE" tag --model "$tmp/$m" --weight-scale 1e308 "$test"
 # without verbose: the columns and the label, as crf_test prints them
 "$CRFPIPE" tag --model "$tmp/$m" --to crfpp -o "$tmp/v0.txt" "$test" || fail "tag --to crfpp"
 awk -F'\t' '/^#/ { next } NF { sub(/\/[^\/]*$/, "") } { print }' "$d/expected.txt" |
