@@ -39,23 +39,7 @@ per_sentence() {
 # that a number (D.DDD...) may differ by 2e-6, the last of six printed
 # decimals: CRF++ sums a token's weights in single precision.
 same_but_rounding() {
-    awk -v F="$2" '
-        { if ((getline other < F) <= 0) { print "more lines than " F; bad++; exit }
-          a = $0; b = other
-          while (1) {
-              if (!match(a, /[0-9]+\.[0-9]+/)) { if (a != b) { bad++; print NR ": " $0 " | " other }; break }
-              sa = RSTART; la = RLENGTH
-              if (!match(b, /[0-9]+\.[0-9]+/) || RSTART != sa || substr(a, 1, sa - 1) != substr(b, 1, sa - 1)) {
-                  bad++; print NR ": " $0 " | " other; break }
-              x = substr(a, sa, la) + 0; y = substr(b, RSTART, RLENGTH) + 0
-              if ((x - y) ^ 2 > 4e-12) { bad++; print NR ": " x " vs " y; break }
-              nums++; near += x != y
-              a = substr(a, sa + la); b = substr(b, RSTART + RLENGTH)
-          }
-          n++ }
-        END { if ((getline other < F) > 0) { print "fewer lines than " F; bad++ }
-              printf "%d lines, %d numbers, %d of them 1e-6 apart\n", n, nums, near
-              exit bad > 0 || n == 0 }' "$1"
+    awk -v F="$2" -f "$top_srcdir/tests/same-but-rounding.awk" "$1"
 }
 # model_observations MODEL: the observations of a crfpipe model that carry
 # a weight, sorted, one a line.
