@@ -13,7 +13,10 @@
 #     test.txt: whether every token gets CRFsuite's label, and the tagging
 #     time (best of 3) and memory of `crfsuite tag` and `crfpipe tag`;
 #   - crfpipe's seen-pairs model exported (`crfpipe model export`) and
-#     tagged by `crfsuite tag`: whether every token gets crfpipe's label.
+#     tagged by `crfsuite tag`: whether every token gets crfpipe's label;
+#   - `crfsuite tag -p -i -l` against the imported model's output in that
+#     format (crfsuite_writer's probability, marginal, marginal-all): the
+#     same lines, numbers to their last printed digit.
 # Usage: bench/crfsuite.sh DATA_DIR [CRFSUITE]
 #   DATA_DIR holds conll2000/train.txt and test.txt (research use: read
 #   there, never copied); CRFSUITE is the crfsuite program (default: from
@@ -106,6 +109,14 @@ if [ -n "$crfsuite" ]; then
         "$tmp/test.crfsuite" "$tmp/ex.out"
     rows+=("| crfpipe's seen-pairs model exported ($(wall export) s, $(rss export) MB), crfsuite tag | - | - | $(f1 "$tmp/ex.out") | $(wall ex-tag) | $(rss ex-tag) |")
     same_ex=$(paste "$tmp/ex.out" "$tmp/sp.out" | awk -F'\t' '$1 != "" { n++; s += ($2 == $4) } END { printf "%d of %d", s, n }')
+    "$crfsuite" tag -p -i -l -m "$tmp/cs.model" "$tmp/test.crfsuite" >"$tmp/cs-pil.out"
+    "$crfpipe" tag --model "$tmp/imported.model" --scores true --posteriors --marginals 1000 \
+        --marginals-order label --writer-param probability=true --writer-param marginal=true \
+        --writer-param marginal-all=true --writer-param reference=false -o "$tmp/im-pil.out" \
+        "$tmp/test.crfsuite"
+    pil=$(awk -v F="$tmp/cs-pil.out" -f "$(dirname "$0")/../tests/same-but-rounding.awk" \
+        "$tmp/im-pil.out" || true)
+    cmp -s "$tmp/cs-pil.out" "$tmp/im-pil.out" && pil="$pil; byte for byte"
 fi
 
 echo "| run | training s | training MB | chunk F1 | tagging s | tagging MB |"
@@ -113,4 +124,5 @@ echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 [ -n "$crfsuite" ] && echo "tokens labelled as crfsuite tag labels them, with the imported model: $same"
 [ -n "$crfsuite" ] && echo "tokens crfsuite tag labels as crfpipe tag does, with crfpipe's exported model: $same_ex"
+[ -n "$crfsuite" ] && echo "crfsuite tag -p -i -l against the imported model's output: $pil"
 exit 0

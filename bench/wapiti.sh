@@ -11,7 +11,10 @@
 #   - the Wapiti model imported (`crfpipe model import`, its time and
 #     memory) and tagging test.txt: whether every token gets Wapiti's label,
 #     and the tagging time (best of 3) and memory of `wapiti label` and
-#     `crfpipe tag`.
+#     `crfpipe tag`;
+#   - `wapiti label -s` and `-p -s` against the imported model's output in
+#     Wapiti's format (--scores true --token-scores true --to wapiti): the
+#     same lines, numbers to their last printed digit.
 # Usage: bench/wapiti.sh DATA_DIR [WAPITI]
 #   DATA_DIR holds conll2000/train.txt and test.txt (research use: read
 #   there, never copied); WAPITI is the wapiti program (default: from PATH;
@@ -33,7 +36,7 @@ tpl=$here/samples/chunking/chunking.tpl
 f1() { "$crfpipe" eval "$1" 2>/dev/null | sed -n 's/^chunk F1: *//p'; }
 active() { "$crfpipe" model info "$1" | sed -n 's/^active\t//p'; }
 
-rows=()
+rows=() scored=()
 timed cp-train "$crfpipe" train --template "$tmp/wapiti.tpl" --rho1 0.5 --rho2 1e-4 \
     --threads 2 --model "$tmp/cp.model" "$data/train.txt" 2>"$tmp/cp.log"
 # the same objective in both programs: where each stopped
@@ -49,7 +52,17 @@ if [ -n "$wapiti" ]; then
     rows+=("| wapiti train -p chunking.tpl (objective $w_obj), wapiti label | $(wall w-train) | $(rss w-train) | $(sed -n '1s/^#mdl#2#//p' "$tmp/w.model") | $(f1 "$tmp/w.out") | $(wall w-tag) | $(rss w-tag) |")
     rows+=("| the Wapiti model imported ($(wall import) s, $(rss import) MB), crfpipe tag | - | - | $(active "$tmp/im.model") | $(f1 "$tmp/im.out") | $(wall im-tag) | $(rss im-tag) |")
     same=$(same_last_field "$tmp/w.out" "$tmp/im.out")
+    for dec in viterbi posterior; do
+        [ $dec = viterbi ] && p= || p=-p
+        "$wapiti" label -m "$tmp/w.model" $p -s "$data/test.txt" "$tmp/ws.out" 2>/dev/null
+        "$crfpipe" tag --model "$tmp/im.model" --decode $dec --scores true --token-scores true \
+            --to wapiti -o "$tmp/cs.out" "$data/test.txt" 2>/dev/null
+        s=$(awk -v F="$tmp/ws.out" -f "$here/tests/same-but-rounding.awk" "$tmp/cs.out" || true)
+        cmp -s "$tmp/ws.out" "$tmp/cs.out" && s="$s; byte for byte"
+        scored+=("wapiti label $p -s against the imported model's output: $s")
+    done
 fi
 print_rows "${rows[@]}"
 [ -n "$wapiti" ] && echo "tokens labelled as wapiti label labels them, with the imported model: $same"
+[ -n "$wapiti" ] && printf '%s\n' "${scored[@]}"
 exit 0
