@@ -551,6 +551,40 @@ static crfp_status train_extra(crfp_host *host, int argc, char **argv, helpdoc *
 
 /* Writer options of crfpipe tag, with the declaration of the first writer
  * (conllu, then conll) that has them. */
+/* The reader's (--from, --format) or writer's (--to) parameters, when
+ * the command line names its format: a section "Parameters of KIND NAME,
+ * given as --reader-param / --writer-param NAME=VALUE". */
+static const struct format_end {
+    const char *opt, *param;
+    crfp_kind kind;
+} format_ends[] = {{"from", "--reader-param", CRFP_KIND_READER},
+                   {"format", "--reader-param", CRFP_KIND_READER},
+                   {"to", "--writer-param", CRFP_KIND_WRITER}};
+
+static crfp_status format_params(crfp_host *host, int argc, char **argv, helpdoc *h,
+                                 const struct format_end *e)
+{
+    const char *fmt = argv_value(argc, argv, e->opt, NULL);
+    if (!fmt)
+        return CRFP_OK;
+    const crfp_plugin *pl;
+    if (crfp_host_find_format(host, e->kind, fmt, &pl) != CRFP_OK)
+        return crfp_error_prefix(host, "--%s", e->opt);
+    const crfp_plugin_descriptor *d = pl->desc;
+    char t[160];
+    snprintf(t, sizeof t, "Parameters of %s %s, given as %s NAME=VALUE", crfp_kind_name(d->kind),
+             d->name, e->param);
+    const char *title = keep(h, strdup(t));
+    section *s = title ? add_section(h, title, NULL) : NULL;
+    if (!s)
+        return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    s->params = 1;
+    for (size_t i = 0; i < d->nparams; i++)
+        if (add_spec(h, s, &d->params[i], 1) != CRFP_OK)
+            return crfp_error(host, CRFP_ENOMEM, "out of memory");
+    return CRFP_OK;
+}
+
 static crfp_status tag_writer_section(crfp_host *host, helpdoc *h)
 {
     section *s = add_section(h, "Writer options (CoNLL and CoNLL-U output)",
@@ -601,36 +635,16 @@ static crfp_status tag_extra(crfp_host *host, int argc, char **argv, helpdoc *h)
         if (add_spec(h, s, &specs[i], 0) != CRFP_OK)
             return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
-    return tag_writer_section(host, h);
+    st = tag_writer_section(host, h);
+    for (size_t e = 1; e < N(format_ends) && st == CRFP_OK; e++)
+        st = format_params(host, argc, argv, h, &format_ends[e]);
+    return st;
 }
 
 static crfp_status convert_extra(crfp_host *host, int argc, char **argv, helpdoc *h)
 {
-    static const struct {
-        const char *opt, *param;
-        crfp_kind kind;
-    } ends[] = {{"from", "--reader-param", CRFP_KIND_READER}, {"to", "--writer-param", CRFP_KIND_WRITER}};
-    for (size_t e = 0; e < N(ends); e++) {
-        const char *fmt = argv_value(argc, argv, ends[e].opt, NULL);
-        if (!fmt)
-            continue;
-        const crfp_plugin *pl;
-        if (crfp_host_find_format(host, ends[e].kind, fmt, &pl) != CRFP_OK)
-            return crfp_error_prefix(host, "--%s", ends[e].opt);
-        const crfp_plugin_descriptor *d = pl->desc;
-        char t[160];
-        snprintf(t, sizeof t, "Parameters of %s %s, given as %s NAME=VALUE", crfp_kind_name(d->kind),
-                 d->name, ends[e].param);
-        const char *title = keep(h, strdup(t));
-        section *s = title ? add_section(h, title, NULL) : NULL;
-        if (!s)
-            return crfp_error(host, CRFP_ENOMEM, "out of memory");
-        s->params = 1;
-        for (size_t i = 0; i < d->nparams; i++)
-            if (add_spec(h, s, &d->params[i], 1) != CRFP_OK)
-                return crfp_error(host, CRFP_ENOMEM, "out of memory");
-    }
-    return CRFP_OK;
+    crfp_status st = format_params(host, argc, argv, h, &format_ends[0]);
+    return st == CRFP_OK ? format_params(host, argc, argv, h, &format_ends[2]) : st;
 }
 
 /* The whole help of a command; on failure the message is in host. */

@@ -83,6 +83,12 @@ grep -q -- "--NAME.PARAM" "$tmp/t" || fail "chain help does not explain --NAME.P
 "$CRFPIPE" convert --from conll --to xml --help >"$tmp/t"
 grep -q "^Parameters of reader conll_reader" "$tmp/t" && grep -q "^  docstart=BOOL" "$tmp/t" ||
     fail "convert --from conll --help lacks the reader's parameters"
+# tag --to FORMAT (and --format FORMAT) --help lists the writer's (reader's)
+# parameters, given with --writer-param (--reader-param)
+"$CRFPIPE" tag --format wapiti --to crfpp --help >"$tmp/t"
+grep -q "^Parameters of writer crfpp_writer, given as --writer-param" "$tmp/t" &&
+    grep -q "^  verbose=N " "$tmp/t" && grep -q "^Parameters of reader wapiti_reader" "$tmp/t" ||
+    fail "tag --format wapiti --to crfpp --help lacks the reader's or the writer's parameters"
 
 # Suggestions: the nearest option, command, plugin.
 expect_fail "unknown option '--rho'; did you mean '--rho1'" "$CRFPIPE" train --rho 0.5 x
