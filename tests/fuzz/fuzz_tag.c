@@ -34,7 +34,9 @@
  *     (crfpp_writer verbose=2) print them, or the writer says what is
  *     missing; when the run gave what a writer needs (scores and
  *     token-scores; scores, posteriors and marginals in label order;
- *     posteriors and every label's marginal), it must succeed. */
+ *     posteriors and every label's marginal), it must succeed, unless a
+ *     cell holds what the format cannot (a carriage return read as part
+ *     of a word), which the message says. */
 #include "fuzzhost.h"
 
 #include <math.h>
@@ -222,6 +224,13 @@ static crfp_status write_as(const char *writer, const char *const *names,
     return st;
 }
 
+/* A writer's failure that is no fault: the document holds what the
+ * format has no room for, and the message says so. */
+static int unrepresentable(void)
+{
+    return strstr(crfp_errmsg(fz_host()), " holds a ") != NULL;
+}
+
 static void check_writers(const crfp_doc *d, const run_opts *o, int scores)
 {
     static const char *const wn[] = {"scores"}, *const wv[] = {"true"};
@@ -230,16 +239,16 @@ static void check_writers(const crfp_doc *d, const run_opts *o, int scores)
     if (strcmp(o->out, "predicted") != 0)
         return;   /* the writers read the default output; a renamed one is not theirs */
     crfp_status st = write_as("wapiti_writer", wn, wv, 1, d);
-    if (st != CRFP_OK && scores && o->tokscores)
+    if (st != CRFP_OK && scores && o->tokscores && !unrepresentable())
         fz_fail("Wapiti's output of a run with scores and token-scores failed",
                 crfp_errmsg(fz_host()));
     st = write_as("crfsuite_writer", cn, cv, 3, d);
-    if (st != CRFP_OK && scores && o->post && o->R > 0 && o->by_label)
+    if (st != CRFP_OK && scores && o->post && o->R > 0 && o->by_label && !unrepresentable())
         fz_fail("CRFsuite's output of a run with scores, posteriors and marginals failed",
                 crfp_errmsg(fz_host()));
     static const char *const pn[] = {"verbose"}, *const pv[] = {"2"};
     st = write_as("crfpp_writer", pn, pv, 1, d);
-    if (st != CRFP_OK && o->post && o->R >= NLABELS)
+    if (st != CRFP_OK && o->post && o->R >= NLABELS && !unrepresentable())
         fz_fail("CRF++'s output of a run with posteriors and every marginal failed",
                 crfp_errmsg(fz_host()));
     crfp_error_clear(fz_host());
