@@ -80,11 +80,12 @@ static int pred_plus(const csw *w, const char *s, size_t l, const char *suffix)
 }
 
 /* Whether the l bytes at s are one of the names written (or the attributes
- * of CRFsuite's own data, which are the input, not a result). */
+ * of CRFsuite's own data, which are the input, not a result; or the gold
+ * label that reference=false leaves out on purpose). */
 static int written(void *ud, const char *s, size_t l)
 {
     const csw *w = ud;
-    return (w->reference && strlen(w->label) == l && memcmp(s, w->label, l) == 0) ||
+    return (strlen(w->label) == l && memcmp(s, w->label, l) == 0) ||
            (strlen(w->pred) == l && memcmp(s, w->pred, l) == 0) ||
            (w->marginal && pred_plus(w, s, l, "-prob") && l == strlen(w->pred) + 5) ||
            (w->marginal_all && pred_plus(w, s, l, "-marginal-")) ||
