@@ -166,6 +166,12 @@ crfp_status fz_write_docs(const char *writer, crfp_doc *const *docs, size_t n, c
     static crfp_params *wp;
     if (!wr)
         wr = fz_plugin(writer, CRFP_KIND_WRITER, NULL, NULL, 0, &wp);
+    return fz_write_with(wr, wp, docs, n, buf, len);
+}
+
+crfp_status fz_write_with(const crfp_writer_vtable *wr, const crfp_params *wp,
+                          crfp_doc *const *docs, size_t n, char **buf, size_t *len)
+{
     crfp_host *h = fz_host();
     *buf = NULL;
     *len = 0;

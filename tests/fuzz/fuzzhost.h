@@ -56,6 +56,11 @@ crfp_status fz_read_lines(const crfp_reader_vtable *rd, const crfp_params *rp,
 crfp_status fz_write_docs(const char *writer, crfp_doc *const *docs, size_t n, char **buf,
                           size_t *len);
 
+/* The same with the writer's vtable wr and parameters wp (fz_plugin's),
+ * for a target that tries several writers or settings. */
+crfp_status fz_write_with(const crfp_writer_vtable *wr, const crfp_params *wp,
+                          crfp_doc *const *docs, size_t n, char **buf, size_t *len);
+
 /* The oracle of the attribute-data targets: features plugin fx (extractor
  * ex) makes observations of every Sentence of doc's default set from its
  * Tokens' `attrs` feature, one list per Token; anything else is a
