@@ -100,6 +100,13 @@ sed 's/ [^ ]*$//' "$tmp/test.txt" >"$tmp/unlab.txt"
 [ "$(cut -f2 "$tmp/u.txt")" = "$(cut -f2 "$tmp/l.txt")" ] && [ -s "$tmp/u.txt" ] ||
     fail "labelled=auto tags data without labels otherwise"
 
+# --scores reaches the writer, which declares it too, unless --writer-param
+# says otherwise
+"$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti --scores true --token-scores true \
+    --writer-param scores=false -o "$tmp/nsc.txt" "$tmp/test.txt" 2>/dev/null || fail "scores=false"
+! awk -F'\t' '/^# / || NF > 2 { found = 1 } END { exit !found }' "$tmp/nsc.txt" &&
+    [ "$(cut -f2 "$tmp/nsc.txt")" = "$(cut -f2 "$tmp/l.txt")" ] ||
+    fail "--writer-param scores=false did not win over --scores true"
 # labels-only=true (wapiti label -l): the predictions alone
 "$CRFPIPE" tag --model "$tmp/raw.model" --format wapiti --writer-param labels-only=true \
     -o "$tmp/lo.txt" "$tmp/test.txt" || fail "tag, labels only"
