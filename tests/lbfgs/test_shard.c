@@ -272,14 +272,22 @@ static void failing_sum(problem *p)
 }
 
 /* A shard's pool runs its kernels on its slice only, whatever n it is
- * given, split over the team, and adds its sums over the shards. */
+ * given, split over the team, and adds its sums over the shards.  The
+ * members record the range they saw under a lock (they run at once). */
+typedef struct seen_range {
+    pthread_mutex_t lock;
+    size_t lo, hi;
+} seen_range;
+
 static void record(void *ctx, size_t lo, size_t hi, double *acc)
 {
-    size_t *seen = ctx;
-    if (lo < seen[0])
-        seen[0] = lo;
-    if (hi > seen[1])
-        seen[1] = hi;
+    seen_range *seen = ctx;
+    pthread_mutex_lock(&seen->lock);
+    if (lo < seen->lo)
+        seen->lo = lo;
+    if (hi > seen->hi)
+        seen->hi = hi;
+    pthread_mutex_unlock(&seen->lock);
     acc[0] += (double)(hi - lo);
 }
 
@@ -297,11 +305,11 @@ static void pool_slice(void)
     CHECK(crfp_team_new(2, &team) == CRFP_OK, "no team");
     for (int t = 0; t < 2; t++) {
         vpool *vp = vpool_new_shard(t ? team : NULL, 100000, 300000, times_three, NULL, 1);
-        size_t seen[2] = {(size_t)-1, 0};
+        seen_range seen = {PTHREAD_MUTEX_INITIALIZER, (size_t)-1, 0};
         double out[1];
-        vpool_run(vp, 1000000, record, seen, out, 1);
-        CHECK(seen[0] == 100000 && seen[1] == 300000, "team %d: ran on [%zu, %zu)", t, seen[0],
-              seen[1]);
+        vpool_run(vp, 1000000, record, &seen, out, 1);
+        CHECK(seen.lo == 100000 && seen.hi == 300000, "team %d: ran on [%zu, %zu)", t, seen.lo,
+              seen.hi);
         CHECK(out[0] == 600000, "team %d: sum %g", t, out[0]);
         CHECK(vpool_status(vp) == CRFP_OK, "status");
         vpool_free(vp);
