@@ -241,6 +241,20 @@ def test_wapiti_and_crfpp_models_open_as_is(fixture, model, expected):
         assert max(abs(a - b) for a, b in zip(got, margs)) < 1.5e-6
 
 
+def _same_posteriors(tagger, seqs, toks):
+    """Posterior decoding of seqs gives the labels of toks ((label,
+    marginal) pairs, in order, as Wapiti printed them) and their marginals
+    to Wapiti's six decimals."""
+    t = 0
+    for x in seqs:
+        labels = tagger.tag(x, decode="posterior")
+        assert labels == [y for y, _ in toks[t:t + len(x)]]
+        got = [tagger.marginal(y, i) for i, y in enumerate(labels)]
+        assert max(abs(a - float(p)) for a, (_, p) in zip(got, toks[t:t + len(x)])) < 1.5e-6
+        t += len(x)
+    assert t == len(toks)
+
+
 @pytest.mark.parametrize("model", ["raw.wap", "me.wap"])
 def test_wapiti_models_without_patterns(model):
     """A Wapiti model trained on observations given in the data (no pattern
@@ -258,13 +272,7 @@ def test_wapiti_models_without_patterns(model):
                           encoding="utf-8").read().split("\n") if l and not l.startswith("#")]
     assert len(seqs) == 40 and sum(map(len, seqs)) == len(toks) > 500
     tagger = crfpipe.Tagger().open(os.path.join(d, model))
-    t = 0
-    for x in seqs:
-        labels = tagger.tag(x, decode="posterior")
-        assert labels == [y for y, _ in toks[t:t + len(x)]]
-        got = [tagger.marginal(y, i) for i, y in enumerate(labels)]
-        assert max(abs(a - float(p)) for a, (_, p) in zip(got, toks[t:t + len(x)])) < 1.5e-6
-        t += len(x)
+    _same_posteriors(tagger, seqs, toks)
 
 
 def test_wapiti_model_with_patterns_and_me():
@@ -280,10 +288,4 @@ def test_wapiti_model_with_patterns_and_me():
     assert sum(map(len, seqs)) == len(toks) > 500
     tagger = crfpipe.Tagger().open(os.path.join(d, "pme.wap"))
     assert "\n#!wapiti-me\n" in tagger.info()["features_config"]
-    t = 0
-    for x in seqs:
-        labels = tagger.tag(x, decode="posterior")
-        assert labels == [y for y, _ in toks[t:t + len(x)]]
-        got = [tagger.marginal(y, i) for i, y in enumerate(labels)]
-        assert max(abs(a - float(p)) for a, (_, p) in zip(got, toks[t:t + len(x)])) < 1.5e-6
-        t += len(x)
+    _same_posteriors(tagger, seqs, toks)
