@@ -2,6 +2,7 @@
  * (attrseq.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ void attrseq_init(attrseq_reader *r, crfp_host *host, const crfp_params *p, crfp
     r->L.host = host;
     r->L.in = in;
     r->block = 1;
+    r->seq_weight = NAN;
 }
 
 void attrseq_free(attrseq_reader *r)
@@ -87,7 +89,8 @@ static crfp_status read_item(attrseq_reader *r, lex_sbuf *text, size_t *unitpos,
 }
 
 static crfp_status build(attrseq_reader *r, const lex_sbuf *text, const lex_sbuf *aux,
-                         const item *toks, const size_t *sent0, size_t nsent, crfp_doc **out)
+                         const item *toks, const size_t *sent0, const double *sw, size_t nsent,
+                         crfp_doc **out)
 {
     crfp_doc *doc = NULL;
     crfp_annset *set = NULL;
@@ -111,7 +114,8 @@ static crfp_status build(attrseq_reader *r, const lex_sbuf *text, const lex_sbuf
         const item *a = toks + sent0[s], *b = toks + sent0[s + 1] - 1;
         crfp_ann *ann;
         if ((st = crfp_annset_add(r->host, doc, set, "Sentence", a->start, b->end, &ann)) !=
-            CRFP_OK)
+                CRFP_OK ||
+            (!isnan(sw[s]) && (st = crfp_ann_set_float(doc, ann, "weight", sw[s])) != CRFP_OK))
             break;
         for (const item *t = a; t <= b && st == CRFP_OK; t++)
             if ((st = crfp_annset_add(r->host, doc, set, "Token", t->start, t->end, &ann)) ==
@@ -137,7 +141,9 @@ crfp_status attrseq_next(attrseq_reader *r, crfp_doc **out)
     *out = NULL;
     lex_sbuf text = {0}, aux = {0};
     item *toks = NULL;
-    size_t *sent0 = NULL, ntok = 0, tcap = 0, nsent = 0, scap = 0, unitpos = 0, open0 = 0;
+    size_t *sent0 = NULL, ntok = 0, tcap = 0, nsent = 0, scap = 0, wcap = 0, unitpos = 0,
+           open0 = 0;
+    double *sw = NULL; /* each sequence's weight, NAN: none */
     int in_seq = 0;
     crfp_status st = CRFP_OK;
     while (!r->eof) {
@@ -172,22 +178,30 @@ crfp_status attrseq_next(attrseq_reader *r, crfp_doc **out)
         }
         if (in_seq) {
             /* a sequence ends: sent0[nsent] .. ntok */
-            if (!lex_grow((void **)&sent0, &scap, nsent + 1, sizeof *sent0)) {
+            if (!lex_grow((void **)&sent0, &scap, nsent + 1, sizeof *sent0) ||
+                !lex_grow((void **)&sw, &wcap, nsent, sizeof *sw)) {
                 st = crfp_error(r->host, CRFP_ENOMEM, "out of memory");
                 goto done;
             }
+            sw[nsent] = r->seq_weight;
+            r->seq_weight = NAN;
             sent0[nsent++] = open0;
             sent0[nsent] = ntok;
             in_seq = 0;
             if ((int64_t)nsent >= r->block)
                 break;
+        } else if (blank) {
+            /* a declaration followed by no item weighs nothing (CRFsuite
+             * resets the weight at every blank line) */
+            r->seq_weight = NAN;
         }
     }
     if (nsent > 0)
-        st = build(r, &text, &aux, toks, sent0, nsent, out);
+        st = build(r, &text, &aux, toks, sent0, sw, nsent, out);
 done:
     free(toks);
     free(sent0);
+    free(sw);
     free(text.s);
     free(aux.s);
     return st;

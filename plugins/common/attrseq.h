@@ -39,6 +39,11 @@ struct attrseq_reader {
     int (*blank)(const char *s, size_t n);
     unsigned long ndocs;
     int eof;
+    /* The weight a declaration gave the sequence being read (CRFsuite's
+     * @weight:W), which the line function sets; NAN: none.  The sequence's
+     * Sentence gets it as its `weight` feature; it is reset at the
+     * sequence's end and at a blank line (as CRFsuite does). */
+    double seq_weight;
 };
 
 /* Set r up to read `in` (the other fields are the caller's to set). */

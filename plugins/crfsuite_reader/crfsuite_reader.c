@@ -7,7 +7,8 @@
  * in a name "\:" stands for a colon and "\\" for a backslash, so the first
  * colon not escaped starts the weight.  The label field may be empty (data
  * to tag).  A line starting with '@' is a declaration: "@weight:W" weighs
- * the sequence in CRFsuite, which crfpipe does not, so only W = 1 passes.
+ * the sequence (0 <= W <= 1e9), which its Sentence carries as its `weight`
+ * feature, what `crfpipe train` weighs it by.
  *
  * A weight scales the attribute's features as in CRFsuite (weights=scale,
  * the default): the cell carries it as "\*W" (see the attributes plugin),
@@ -106,19 +107,24 @@ static int split_weight(const char *f, size_t n, size_t *name_len, double *w)
     return 1;
 }
 
-/* The declaration on the current line ('@' first).  Only "@weight:1". */
+/* The declaration on the current line ('@' first): "@weight:W" weighs the
+ * sequence it is in, or begins, in training, as in CRFsuite; the last one
+ * read wins, and one followed by a blank line weighs nothing. */
 static crfp_status declaration(attrseq_reader *a)
 {
     const char *l = a->L.line;
     size_t n = a->L.len;
     size_t nl;
     double w;
-    if (n > 8 && memcmp(l, "@weight:", 8) == 0 && split_weight(l, n, &nl, &w) && nl == 7) {
-        if (w == 1.0)
+    if (n >= 8 && memcmp(l, "@weight:", 8) == 0) {
+        if (n > 8 && split_weight(l, n, &nl, &w) && nl == 7 && w >= 0.0 &&
+            w <= CRFP_MAX_SEQ_WEIGHT) {
+            a->seq_weight = w;
             return CRFP_OK;
-        return crfp_error(a->host, CRFP_EPARSE, "%s:%lu: '%.*s': crfpipe does not weigh "
-                          "sequences (only @weight:1 is accepted)", attrseq_name(a),
-                          a->L.lineno, (int)(n > 80 ? 80 : n), l);
+        }
+        return crfp_error(a->host, CRFP_EPARSE, "%s:%lu: '%.*s': a sequence's weight is a "
+                          "number from 0 to %g", attrseq_name(a), a->L.lineno,
+                          (int)(n > 80 ? 80 : n), l, CRFP_MAX_SEQ_WEIGHT);
     }
     return crfp_error(a->host, CRFP_EPARSE, "%s:%lu: unknown declaration '%.*s' (CRFsuite's "
                       "data format knows @weight:W)", attrseq_name(a), a->L.lineno,

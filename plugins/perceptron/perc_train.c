@@ -264,9 +264,25 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
     for (uint32_t t = 0; t < T; t++)
         loss += gold[t] != r->yhat[t];
     *tok_err = loss;
-    if (loss == 0)
+    /* A weighted sequence (CRFsuite's @weight) moves the weights w times
+     * as far, as in CRFsuite's perceptrons: the averaged perceptron's and
+     * PA's step and AROW's difference vector are scaled by w; w = 0
+     * leaves the weights alone. */
+    const double wt = CRFP_TS_HAS(ts, seq_weight) ? ts->seq_weight(ts->ud, i) : 1.0;
+    if (loss == 0 || wt == 0.0)
         return CRFP_OK;
 
+    if (r->o->variant == PERC_AVERAGED && wt != 1.0) {
+        /* the two lists merged first: +w·val − w·val need not cancel
+         * exactly in floating point when w is not an integer */
+        size_t n;
+        if ((st = build_diff(r, i, r->yhat, &n)) != CRFP_OK)
+            return st;
+        for (size_t k = 0; k < n; k++)
+            apply(r, &r->diff[k].idx, &r->diff[k].val, 1, wt);
+        *tau = wt;
+        return CRFP_OK;
+    }
     if (r->o->variant == PERC_AVERAGED) {
         /* No need to merge the two lists: the shared features add +val and
          * −val to integer-valued weights, which cancels exactly, and
@@ -295,8 +311,12 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
     size_t n;
     if ((st = build_diff(r, i, r->yhat, &n)) != CRFP_OK)
         return st;
-    if (r->o->variant == PERC_AROW)
+    if (r->o->variant == PERC_AROW) {
+        if (wt != 1.0)
+            for (size_t k = 0; k < n; k++)
+                r->diff[k].val *= wt;
         return arow_update(r, n, loss, tau);
+    }
     double margin = 0.0, sq = 0.0;
     for (size_t k = 0; k < n; k++) {
         margin += r->diff[k].val * r->w[r->diff[k].idx];
@@ -311,6 +331,7 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
         step = r->o->C;
     if (!(step > 0.0))
         return CRFP_OK;
+    step *= wt;
     const double ck = step * (double)r->count;
     for (size_t k = 0; k < n; k++) {
         r->w[r->diff[k].idx] += step * r->diff[k].val;

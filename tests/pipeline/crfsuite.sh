@@ -129,8 +129,31 @@ expect_fail "sentence 2: features: attributes: token 1: attribute 'y\\\\\*z': '\
 printf '\\*2\tA\n\n' >"$tmp/bad.tsv"
 expect_fail "has a value but no name" "$CRFPIPE" train $opts --format conll --reader-param separator=tab \
     --columns attrs,label --model "$tmp/c.model" "$tmp/bad.tsv"
-printf 'A\tx\n\n@weight:2\nA\tx\n' >"$tmp/d.crfsuite"
-expect_fail "d.crfsuite:3: .*only @weight:1" "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/d.crfsuite"
+# @weight:W weighs the sequence it is in or begins (its Sentence's `weight`
+# feature), the last one read winning; one before a blank line weighs
+# nothing; a weight out of [0, 1e9] or no number is refused with the line
+printf 'A\tx\n\n@weight:2\nA\tx\n\nB\ty\n@weight:0.25\n@weight:0\n\n@weight:5\n\nA\tx\n' \
+    >"$tmp/d.crfsuite"
+"$CRFPIPE" convert --to xml -o "$tmp/d.xml" "$tmp/d.crfsuite" || fail "convert weighted data"
+w=$(awk '/type="Sentence"/ { s++ } /name="weight"/ { sub(/.*">/, ""); sub(/<.*/, "");
+          printf "%s%d:%s", n++ ? " " : "", s, $0 }' "$tmp/d.xml")
+[ "$w" = "2:2 3:0" ] || fail "weighted data: Sentence weights '$w', not '2:2 3:0'"
+# the weight of a Sentence in XML: text or a number, an error naming the
+# document and sentence when it is none in range
+sed 's|<f name="weight" type="float">2</f>|<f name="weight">1e-3</f>|' "$tmp/d.xml" >"$tmp/d1.xml"
+"$CRFPIPE" -q train $opts --model "$tmp/x.model" "$tmp/d1.xml" || fail "a weight given as text"
+sed 's|<f name="weight" type="float">2</f>|<f name="weight">much</f>|' "$tmp/d.xml" >"$tmp/d2.xml"
+expect_fail "sentence 2: weight 'much' is not a number from 0 to 1e+09" \
+    "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/d2.xml"
+sed 's|<f name="weight" type="float">2</f>|<f name="w" type="int">-2</f>|' "$tmp/d.xml" >"$tmp/d3.xml"
+expect_fail "sentence 2: w '-2' is not a number" \
+    "$CRFPIPE" train $opts --weight-feature w --model "$tmp/x.model" "$tmp/d3.xml"
+"$CRFPIPE" -q train $opts --model "$tmp/x.model" "$tmp/d3.xml" || fail "--weight-feature weight"
+for w in -1 1e10 nan 2x; do
+    printf 'A\tx\n@weight:%s\n\n' "$w" >"$tmp/d.crfsuite"
+    expect_fail "d.crfsuite:2: '@weight:$w': a sequence's weight is a number from 0 to 1e+09" \
+        "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/d.crfsuite"
+done
 printf '@weight:1\nA\tx\nB\ty\n' >"$tmp/d.crfsuite"
 "$CRFPIPE" -q train $opts --model "$tmp/x.model" "$tmp/d.crfsuite" || fail "@weight:1"
 printf 'A\tx\n@group:1\n' >"$tmp/d.crfsuite"

@@ -127,6 +127,51 @@ awk -v a="$f" -v b="$loss" 'BEGIN { d = a - b; exit !(b > 0 && d * d < (1e-6 * b
     fail "newton-cg's optimum $f with values is not CRFsuite's $loss"
 same_as_crfsuite "$top_srcdir/tests/data/crfsuite-model"
 every_trainer
+unweighted=$loss
+
+# Sequence weights (tests/data/crfsuite-weighted: the same data, weighed by
+# CRFsuite's @weight:W, 0 and fractions among them): crfpipe reaches
+# CRFsuite's weighted optimum with L-BFGS, and so do Newton-CG (weighted
+# Hessian products) and bcd with exact block statistics (weighted
+# gradients and curvatures); --weight-feature '' trains the unweighted
+# optimum of tests/data/crfsuite-model.
+same_as_crfsuite "$top_srcdir/tests/data/crfsuite-weighted"
+dw=$d
+d=$top_srcdir/tests/data/crfsuite-model
+at_optimum() { # what log want
+    f=$(sed -n 's/.*F = \([0-9.e+-]*\).*/\1/p' "$2" | tail -n 1)
+    echo "$1: $f, CRFsuite $3"
+    awk -v a="$f" -v b="$3" 'BEGIN { d = a - b; exit !(b > 0 && d * d < (1e-6 * b) ^ 2) }' ||
+        fail "$1: the optimum $f is not CRFsuite's $3"
+}
+cs_family="--features attributes --rho2 2 --all-states false --all-transitions false"
+"$CRFPIPE" train $cs_family --trainer newton-cg --epsilon 1e-9 --max-iter 200 \
+    --model "$tmp/wn.model" "$dw/train.crfsuite" 2>"$tmp/wn.log" ||
+    { cat "$tmp/wn.log"; fail "newton-cg, weighted"; }
+at_optimum "newton-cg, weighted" "$tmp/wn.log" "$loss"
+"$CRFPIPE" train $cs_family --trainer bcd --radius 0 --epsilon 1e-8 --max-sweeps 300 \
+    --model "$tmp/wb.model" "$dw/train.crfsuite" 2>"$tmp/wb.log" ||
+    { cat "$tmp/wb.log"; fail "bcd, weighted"; }
+at_optimum "bcd, weighted" "$tmp/wb.log" "$loss"
+"$CRFPIPE" train $cs_family --weight-feature '' --epsilon 1e-10 --model "$tmp/wu.model" \
+    "$dw/train.crfsuite" 2>"$tmp/wu.log" || { cat "$tmp/wu.log"; fail "--weight-feature ''"; }
+at_optimum "--weight-feature '' (unweighted)" "$tmp/wu.log" "$unweighted"
+# the averaged perceptron's updates scale by the weight, and decoding does
+# not see a common scale: every sequence weighing 2 trains exactly twice
+# the weights of the unweighted run (the same updates, doubled)
+awk 'NF && !open_ { print "@weight:2" } { open_ = NF > 0; print }' "$d/train.crfsuite" \
+    >"$tmp/w2.crfsuite"
+for x in w2 w1; do
+    f=$tmp/w2.crfsuite
+    [ "$x" = w1 ] && f=$d/train.crfsuite
+    "$CRFPIPE" -q train --features attributes --trainer perceptron --max-iter 4 --threads 1 \
+        --model "$tmp/$x.p.model" "$f" || fail "perceptron on $x"
+    weights "$tmp/$x.p.model" >"$tmp/$x.p.w"
+done
+[ "$(wc -l <"$tmp/w1.p.w")" -gt 500 ] || fail "the perceptron trained hardly any weight"
+paste "$tmp/w1.p.w" "$tmp/w2.p.w" | awk -F'\t' '$1 != $3 || 2 * $2 != $4 { bad++ }
+    END { printf "perceptron, every sequence weighing 2: %d weights, %d not doubled\n", NR, bad
+          exit bad > 0 }' || fail "the perceptron's weights are not doubled by @weight:2"
 
 # and without the options every label and pair gets a weight
 "$CRFPIPE" -q train --features attributes --rho2 2 --max-iter 5 --model "$tmp/all.model" \

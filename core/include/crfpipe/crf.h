@@ -229,6 +229,22 @@ crfp_status crfp_dataset_add(crfp_host *host, crfp_dataset *ds, crfp_crf *crf,
  * After an error ds holds its earlier sentences, unchanged. */
 crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_seq *seq);
 
+/* Sequence weights (since 2.7): sequence i's loss counts w_i times in the
+ * training objective, F(θ) = Σ_i w_i·loss_i(θ) + penalties, as CRFsuite's
+ * "@weight:W" (a sequence seen w times, or an instance weight for domain
+ * adaptation or importance sampling).  Every sequence weighs 1 until set.
+ * weight: sequence i's (1 when i is out of range or ds NULL); pure.
+ * weighted: whether some sequence weighs other than 1; pure.
+ * set_weight: w finite, from 0 to CRFP_MAX_SEQ_WEIGHT (0: the sequence
+ * contributes nothing, though its observations and labels are in the
+ * model).  Errors, recorded in host (may be NULL): CRFP_EINVAL (ds NULL,
+ * i out of range, w outside the range; the weight is then unchanged).
+ * crfp_dataset_remap carries the weights over. */
+#define CRFP_MAX_SEQ_WEIGHT 1e9
+double crfp_dataset_weight(const crfp_dataset *ds, size_t i);
+int crfp_dataset_weighted(const crfp_dataset *ds);
+crfp_status crfp_dataset_set_weight(crfp_host *host, crfp_dataset *ds, size_t i, double w);
+
 /* Fill a caller-owned crfp_seq for tagging one sentence (no label).  The
  * seq's arrays are (re)allocated in `buf`, reused across calls.  new: owned
  * by the caller, NULL on allocation failure.  free: NULL accepted.  fill:

@@ -38,7 +38,8 @@
  * extractor's `prerequisites` (incremental feature sets); 2.5 adds valued
  * observations (crfp_obsseq_push_value, crfp_obsseq_values; the engine's
  * crfp_seq.uval); 2.6 adds the engine's crfp_path_terms (a labelling's
- * score position by position).
+ * score position by position); 2.7 adds sequence weights (the training
+ * set's `seq_weight`, the engine's crfp_dataset_set_weight).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -55,7 +56,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 6u
+#define CRFP_ABI_MINOR 7u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif

@@ -20,6 +20,9 @@
  * unigram weights μ(·,o) followed by its label-pair weights λ(·,·,o).  A
  * sequence only touches the blocks of the observations it contains.
  *
+ * Sequence weights (2.7): with weights w_i the loss above is Σ_i w_i·loss_i;
+ * see `seq_weight`.
+ *
  * Threads: `batch`, `monitor` and `hessvec` run on the host's thread team and
  * must be called from one thread at a time.  The functions taking a
  * crfp_tsws are thread-safe for distinct workspaces (one per thread).
@@ -234,12 +237,21 @@ struct crfp_trainset {
     crfp_status (*shard)(void *ud, size_t *lo, size_t *hi, double **iterate);
     crfp_status (*batch_shard)(void *ud, double *theta, int with_l2, double *f, double *g);
     crfp_status (*gather)(void *ud, void *v, size_t width);
+
+    /* Optional (since 2.7; CRFP_TS_HAS): sequence i's weight w_i >= 0 in
+     * the objective, which then reads F(θ) = Σ_i w_i·loss_i(θ) + penalties
+     * (CRFsuite's "@weight:W"; crfp_dataset_set_weight).  Every member
+     * above that returns a loss, a gradient, block statistics or a Hessian
+     * product already includes the weights: only a trainer that makes its
+     * own update from `viterbi` and `path_features` (the perceptrons)
+     * scales it by w_i.  Absent, every sequence weighs 1.  Pure. */
+    double (*seq_weight)(void *ud, size_t i);
 };
 
 /* Whether training set `ts` is large enough to hold `member` and has it
  * set: members added after ABI 2.0 (seq_grad_sparse, hessvec_keep, hessdiag,
- * hessvec_sample, mix, shard, batch_shard, gather) are only read when this
- * holds. */
+ * hessvec_sample, mix, shard, batch_shard, gather, seq_weight) are only read
+ * when this holds. */
 #define CRFP_TS_HAS(ts, member)                                                            \
     ((ts)->size >= offsetof(crfp_trainset, member) + sizeof((ts)->member) &&               \
      (ts)->member != NULL)

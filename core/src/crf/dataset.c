@@ -52,6 +52,7 @@ static int dbl_reserve(dblbuf *b, size_t extra)
 typedef struct seqrec {
     size_t y, uoff, uobs, boff, bobs; /* offsets of the sequence in each buffer */
     size_t uval;                      /* in uval, or NO_VALUES: every value is 1 */
+    double weight;                    /* the sequence's weight in the objective (1) */
 } seqrec;
 
 /* Values are stored only for the sequences that have one other than 1
@@ -64,6 +65,7 @@ struct crfp_dataset {
     seqrec *rec;
     size_t n, cap;
     size_t tokens;
+    size_t nweighted; /* sequences of a weight other than 1 */
 };
 
 crfp_dataset *crfp_dataset_new(void)
@@ -99,6 +101,28 @@ size_t crfp_dataset_tokens(const crfp_dataset *ds)
 const crfp_seq *crfp_dataset_get(const crfp_dataset *ds, size_t i)
 {
     return i < ds->n ? &ds->seqs[i] : NULL;
+}
+
+double crfp_dataset_weight(const crfp_dataset *ds, size_t i)
+{
+    return ds && i < ds->n ? ds->rec[i].weight : 1.0;
+}
+
+int crfp_dataset_weighted(const crfp_dataset *ds)
+{
+    return ds && ds->nweighted > 0;
+}
+
+crfp_status crfp_dataset_set_weight(crfp_host *host, crfp_dataset *ds, size_t i, double w)
+{
+    if (!ds || i >= ds->n)
+        return crfp_error(host, CRFP_EINVAL, "sequence weight: no sequence %zu", i + 1);
+    if (!(w >= 0.0) || !isfinite(w) || w > CRFP_MAX_SEQ_WEIGHT)
+        return crfp_error(host, CRFP_EINVAL, "sequence weight %g: not a number from 0 to %g",
+                          w, CRFP_MAX_SEQ_WEIGHT);
+    ds->nweighted += (w != 1.0) - (ds->rec[i].weight != 1.0);
+    ds->rec[i].weight = w;
+    return CRFP_OK;
 }
 
 static void repoint(crfp_dataset *ds, size_t i, int labelled)
@@ -139,6 +163,7 @@ static crfp_status begin_seq(crfp_dataset *ds, uint32_t T, int labelled)
     r->boff = ds->boff.n;
     r->bobs = ds->bobs.n;
     r->uval = NO_VALUES;
+    r->weight = 1.0;
     ds->seqs[ds->n].T = T;
     ds->uoff.v[ds->uoff.n] = 0;
     ds->boff.v[ds->boff.n] = 0;

@@ -103,7 +103,7 @@ static void pair_add(uint32_t Y, const crfp_tview *v, const double *ap, const do
 
 crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta, double *logz,
                         int backward, double *g, double *pair, const uint32_t *gold,
-                        double *gold_score)
+                        double *gold_score, double weight)
 {
     const crfp_crf *crf = w->crf;
     const uint32_t Y = w->Y, T = seq->T;
@@ -161,6 +161,14 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
         return CRFP_OK;
 
     double *gam = w->tmp, *p = w->tmp + Y;
+    /* A weighted sequence adds weight·(marginals − gold counts) to g: the
+     * marginals the gradient reads are scaled copies (pw, gw), while p and
+     * gam stay the true ones for beta's recursion and `pair`.  Its
+     * positions are not deferred to lowrank.c, whose records assume a
+     * gold count of 1. */
+    const int weighted = weight != 1.0;
+    double *pw = weighted ? w->tmp + 2 * (size_t)Y : p;
+    double *gw = weighted ? w->tmp + 3 * (size_t)Y : gam;
     double *bT = w->beta + (size_t)(T - 1) * Y;
     for (uint32_t y = 0; y < Y; y++)
         bT[y] = 1.0;
@@ -177,22 +185,25 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
         if (g) {
             if (pf && t >= PREFETCH_AHEAD)
                 crfp_prefetch_unigram(crf, seq, t - PREFETCH_AHEAD, g, 1);
+            if (weighted)
+                for (uint32_t y = 0; y < Y; y++)
+                    pw[y] = weight * p[y];
             if (!seq->uval) {
                 for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
                     double *gu = g + gub[seq->uobs[i]];
                     for (uint32_t y = 0; y < Y; y++)
-                        gu[y] += p[y];
+                        gu[y] += pw[y];
                     if (gold)
-                        gu[gold[t]] -= 1.0;
+                        gu[gold[t]] -= weight;
                 }
             } else {
                 for (uint32_t i = seq->uoff[t]; i < seq->uoff[t + 1]; i++) {
                     double *gu = g + gub[seq->uobs[i]];
                     const double v = seq->uval[i];
                     for (uint32_t y = 0; y < Y; y++)
-                        gu[y] += v * p[y];
+                        gu[y] += v * pw[y];
                     if (gold)
-                        gu[gold[t]] -= v;
+                        gu[gold[t]] -= v * weight;
                 }
             }
         }
@@ -202,9 +213,9 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
                 for (uint32_t i = seq->boff[0]; i < seq->boff[1]; i++) {
                     double *gb = g + gbb[seq->bobs[i]] + YY;
                     for (uint32_t y = 0; y < Y; y++)
-                        gb[y] += p[y];
+                        gb[y] += pw[y];
                     if (gold)
-                        gb[gold[0]] -= 1.0;
+                        gb[gold[0]] -= weight;
                 }
             if (pair) {
                 memset(pair, 0, YY * sizeof *pair);
@@ -219,6 +230,9 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             gam[y] = psi[y] * b[y] * inv;
         const double *ap = a - Y;
         backward_step(Y, &v, gam, w->beta + (size_t)(t - 1) * Y);
+        if (g && weighted)
+            for (uint32_t y = 0; y < Y; y++)
+                gw[y] = weight * gam[y];
         uint32_t nb = seq->boff[t + 1] - seq->boff[t];
         double *dacc;
         if (pair) {
@@ -226,25 +240,25 @@ crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta,
             memset(pt, 0, ((size_t)Y + 1) * Y * sizeof *pt);
             pair_add(Y, &v, ap, gam, pt);
         }
-        if (g && nb == 1 &&
+        if (g && nb == 1 && !weighted &&
             crfp_fb_lowrank(w, g, theta, seq->bobs[seq->boff[t]],
                             gold ? gold[t - 1] * Y + gold[t] : UINT32_MAX, ap, gam)) {
             /* kept, added per observation later (lowrank.c) */
         } else if (g && nb == 1) {
             double *gb = g + gbb[seq->bobs[seq->boff[t]]];
-            pair_add(Y, &v, ap, gam, gb);
+            pair_add(Y, &v, ap, gw, gb);
             if (gold)
-                gb[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
+                gb[(size_t)gold[t - 1] * Y + gold[t]] -= weight;
         } else if (g && nb > 1 &&
                    (dacc = crfp_fb_deferred(w, g, seq->bobs + seq->boff[t], nb)) != NULL) {
-            pair_add(Y, &v, ap, gam, dacc);
+            pair_add(Y, &v, ap, gw, dacc);
             if (gold)
-                dacc[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
+                dacc[(size_t)gold[t - 1] * Y + gold[t]] -= weight;
         } else if (g && nb > 1) {
             memset(w->pair, 0, YY * sizeof *w->pair);
-            pair_add(Y, &v, ap, gam, w->pair);
+            pair_add(Y, &v, ap, gw, w->pair);
             if (gold)
-                w->pair[(size_t)gold[t - 1] * Y + gold[t]] -= 1.0;
+                w->pair[(size_t)gold[t - 1] * Y + gold[t]] -= weight;
             for (uint32_t i = seq->boff[t]; i < seq->boff[t + 1]; i++) {
                 double *gb = g + gbb[seq->bobs[i]];
                 for (size_t j = 0; j < YY; j++)

@@ -135,7 +135,7 @@ static crfp_status compute_psih(hvworker *k, const crfp_seq *s, const double *th
 {
     const uint32_t Y = k->h->crf->Y;
     double logz;
-    crfp_status st = crfp_fb_run(k->w, s, theta, &logz, 0, NULL, NULL, NULL, NULL);
+    crfp_status st = crfp_fb_run(k->w, s, theta, &logz, 0, NULL, NULL, NULL, NULL, 1.0);
     if (st != CRFP_OK)
         return st;
     for (uint32_t t = 0; t < s->T; t++) {
@@ -238,7 +238,7 @@ static crfp_status trans_mats(hvworker *k, const crfp_seq *s, uint32_t t, const 
 
 /* hv += ∇² loss(θ) v for sequence s, given its ψ̂. */
 static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, const double *v,
-                          const double *psih, double *hv)
+                          const double *psih, double wt, double *hv)
 {
     const crfp_crf *crf = k->h->crf;
     const uint64_t *mask = k->h->mask;
@@ -330,8 +330,10 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
         const double *at = alpha + (size_t)t * Y, *At = A + (size_t)t * Y;
         if (t >= HV_PREFETCH)
             crfp_prefetch_unigram(crf, s, t - HV_PREFETCH, hv, 1);
+        /* the sequence's weight w scales its Hessian: it multiplies the
+         * terms written to hv (uh here, the pair terms below) */
         for (uint32_t c = 0; c < Y; c++)
-            uh[c] = At[c] * beta[c] + at[c] * (B[c] - beta[c] * Es);
+            uh[c] = wt * (At[c] * beta[c] + at[c] * (B[c] - beta[c] * Es));
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
             double *o = hv + crf->ublk[s->uobs[a]];
             const double x = crfp_uval(s, a);
@@ -375,7 +377,7 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
             }
             const double *ap = alpha + (size_t)(t - 1) * Y, *Ap = A + (size_t)(t - 1) * Y;
             for (uint32_t r = 0; r < Y; r++) {
-                const double ar = ap[r], Ar = Ap[r] - Es * ar;
+                const double ar = wt * ap[r], Ar = wt * (Ap[r] - Es * ap[r]);
                 const double *restrict Er = m.E + (size_t)r * Y;
                 const double *restrict Kr = m.K + (size_t)r * Y;
                 double *restrict o = out + (size_t)r * Y;
@@ -404,7 +406,7 @@ static crfp_status hv_seq(hvworker *k, const crfp_seq *s, const double *theta, c
  * covariances between positions are left out, as in Sokolovska et al.
  * 2010; exact for a feature that fires once in the sequence). */
 static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
-                            const double *psih, double *d)
+                            const double *psih, double wt, double *d)
 {
     const crfp_crf *crf = k->h->crf;
     const uint32_t Y = crf->Y, T = s->T;
@@ -445,7 +447,7 @@ static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
             crfp_prefetch_unigram(crf, s, t - HV_PREFETCH, d, 1);
         for (uint32_t c = 0; c < Y; c++) {
             double q = at[c] * beta[c];
-            p[c] = q * (1.0 - q);
+            p[c] = wt * q * (1.0 - q);
         }
         for (uint32_t a = s->uoff[t]; a < s->uoff[t + 1]; a++) {
             double *o = d + crf->ublk[s->uobs[a]];
@@ -480,7 +482,7 @@ static crfp_status diag_seq(hvworker *k, const crfp_seq *s, const double *theta,
                 double *restrict o = out + (size_t)r * Y;
                 for (uint32_t c = 0; c < Y; c++) {
                     const double q = ar * Er[c] * gam[c];
-                    o[c] = q * (1.0 - q);
+                    o[c] = wt * q * (1.0 - q);
                 }
             }
             for (uint32_t a = s->boff[t]; a < s->boff[t + 1]; a++) {
@@ -560,9 +562,10 @@ static void job_compute(void *arg, int id, int n)
                 st = compute_psih(k, s, h->theta, k->psih);
             }
         }
+        const double wt = crfp_dataset_weight(h->ds, i);
         if (st == CRFP_OK)
-            st = h->diag ? diag_seq(k, s, h->theta, psih, hv)
-                         : hv_seq(k, s, h->theta, h->v, psih, hv);
+            st = h->diag ? diag_seq(k, s, h->theta, psih, wt, hv)
+                         : hv_seq(k, s, h->theta, h->v, psih, wt, hv);
         if (st != CRFP_OK) {
             k->st = st;
             return;

@@ -258,7 +258,7 @@ crfp_status crfp_forward_backward(crfp_infer *w, const crfp_seq *seq, const doub
     if (st != CRFP_OK)
         return st;
     crfp_infer_begin(w, theta);
-    st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL, NULL, NULL);
+    st = crfp_fb_run(w, seq, theta, logz, marg != NULL, NULL, NULL, NULL, NULL, 1.0);
     if (st == CRFP_OK && !isfinite(*logz)) {
         /* exp() of scores this large overflows: no probability to give */
         w->fb_seq = NULL;
@@ -285,7 +285,7 @@ crfp_status crfp_pair_marginals(crfp_infer *w, const crfp_seq *seq, const double
         return st;
     crfp_infer_begin(w, theta);
     double logz;
-    st = crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair, NULL, NULL);
+    st = crfp_fb_run(w, seq, theta, &logz, 1, NULL, pair, NULL, NULL, 1.0);
     if (st == CRFP_OK && !isfinite(logz))
         return CRFP_EINVAL;
     if (st == CRFP_OK) {

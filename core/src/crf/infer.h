@@ -273,10 +273,12 @@ static inline void crfp_prefetch_unigram(const crfp_crf *crf, const crfp_seq *se
  * marginals in the layout of crfp_pair_marginals.  With gold != NULL,
  * *gold_score receives the score of that labelling and, when g != NULL, its
  * counts are subtracted from g (the whole per-sequence gradient in one pass
- * over the model's blocks).  Errors: CRFP_ENOMEM. */
+ * over the model's blocks).  What is added to g is scaled by `weight` (the
+ * sequence's, crfp_dataset_weight; 1 when not training); logz, gold_score,
+ * alpha, beta and pair are not.  Errors: CRFP_ENOMEM. */
 crfp_status crfp_fb_run(crfp_infer *w, const crfp_seq *seq, const double *theta, double *logz,
                         int backward, double *g, double *pair, const uint32_t *gold,
-                        double *gold_score);
+                        double *gold_score, double weight);
 
 /* Deferred bigram gradients (setgrad.c).  From crfp_fb_defer(w, g) on, the
  * pair marginals that crfp_fb_run adds to g at positions with 2 to

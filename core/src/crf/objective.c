@@ -60,14 +60,15 @@ static void phase_compute(worker *k)
     for (size_t i = k->s0; i < k->s1; i++) {
         const crfp_seq *seq = crfp_dataset_get(o->ds, i);
         double logz, gold;
-        crfp_status st = crfp_fb_run(k->w, seq, o->theta, &logz, 1, g, NULL, seq->y, &gold);
+        const double wt = crfp_dataset_weight(o->ds, i);
+        crfp_status st = crfp_fb_run(k->w, seq, o->theta, &logz, 1, g, NULL, seq->y, &gold, wt);
         if (st != CRFP_OK) {
             crfp_fb_flush(k->w);
             k->st = st;
             k->failed_seq = i;
             return;
         }
-        loss += logz - gold;
+        loss += wt * (logz - gold);
     }
     crfp_fb_flush(k->w);
     k->loss = loss;

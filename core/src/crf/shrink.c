@@ -200,7 +200,9 @@ crfp_status crfp_dataset_remap(const crfp_dataset *ds, const uint32_t *map, crfp
             boff[t + 1] = (uint32_t)(kb - ku);
         }
         crfp_seq ns = {s->T, s->y, uoff, ids, boff, ids + ku, s->uval ? vals : NULL};
-        if ((st = crfp_dataset_add_ids(NULL, nd, &ns)) != CRFP_OK)
+        if ((st = crfp_dataset_add_ids(NULL, nd, &ns)) != CRFP_OK ||
+            (crfp_dataset_weight(ds, i) != 1.0 &&
+             (st = crfp_dataset_set_weight(NULL, nd, i, crfp_dataset_weight(ds, i))) != CRFP_OK))
             goto fail;
     }
     free(ids);

@@ -279,8 +279,9 @@ static crfp_status ts_seq_grad_sparse(crfp_tsws *ws, const double *theta, const 
     for (size_t k = 0; k < n && st == CRFP_OK; k++) {
         const crfp_seq *s = crfp_dataset_get(e->ds, idx[k]);
         double logz, gold;
-        st = crfp_fb_run(ws->w, s, theta, &logz, 1, ws->pack, NULL, s->y, &gold);
-        sum += logz - gold;
+        const double wt = crfp_dataset_weight(e->ds, idx[k]);
+        st = crfp_fb_run(ws->w, s, theta, &logz, 1, ws->pack, NULL, s->y, &gold, wt);
+        sum += wt * (logz - gold);
     }
     ws->w->gub = ws->w->gbb = NULL;
     if (st != CRFP_OK)
@@ -473,7 +474,7 @@ static int grow_d(double **p, size_t *cap, size_t n)
  * with a value: their total c (the count, or the sum of the values) gives
  * c·p and c²·p(1 − p). */
 static void occ_stats(const engine_ts *e, const crfp_seq *s, uint32_t t, size_t b,
-                      const double *p, const double *pt, double *g, double *h)
+                      const double *p, const double *pt, double wt, double *g, double *h)
 {
     const crfp_crf *crf = e->crf;
     const uint32_t Y = crf->Y;
@@ -486,28 +487,31 @@ static void occ_stats(const engine_ts *e, const crfp_seq *s, uint32_t t, size_t 
         cu += s->uobs[x] == b ? crfp_uval(s, x) : 0.0;
     for (uint32_t x = s->boff[t]; x < s->boff[t + 1]; x++)
         cb += s->bobs[x] == b;
+    /* the sequence's weight scales its gradient and curvature alike */
     if (cu != 0 && hasu) {
+        const double gc = wt * cu, hc = wt * cu * cu;
         for (uint32_t y = 0; y < Y; y++) {
-            gu[y] += cu * p[y];
-            hu[y] += cu * cu * p[y] * (1.0 - p[y]);
+            gu[y] += gc * p[y];
+            hu[y] += hc * p[y] * (1.0 - p[y]);
         }
-        gu[s->y[t]] -= cu;
+        gu[s->y[t]] -= gc;
     }
     if (cb > 0 && hasb) {
+        const double gc = wt * cb, hc = wt * cb * cb;
         if (t == 0) {
             for (uint32_t y = 0; y < Y; y++) {
                 double q = pt[YY + y];
-                gbk[YY + y] += cb * q;
-                hbk[YY + y] += cb * cb * q * (1.0 - q);
+                gbk[YY + y] += gc * q;
+                hbk[YY + y] += hc * q * (1.0 - q);
             }
-            gbk[YY + s->y[0]] -= cb;
+            gbk[YY + s->y[0]] -= gc;
         } else {
             for (size_t j = 0; j < YY; j++) {
                 double q = pt[j];
-                gbk[j] += cb * q;
-                hbk[j] += cb * cb * q * (1.0 - q);
+                gbk[j] += gc * q;
+                hbk[j] += hc * q * (1.0 - q);
             }
-            gbk[(size_t)s->y[t - 1] * Y + s->y[t]] -= cb;
+            gbk[(size_t)s->y[t - 1] * Y + s->y[t]] -= gc;
         }
     }
 }
@@ -700,6 +704,7 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
     for (size_t k = 0; k < nocc && st == CRFP_OK;) {
         size_t i = occ[k].seq, kend = k;
         const crfp_seq *s = crfp_dataset_get(e->ds, i);
+        const double wt = crfp_dataset_weight(e->ds, i);
         while (kend < nocc && occ[kend].seq == i)
             kend++;
         while (k < kend && st == CRFP_OK) {
@@ -721,10 +726,10 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
                     return CRFP_ENOMEM;
                 double logz;
                 st = crfp_fb_run(ws->w, s, theta, &logz, stats, NULL, hasb ? ws->pair : NULL,
-                                 NULL, NULL);
+                                 NULL, NULL, 1.0);
                 if (st != CRFP_OK)
                     break;
-                sum += logz - crfp_path_score(crf, s, theta, s->y);
+                sum += wt * (logz - crfp_path_score(crf, s, theta, s->y));
                 if (!stats)
                     k = k1;
                 for (; k < k1; k++) {
@@ -733,21 +738,21 @@ static crfp_status ts_block_stats(crfp_tsws *ws, const double *theta, size_t b,
                     const double *be = ws->w->beta + (size_t)t * Y;
                     for (uint32_t y = 0; y < Y; y++)
                         p[y] = al[y] * be[y];
-                    occ_stats(e, s, t, b, p, hasb ? ws->pair + (size_t)t * (Y + 1) * Y : NULL, g,
-                              h);
+                    occ_stats(e, s, t, b, p, hasb ? ws->pair + (size_t)t * (Y + 1) * Y : NULL, wt,
+                              g, h);
                 }
             } else {
                 double l;
                 if ((st = window_fb(ws, s, theta, a, z, stats, &l)) != CRFP_OK)
                     break;
-                sum += l;
+                sum += wt * l;
                 if (!stats)
                     k = k1;
                 for (; k < k1 && st == CRFP_OK; k++) {
                     uint32_t t = occ[k].pos;
                     st = window_marg(ws, s, theta, a, t, p, pt);
                     if (st == CRFP_OK)
-                        occ_stats(e, s, t, b, p, pt, g, h);
+                        occ_stats(e, s, t, b, p, pt, wt, g, h);
                 }
             }
         }
@@ -799,6 +804,11 @@ static crfp_status ts_hessdiag(void *ud, const double *theta, int with_l2, doubl
         return crfp_error(e->host, st, "Hessian diagonal: out of memory for %d buffers of %zu "
                           "weights", crfp_team_size(e->pub.team), e->pub.dim);
     return CRFP_OK;
+}
+
+static double ts_seq_weight(void *ud, size_t i)
+{
+    return crfp_dataset_weight(((engine_ts *)ud)->ds, i);
 }
 
 static crfp_status ts_hessvec_sample(void *ud, double fraction, uint64_t seed)
@@ -911,6 +921,7 @@ crfp_status crfp_trainset_new(crfp_host *host, const crfp_crf *crf, const crfp_d
     t->hessvec_keep = ts_hessvec_keep;
     t->hessdiag = ts_hessdiag;
     t->hessvec_sample = ts_hessvec_sample;
+    t->seq_weight = ts_seq_weight;
     *out = t;
     return CRFP_OK;
 }

@@ -231,7 +231,9 @@ static crfp_status fold_data(const crfp_dataset *ds, const uint32_t *omap, const
             continue;
         }
         q.y = y;
-        st = crfp_dataset_add_ids(NULL, nd, &q);
+        if ((st = crfp_dataset_add_ids(NULL, nd, &q)) == CRFP_OK)
+            st = crfp_dataset_set_weight(NULL, nd, crfp_dataset_size(nd) - 1,
+                                         crfp_dataset_weight(ob, i));
     }
     free(y);
     crfp_dataset_free(ob);
@@ -423,7 +425,10 @@ crfp_status crfp_train_run_cv(crfp_trainrun *r, const char *trainers, const stru
                hi = block_start(uk + 1, nseq, (size_t)K);
         for (size_t i = 0; i < nseq && st == CRFP_OK; i++) {
             int held = interleaved ? i % (size_t)K == uk : i >= lo && i < hi;
-            st = crfp_dataset_add_ids(host, held ? ho : tr, crfp_dataset_get(all, i));
+            crfp_dataset *to = held ? ho : tr;
+            if ((st = crfp_dataset_add_ids(host, to, crfp_dataset_get(all, i))) == CRFP_OK)
+                st = crfp_dataset_set_weight(host, to, crfp_dataset_size(to) - 1,
+                                             crfp_dataset_weight(all, i));
         }
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -225,6 +225,12 @@ static void d_gold(void *ud, size_t i, const uint32_t **y, uint32_t *T)
     d->local->gold(d->local->ud, i, y, T);
 }
 
+static double d_seq_weight(void *ud, size_t i)
+{
+    dist_ts *d = ud;
+    return d->local->seq_weight(d->local->ud, i);
+}
+
 static crfp_status d_occurrences(void *ud, size_t b, const crfp_occ **occ, size_t *n)
 {
     dist_ts *d = ud;
@@ -276,6 +282,8 @@ crfp_status crfp_dist_trainset(crfp_host *host, crfp_trainset *local, crfp_train
     t->gold = local->gold ? d_gold : NULL;
     t->occurrences = local->occurrences ? d_occurrences : NULL;
     t->mix = d_mix;
+    if (CRFP_TS_HAS(local, seq_weight))
+        t->seq_weight = d_seq_weight;
     /* Gradients are summed through shared memory where the ranks share a
      * machine (comm.h): one more vector per rank, far less time. */
     crfp_status st = crfp_comm_shared_new(host, t->dim);

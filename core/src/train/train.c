@@ -1,7 +1,9 @@
 /* The training driver (see train.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,6 +46,10 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"start-weights", CRFP_PARAM_BOOL, "true",
      "weights for the first label of a sequence (the bigram observations' start row); false: "
      "none, the model family of CRF++ and Wapiti (all-transitions false has none either)"},
+    {"weight-feature", CRFP_PARAM_STRING, "weight",
+     "Sentence feature holding the sentence's weight in the training objective, a number "
+     "from 0 to 1e9 (CRFsuite's @weight:W; a sentence without it weighs 1; not applied to "
+     "the dev set); empty: every sentence weighs 1"},
     {"fb-mode", CRFP_PARAM_STRING, "auto", "forward-backward path: auto, sparse or dense"},
     {"unlabelled", CRFP_PARAM_STRING, "error",
      "a sentence with a token lacking the label: error, or skip it (counted; e.g. the "
@@ -260,6 +266,43 @@ static crfp_status check_columns(crfp_trainrun *r, const crfp_doc *doc, int trai
                       origin, crfp_doc_id(doc) ? crfp_doc_id(doc) : "", cols, r->columns0);
 }
 
+/* Sentence `sent`'s weight (feature `name`) onto the last sequence of ds:
+ * a number from 0 to CRFP_MAX_SEQ_WEIGHT, given as a number or as text;
+ * absent, 1.  Errors: CRFP_EINVAL naming the document and sentence. */
+static crfp_status sentence_weight(crfp_trainrun *r, const crfp_doc *doc, const crfp_ann *sent,
+                                   const char *name, crfp_dataset *ds, const char *origin,
+                                   size_t s)
+{
+    const crfp_value *v = crfp_ann_get(sent, name);
+    if (!v)
+        return CRFP_OK;
+    double w = NAN;
+    char text[64] = "";
+    if (v->type == CRFP_V_FLOAT) {
+        w = v->u.f;
+        snprintf(text, sizeof text, "%g", w);
+    } else if (v->type == CRFP_V_INT) {
+        w = (double)v->u.i;
+        snprintf(text, sizeof text, "%lld", (long long)v->u.i);
+    } else if (v->type == CRFP_V_STRING) {
+        char *end;
+        errno = 0;
+        w = strtod(v->u.s, &end);
+        if (end == v->u.s || *end != '\0' || errno == ERANGE)
+            w = NAN;
+        snprintf(text, sizeof text, "%.40s%s", v->u.s, strlen(v->u.s) > 40 ? "..." : "");
+    } else {
+        snprintf(text, sizeof text, "(not a number)");
+    }
+    if (w >= 0.0 && w <= CRFP_MAX_SEQ_WEIGHT)
+        return crfp_dataset_set_weight(r->host, ds, crfp_dataset_size(ds) - 1, w);
+    return crfp_error(r->host, CRFP_EINVAL, "%s: document '%s', sentence %zu: %s '%s' is not a "
+                      "number from 0 to %g (the sentence's weight in training; "
+                      "--weight-feature names another feature, '' none)", origin,
+                      crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, name, text,
+                      CRFP_MAX_SEQ_WEIGHT);
+}
+
 /* Extract one document's sentences into `ds`. */
 static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, int grow,
                            const char *origin)
@@ -269,6 +312,7 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
     if (cst != CRFP_OK)
         return cst;
     const char *set = crfp_train_param(r, "set");
+    const char *wname = crfp_train_param(r, "weight-feature");
     crfp_ann **sents;
     size_t nsent;
     crfp_status st = crfp_doc_sentences(r->host, doc, set, &sents, &nsent);
@@ -363,6 +407,8 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
             break;
         }
         st = crfp_dataset_add(r->host, ds, r->crf, r->obs, r->labels, grow);
+        if (st == CRFP_OK && ds == r->train && wname && *wname)
+            st = sentence_weight(r, doc, sents[s], wname, ds, origin, s);
         if (st == CRFP_ENOTFOUND && !grow) {
             /* A dev sentence with a label never seen in training cannot be
              * scored: the first is named, all are counted, and the summary
