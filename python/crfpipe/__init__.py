@@ -46,6 +46,9 @@ from ._crfpipe import run_stages as _run_stages
 __all__ = ["Error", "Model", "ModelInfo", "ItemSequence", "TrainLog", "Trainer", "Tagger", "CRF",
            "run", "dump_model", "plugins", "stage_params", "CrfpipeWarning"]
 
+# a sequence's largest weight (CRFP_MAX_SEQ_WEIGHT, crf.h)
+_MAX_WEIGHT = 1e9
+
 # crfpipe_log_level values (status.h)
 _LOG_ERROR, _LOG_WARN, _LOG_INFO, _LOG_PROGRESS = 0, 1, 2, 3
 
@@ -309,9 +312,18 @@ class Trainer:
         """Forget the sequences appended so far."""
         self._data = {}
 
-    def append(self, xseq, yseq, group=0):
+    def append(self, xseq, yseq, group=0, weight=1.0):
         """Add one labelled sequence.  group: a number; train(model, holdout=G)
-        uses group G as the dev set instead of training on it."""
+        uses group G as the dev set instead of training on it.  weight: the
+        sequence's weight in the training objective, a number from 0 to 1e9
+        (CRFsuite's @weight; as if it were appended `weight` times; the dev
+        set is not weighed)."""
+        try:
+            w = float(weight)
+        except (TypeError, ValueError):
+            raise TypeError("weight must be a number, not %s" % type(weight).__name__) from None
+        if not 0.0 <= w <= _MAX_WEIGHT:
+            raise ValueError("weight %r: a sequence's weight is a number from 0 to 1e9" % weight)
         xs, ys = list(xseq), list(yseq)
         if len(xs) != len(ys):
             raise ValueError("xseq has %d items and yseq %d labels" % (len(xs), len(ys)))
@@ -333,7 +345,7 @@ class Trainer:
                 for v in row:
                     _check_cell(v, "a column value")
                 rows.append(row)
-        self._data.setdefault(group, []).append((rows, labels))
+        self._data.setdefault(group, []).append((rows, labels, w))
 
     # --- training -----------------------------------------------------------------
     def message(self, s):
@@ -354,13 +366,13 @@ class Trainer:
         first = seqs[0][0][0]
         if isinstance(first, dict):
             names = []
-            for rows, _ in seqs:
+            for rows, _, _ in seqs:
                 for t in rows:
                     for k in t:
                         if k not in names:
                             names.append(k)
             return names, True
-        width = max(len(t) for rows, _ in seqs for t in rows)
+        width = max(len(t) for rows, _, _ in seqs for t in rows)
         if self._columns is not None:
             if len(self._columns) < width:
                 raise ValueError("tokens have %d columns but columns names %d"
@@ -369,16 +381,21 @@ class Trainer:
         return [str(i) for i in range(width)], False
 
     @staticmethod
-    def _write(path, seqs, names):
+    def _write(path, seqs, names, weighted):
+        """The sequences as columns; `weighted`: each token also carries its
+        sequence's weight in a column before the label (CoNLL data has no
+        sentence features; crfpipe takes a column all of whose tokens agree
+        as the sentence's weight)."""
         dicts = seqs and isinstance(seqs[0][0][0], dict)
         with open(path, "w", encoding="utf-8", newline="\n") as f:
-            for rows, labels in seqs:
+            for rows, labels, w in seqs:
+                wcell = ["%r" % w] if weighted else []
                 for t, y in zip(rows, labels):
                     if dicts:
                         cells = [t.get(n, "_") for n in names]
                     else:
                         cells = list(t) + ["_"] * (len(names) - len(t))
-                    f.write("\t".join(cells))
+                    f.write("\t".join(cells + wcell))
                     f.write("\t")
                     f.write(y)
                     f.write("\n")
@@ -429,11 +446,16 @@ class Trainer:
             raise ValueError("no training data: call append() first")
         names, named = self._columns_for(seqs + dev)
         label = "label" if "label" not in names else "__label__"
+        weighted = any(w != 1.0 for _, _, w in seqs)
+        wname = "__weight__"
+        if weighted and wname in names:
+            raise ValueError("a column is named %r, the name weighted sequences need" % wname)
         tmp = tempfile.mkdtemp(prefix="crfpipe-train-")
         try:
             train_path = os.path.join(tmp, "train.tsv")
-            self._write(train_path, seqs, names)
-            reader = [("columns", ",".join(names + [label])), ("separator", "tab"),
+            self._write(train_path, seqs, names, weighted)
+            rcols = names + ([wname] if weighted else []) + [label]
+            reader = [("columns", ",".join(rcols)), ("separator", "tab"),
                       ("docstart", "false")]
             if self._template is None and self._template_text is None:
                 features = ("attributes", [("columns", "attrs")])
@@ -455,11 +477,13 @@ class Trainer:
             if model is not None:
                 tparams["model"] = model
             tparams["label"] = label
+            tparams["weight-feature"] = wname if weighted else ""
             if self._threads:
                 tparams["threads"] = str(self._threads)
             if dev:
                 dev_path = os.path.join(tmp, "dev.tsv")
-                self._write(dev_path, dev, names)
+                # the dev file's columns are the training file's
+                self._write(dev_path, dev, names, weighted)
                 tparams["dev"] = dev_path
             stages = [("conll_reader", reader), features]
             chain = self.algorithm.split(",")
@@ -782,7 +806,18 @@ class CRF:
                 self.params[k] = v
         return self
 
-    def fit(self, X, y, X_dev=None, y_dev=None):
+    def fit(self, X, y, X_dev=None, y_dev=None, sample_weight=None):
+        """Train on the sequences X (their labels y); X_dev, y_dev: a dev set
+        (its error stops training); sample_weight: one weight per sequence of X
+        (scikit-learn's name; see Trainer.append).  Returns self."""
+        X, y = list(X), list(y)
+        if sample_weight is None:
+            sample_weight = [1.0] * len(X)
+        else:
+            sample_weight = list(sample_weight)
+            if len(sample_weight) != len(X):
+                raise ValueError("sample_weight has %d weights for %d sequences"
+                                 % (len(sample_weight), len(X)))
         trainer = Trainer(self.algorithm, verbose=self.verbose, template=self.template,
                           template_text=self.template_text, columns=self.columns,
                           threads=self.threads)
@@ -791,8 +826,8 @@ class CRF:
             if getattr(self, k) is not None:
                 p[k] = getattr(self, k)
         trainer.set_params(p)
-        for xseq, yseq in zip(X, y):
-            trainer.append(xseq, yseq)
+        for xseq, yseq, w in zip(X, y, sample_weight):
+            trainer.append(xseq, yseq, weight=w)
         holdout = -1
         if X_dev is not None:
             for xseq, yseq in zip(X_dev, y_dev):

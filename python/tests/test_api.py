@@ -2,6 +2,7 @@
 import math
 import os
 import pickle
+import warnings
 
 import pytest
 
@@ -296,6 +297,73 @@ def test_errors(tmp_path):
         tr.append([[1, 2]], ["X"])
     with pytest.raises(ValueError, match="line break"):
         tr.append([["a"]], ["X\nY"])
+
+
+def _weights_of(path):
+    """{(kind, observation, ...labels): weight} of a model's non-zero weights."""
+    out = {}
+    for line in crfpipe.dump_model(path).splitlines():
+        f = line.split("\t")
+        if (f[0], len(f)) in (("U", 4), ("B", 5)):
+            out[tuple(f[:-1])] = float(f[-1])
+    return out
+
+
+def _close(a, b, tol):
+    return a.keys() == b.keys() and all(abs(a[k] - b[k]) <= tol for k in a)
+
+
+def test_sequence_weights(ewt, tmp_path):
+    """A sequence of weight 2 trains what appending it twice trains, one of
+    weight 0 what leaving it out trains (the same optimum, to the optimizer's
+    tolerance), with attributes, templates and the sklearn estimator's
+    sample_weight; the dev set keeps its columns; bad weights are refused."""
+    data = ewt["train"][:120]
+    params = {"c2": 0.5, "epsilon": 1e-10, "max_iterations": 500}
+
+    def train(items, name, **kw):
+        tr = crfpipe.Trainer(verbose=False, params=params, threads=1, **kw)
+        for x, y, w in items:
+            if w is None:
+                tr.append(x, y)
+            else:
+                tr.append(x, y, weight=w)
+        path = str(tmp_path / name)
+        tr.train(path)
+        return _weights_of(path)
+
+    ws = [(2, 0, 1.0)[i % 3] for i in range(len(data))]
+    for kind, conv, kw in (("attrs", xseq_of, {}),
+                           ("tpl", lambda rows: [(r[1],) for r in rows],
+                            {"template": TINY_TPL, "columns": ("form",)})):
+        weighted = train([(conv(r), y, w) for (r, y), w in zip(data, ws)], kind + "-w", **kw)
+        copies = train([(conv(r), y, None) for (r, y), w in zip(data, ws) for _ in range(int(w))],
+                       kind + "-c", **kw)
+        assert len(weighted) > 500 and _close(weighted, copies, 1e-4), kind
+        plain = train([(conv(r), y, None) for r, y in data], kind + "-p", **kw)
+        assert not _close(weighted, plain, 1e-2), "the weights changed nothing (%s)" % kind
+    # the estimator: sample_weight is Trainer.append's weight; with a dev set
+    X = [xseq_of(r) for r, _ in data]
+    Y = [y for _, y in data]
+    Xd = [xseq_of(r) for r, _ in ewt["dev"][:20]]
+    Yd = [y for _, y in ewt["dev"][:20]]
+    crf = crfpipe.CRF(c2=0.5, max_iterations=500, epsilon=1e-10, threads=1,
+                      model_filename=str(tmp_path / "est"))
+    crf.fit(X, Y, sample_weight=ws)
+    assert _close(_weights_of(str(tmp_path / "est")), _weights_of(str(tmp_path / "attrs-w")), 1e-6)
+    with warnings.catch_warnings():
+        # a dev sentence may hold a label these 120 training sentences lack
+        warnings.simplefilter("ignore", crfpipe.CrfpipeWarning)
+        crf.fit(X, Y, Xd, Yd, sample_weight=ws)
+    assert crf.training_log_ and crf.training_log_[-1].get("dev_error") is not None
+    with pytest.raises(ValueError, match="2 weights for 120"):
+        crf.fit(X, Y, sample_weight=[1, 2])
+    tr = crfpipe.Trainer(verbose=False)
+    for bad in (-1, float("nan"), float("inf"), 2e9):
+        with pytest.raises(ValueError, match="from 0 to 1e9"):
+            tr.append([["a"]], ["X"], weight=bad)
+    with pytest.raises(TypeError, match="weight must be a number"):
+        tr.append([["a"]], ["X"], weight="heavy")
 
 
 def test_template_training(ewt, tmp_path):

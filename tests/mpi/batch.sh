@@ -11,6 +11,8 @@
 #   L-BFGS unsharded (--shard false: every rank runs it on whole vectors);
 # - with --min-freq, the job keeps the observations the single process keeps;
 # - with --all-states/--all-transitions false, it trains the same seen pairs;
+# - weighted sequences (CRFsuite's @weight) give the single process's
+#   trajectory too;
 # - a job of one rank writes exactly the plain run's model.
 . "$top_srcdir/tests/mpi/common.sh"
 
@@ -107,6 +109,22 @@ same_trajectory "$tmp/l12" "$tmp/l13" 1e-9 20
 layout "$tmp/m12" >"$tmp/d12"
 layout "$tmp/m13" >"$tmp/d13"
 cmp -s "$tmp/d12" "$tmp/d13" || fail "seen pairs: the 2-rank model's weights differ in place"
+
+# weighted sequences (CRFsuite's @weight:W, tests/data/crfsuite-weighted):
+# each rank weighs its share, so the job follows the single process
+W=$top_srcdir/tests/data/crfsuite-weighted/train.crfsuite
+wtrain() { # LOG MODEL
+    $RUN "$CRFPIPE" --verbose train --features attributes --rho2 2 --threads 1 --max-iter 20 \
+        --model "$2" "$W" 2>"$1"
+}
+RUN= wtrain "$tmp/l14" "$tmp/m14" || { cat "$tmp/l14"; fail "single run on weighted data"; }
+RUN="mpi 2" wtrain "$tmp/l15" "$tmp/m15" || { cat "$tmp/l15"; fail "2-rank run on weighted data"; }
+same_trajectory "$tmp/l14" "$tmp/l15" 1e-9 20
+RUN="mpi 2" "$CRFPIPE" --verbose train --features attributes --rho2 2 --threads 1 --max-iter 20 \
+    --weight-feature '' --model "$tmp/m16" "$W" 2>"$tmp/l16" || fail "2-rank run, unweighted"
+objectives "$tmp/l15" | tail -n 1 >"$tmp/o15"
+objectives "$tmp/l16" | tail -n 1 >"$tmp/o16"
+cmp -s "$tmp/o15" "$tmp/o16" && fail "the job's weighted and unweighted objectives are the same"
 
 # one rank = one process
 RUN="mpi 1" train "$tmp/l7" "$tmp/m7" "$DATA" || fail "1-rank job"

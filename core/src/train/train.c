@@ -266,16 +266,35 @@ static crfp_status check_columns(crfp_trainrun *r, const crfp_doc *doc, int trai
                       origin, crfp_doc_id(doc) ? crfp_doc_id(doc) : "", cols, r->columns0);
 }
 
-/* Sentence `sent`'s weight (feature `name`) onto the last sequence of ds:
- * a number from 0 to CRFP_MAX_SEQ_WEIGHT, given as a number or as text;
- * absent, 1.  Errors: CRFP_EINVAL naming the document and sentence. */
+/* The weight of sentence `sent` (whose tokens are `seq`) onto the last
+ * sequence of ds: its feature `name`, or else the tokens' column `name`
+ * when they all carry the same value (a weight column of CoNLL data, which
+ * has no sentence features); a number from 0 to CRFP_MAX_SEQ_WEIGHT, given
+ * as a number or as text; absent, 1.  Errors: CRFP_EINVAL naming the
+ * document, sentence and token. */
 static crfp_status sentence_weight(crfp_trainrun *r, const crfp_doc *doc, const crfp_ann *sent,
-                                   const char *name, crfp_dataset *ds, const char *origin,
-                                   size_t s)
+                                   const crfp_tokseq *seq, const char *name, crfp_dataset *ds,
+                                   const char *origin, size_t s)
 {
-    const crfp_value *v = crfp_ann_get(sent, name);
-    if (!v)
-        return CRFP_OK;
+    const char *id = crfp_doc_id(doc) ? crfp_doc_id(doc) : "";
+    const crfp_value *v = sent ? crfp_ann_get(sent, name) : NULL;
+    crfp_value cell = {.type = CRFP_V_STRING};
+    if (!v) {
+        int c = crfp_tokseq_col(seq, name);
+        if (c < 0)
+            return CRFP_OK;
+        cell.u.s = seq->cells[(size_t)c];
+        for (size_t t = 0; t < seq->ntok; t++) {
+            const char *x = seq->cells[t * seq->ncols + (size_t)c];
+            if (!x || !cell.u.s || strcmp(x, cell.u.s) != 0)
+                return crfp_error(r->host, CRFP_EINVAL, "%s: document '%s', sentence %zu, "
+                                  "token %zu: %s '%.40s' where the first token has '%.40s' (a "
+                                  "sentence's weight, the same on each of its tokens)", origin,
+                                  id, s + 1, t + 1, name, x ? x : "(none)",
+                                  cell.u.s ? cell.u.s : "(none)");
+        }
+        v = &cell;
+    }
     double w = NAN;
     char text[64] = "";
     if (v->type == CRFP_V_FLOAT) {
@@ -298,9 +317,8 @@ static crfp_status sentence_weight(crfp_trainrun *r, const crfp_doc *doc, const 
         return crfp_dataset_set_weight(r->host, ds, crfp_dataset_size(ds) - 1, w);
     return crfp_error(r->host, CRFP_EINVAL, "%s: document '%s', sentence %zu: %s '%s' is not a "
                       "number from 0 to %g (the sentence's weight in training; "
-                      "--weight-feature names another feature, '' none)", origin,
-                      crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1, name, text,
-                      CRFP_MAX_SEQ_WEIGHT);
+                      "--weight-feature names another feature, '' none)", origin, id, s + 1,
+                      name, text, CRFP_MAX_SEQ_WEIGHT);
 }
 
 /* Extract one document's sentences into `ds`. */
@@ -408,7 +426,7 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
         }
         st = crfp_dataset_add(r->host, ds, r->crf, r->obs, r->labels, grow);
         if (st == CRFP_OK && ds == r->train && wname && *wname)
-            st = sentence_weight(r, doc, sents[s], wname, ds, origin, s);
+            st = sentence_weight(r, doc, sents[s], seq, wname, ds, origin, s);
         if (st == CRFP_ENOTFOUND && !grow) {
             /* A dev sentence with a label never seen in training cannot be
              * scored: the first is named, all are counted, and the summary
