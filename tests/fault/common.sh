@@ -101,6 +101,12 @@ run_cmd() {
     # the frequency cut-off: the model and data rebuilt before the layout
     minfreq) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
                  --max-iter 3 --min-freq 2 --dev "$data/tiny.conll" --model "$2" "$data/tiny.conll" ;;
+    # weighted sequences (@weight:W): L-BFGS and the averaged perceptron
+    # (whose weighted update merges the two paths' features first)
+    csweight) $RUNNER "$CRFPIPE" --quiet train --features attributes --threads 1 --max-iter 3 \
+                  --model "$2" "$tmp/weighted.crfsuite" ;;
+    cswperc) $RUNNER "$CRFPIPE" --quiet train --features attributes --threads 1 --max-iter 3 \
+                 --trainer perceptron --model "$2" "$tmp/weighted.crfsuite" ;;
     # a model's sizes, and all of its weights ranked
     modelinfo) $RUNNER "$CRFPIPE" model info -o "$2" "$tmp/ref.model" ;;
     modeltop) $RUNNER "$CRFPIPE" model top -n 0 --order abs -o "$2" "$tmp/ref.model" ;;
@@ -116,6 +122,8 @@ setup_models() {
   <stage plugin="xml_writer"/>
 </pipeline>
 X
+    awk 'BEGIN { split("2 0.5 0 3.25", W, " ") } NF && !open_ { print "@weight:" W[n++ % 4 + 1] }
+         { open_ = NF > 0; print }' "$data/tiny.crfsuite" >"$tmp/weighted.crfsuite"
     LC_ALL=C awk -F'\t' -f "$top_srcdir/tests/data/wapiti-model/raw.awk" \
         "$top_srcdir/tests/data/wapiti-model/test.txt" | awk 'NF == 0 { n++ } n < 8' >"$tmp/raw.txt"
     cat >"$tmp/spans.xml" <<X

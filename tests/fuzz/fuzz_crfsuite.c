@@ -10,6 +10,7 @@
  * crash, leak or hang.  Oracles on what it returns:
  *   - with the 40-byte limit, a reader that gets to the end of the input
  *     without an error has met no longer line;
+ *   - a Sentence's `weight` (@weight:W) is a float from 0 to 1e9;
  *   - every Token spans one line of the input, not blank and not a
  *     declaration, which starts with its `label` (when it has one) and a
  *     TAB or the end of the line; a Token without a label is a line
@@ -91,6 +92,12 @@ static void check_doc(crfp_doc *doc, int scale, size_t *ntok, size_t *nsent)
         fz_fail("select", crfp_errmsg(fz_host()));
     if (ns == 0 || nt < ns)
         fz_fail("crfsuite_reader", "a document without sentences, or an empty sentence");
+    for (size_t i = 0; i < ns; i++) {
+        /* @weight:W: a float in range, or no weight at all */
+        const crfp_value *w = crfp_ann_get(sen[i], "weight");
+        if (w && (w->type != CRFP_V_FLOAT || !(w->u.f >= 0.0 && w->u.f <= CRFP_MAX_SEQ_WEIGHT)))
+            fz_fail("crfsuite_reader", "a Sentence weight that is no float from 0 to 1e9");
+    }
     for (size_t i = 0; i < nt; i++) {
         size_t b0, b1;
         if (crfp_doc_to_byte(doc, tok[i]->start, &b0) != CRFP_OK ||

@@ -8,7 +8,8 @@
 # (--to wapiti, the column file's lines echoed), the output is byte for
 # byte what `wapiti label -s` and `-p -s` printed, each token's score too.
 # The same patterns, read in Wapiti's dialect (#!wapiti), make exactly the
-# observations Wapiti's model lists for the training data.  Hostile model
+# observations Wapiti's model lists for the training data, and trained to
+# convergence reach Wapiti's optimum (ℓ2 and the elastic net).  Hostile model
 # files are refused with the file, line and what is wrong, exit 1 and no
 # model written.
 . "$top_srcdir/tests/pipeline/common.sh"
@@ -146,6 +147,42 @@ wapiti_observations "$d/model.wap" >"$tmp/theirs"
 cmp -s "$tmp/ours" "$tmp/theirs" ||
     { diff "$tmp/ours" "$tmp/theirs" | head -5; fail "the observations differ from Wapiti's"; }
 echo "$(wc -l <"$tmp/ours") observations, as Wapiti's model lists them"
+
+# Wapiti's optimum (l1.wap, l1-obj.txt, l2-obj.txt: Wapiti run to
+# convergence): with Wapiti's model family (no start weights) and penalties
+# (the same scale: rho1·|θ|₁ + rho2/2·|θ|²), crfpipe reaches the objective
+# Wapiti prints (to its 2 decimals) and as many active weights; with the
+# elastic net (OWL-QN in both) the same non-zero weights, each within
+# 10⁻³ of Wapiti's.
+wap_optimum() { # rho1 obj-file model
+    "$CRFPIPE" train --template "$tmp/w.tpl" --format conll --start-weights false --rho1 "$1" \
+        --rho2 1 --epsilon 1e-12 --max-iter 3000 --threads 1 --model "$3" "$d/train.txt" \
+        2>"$tmp/opt.log" || { cat "$tmp/opt.log"; fail "train to Wapiti's optimum, rho1 $1"; }
+    f=$(sed -n 's/.*F = \([0-9.e+-]*\).*/\1/p' "$tmp/opt.log" | tail -n 1)
+    act=$(sed -n 's/.*objective [^,]*, \([0-9]*\) active.*/\1/p' "$tmp/opt.log")
+    wf=$(sed -n 's/.*obj=\([0-9.]*\).*/\1/p' "$2")
+    wact=$(sed -n 's/.*act=\([0-9]*\).*/\1/p' "$2")
+    echo "rho1 $1, rho2 1: objective $f, $act active; Wapiti $wf, $wact active"
+    awk -v a="$f" -v b="$wf" 'BEGIN { d = a - b; exit !(b > 0 && d * d <= 0.005 ^ 2) }' ||
+        fail "rho1 $1: the objective $f is not Wapiti's $wf"
+    [ -n "$act" ] && [ "$act" = "$wact" ] || fail "rho1 $1: $act active weights, Wapiti $wact"
+}
+nonzero() { # model: KEY TAB WEIGHT, by key
+    "$CRFPIPE" model dump "$1" | awk -F'\t' '($1 == "U" && NF == 4) || ($1 == "B" && NF == 5) {
+        k = $1; for (i = 2; i < NF; i++) k = k "|" $i; print k "\t" $NF }' | LC_ALL=C sort
+}
+wap_optimum 0 "$d/l2-obj.txt" "$tmp/l2.model"
+wap_optimum 0.5 "$d/l1-obj.txt" "$tmp/l1.model"
+"$CRFPIPE" model import "$d/l1.wap" -o "$tmp/l1w.model" 2>"$tmp/log" ||
+    { cat "$tmp/log"; fail "import l1.wap"; }
+nonzero "$tmp/l1.model" >"$tmp/l1.ours"
+nonzero "$tmp/l1w.model" >"$tmp/l1.theirs"
+cut -f1 "$tmp/l1.ours" >"$tmp/k.ours"
+cut -f1 "$tmp/l1.theirs" | cmp -s - "$tmp/k.ours" ||
+    fail "the elastic net's non-zero weights are not Wapiti's ($(wc -l <"$tmp/l1.ours") and $(wc -l <"$tmp/l1.theirs"))"
+paste "$tmp/l1.ours" "$tmp/l1.theirs" | awk -F'\t' '{ d = $2 - $4; if (d < 0) d = -d; if (d > m) m = d }
+    END { printf "%d non-zero weights, the largest difference from Wapiti %.2g\n", NR, m
+          exit !(NR > 500 && m < 1e-3) }' || fail "the elastic net's weights are not Wapiti's"
 
 # More training from the imported model (wapiti train -m): without
 # --template the model's own patterns are used, and the weights are those

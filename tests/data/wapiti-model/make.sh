@@ -25,6 +25,12 @@
 #                        the same with wapiti train --me (every line a sample)
 #   raw-nbest.txt        wapiti label -c -s -n 2 with raw.wap: the two best
 #                        labellings of each sequence, cut as above
+#   l1.wap, l1-obj.txt   trained to convergence with the elastic net
+#                        (--rho1 0.5 --rho2 1, -e 0 -w 50 -i 3000, one
+#                        thread, compacted: -c), and the last line of its
+#                        log (objective and active features)
+#   l2-obj.txt           the last log line of the same with --rho1 0 (the
+#                        model, of every feature, is not kept)
 #   pme.wap, pme-viterbi.txt, pme-posterior.txt
 #                        wapiti train --me -p patterns.txt (every line a
 #                        sample, the patterns applied to it alone), and
@@ -69,3 +75,8 @@ done
 "$WAPITI" train --me -p "$here/patterns.txt" "$here/train.txt" "$here/pme.wap"
 "$WAPITI" label -m "$here/pme.wap" -s "$here/test.txt" | cut_lines >"$here/pme-viterbi.txt"
 "$WAPITI" label -m "$here/pme.wap" -p -s "$here/test.txt" | cut_lines >"$here/pme-posterior.txt"
+# Wapiti's optimum: L-BFGS/OWL-QN to convergence, for wapiti_model.sh
+"$WAPITI" train -t 1 -c -p "$here/patterns.txt" --rho1 0.5 --rho2 1 -i 3000 -e 0 -w 50 \
+    "$here/train.txt" "$here/l1.wap" 2>&1 | grep 'obj=' | tail -n 1 >"$here/l1-obj.txt"
+"$WAPITI" train -t 1 -p "$here/patterns.txt" --rho1 0 --rho2 1 -i 3000 -e 0 -w 50 \
+    "$here/train.txt" "$tmp/l2.wap" 2>&1 | grep 'obj=' | tail -n 1 >"$here/l2-obj.txt"
