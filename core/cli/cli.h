@@ -13,6 +13,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 int cmd_plugins(crfp_host *host, int argc, char **argv);
 int cmd_validate(crfp_host *host, int argc, char **argv);
 int cmd_convert(crfp_host *host, int argc, char **argv);
+int cmd_features(crfp_host *host, int argc, char **argv);
 int cmd_run(crfp_host *host, int argc, char **argv);
 int cmd_train(crfp_host *host, int argc, char **argv);
 int cmd_tag(crfp_host *host, int argc, char **argv);

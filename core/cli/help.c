@@ -221,6 +221,29 @@ static const optdoc convert_opts[] = {
     {"--writer-param", NULL, "NAME=VALUE", NULL, "a parameter of the output format's writer"},
 };
 
+static const optdoc features_opts[] = {
+    {"--template", NULL, "FILE", NULL,
+     "feature template (CRF++/Wapiti syntax, crfpipe-templates(5)) of the templates plugin"},
+    {"--model", NULL, "MODEL", NULL,
+     "the features a trained model extracts (its plugin and template), instead of --template; "
+     "the label is then the model's"},
+    {"--features", NULL, "PLUGIN", "templates", "features plugin"},
+    {"--feature-param", NULL, "NAME=VALUE", NULL, "a parameter of the features plugin"},
+    {"--to", NULL, "crfsuite|wapiti", "crfsuite",
+     "CRFsuite's data (TAB-separated attributes, name:value) or Wapiti's data with its "
+     "observations given (u, b or * before each, the label last)"},
+    {"--label", NULL, "FEATURE", NULL,
+     "the token feature written as the label, left empty when there is none (default: the "
+     "reader's label column, CoNLL-U's upos, else the last of two or more columns)"},
+    {"--format", NULL, "FORMAT", NULL,
+     "input format (default: from the file name, else from the content)"},
+    {"--columns", NULL, "NAMES", NULL, "comma-separated names of a CoNLL input's columns"},
+    {"--set", NULL, "NAME", NULL, "annotation set holding the Sentence and Token annotations"},
+    {"--reader-param", NULL, "NAME=VALUE", NULL, "a parameter of the input format's reader"},
+    {"--output", "-o", "FILE", NULL, "output file, which appears only when complete (default: "
+     "stdout)"},
+};
+
 static const optdoc validate_opts[] = {
     {"--schema", NULL, "document|pipeline", NULL,
      "the schema to check against (default: chosen by each file's root element)"},
@@ -299,6 +322,18 @@ static const cmddoc commands[] = {
      "Read IN (default stdin) with the reader of its format and write OUT (default stdout) "
      "with the writer of --to.  The output appears only when the conversion succeeds.",
      convert_opts, N(convert_opts), convert_extra},
+    {"features", "--template FILE | --model MODEL [OPTIONS] [IN]",
+     "write the observations a template extracts, as CRFsuite's or Wapiti's data",
+     "Extract the observations of every token of IN (default stdin) as crfpipe train does "
+     "with the template (or the model's features), and write them as training data: "
+     "CRFsuite's, which crfsuite learn and crfpipe --features attributes train on, or "
+     "Wapiti's with its observations given (wapiti train without patterns).  Each token is "
+     "a line, its label first (CRFsuite) or last (Wapiti), and a blank line ends each "
+     "sentence.  CRFsuite's label pairs carry no attributes: a template's plain B is its "
+     "transitions, other bigram observations are counted in a warning (--to wapiti keeps "
+     "them).  Also a way to see what a template makes of a token.  The output appears only "
+     "when complete.",
+     features_opts, N(features_opts), NULL},
     {"validate", "[--schema document|pipeline] FILE...", "check XML files against the schemas",
      "Check each XML file against the RELAX NG schema of documents (crfpipe-document(5)) or "
      "pipelines (crfpipe-pipeline(5)), reporting every error as FILE:LINE.",

@@ -75,6 +75,7 @@ static const struct command {
     {"plugins", cmd_plugins}, {"validate", cmd_validate}, {"convert", cmd_convert},
     {"run", cmd_run},         {"train", cmd_train},       {"tag", cmd_tag},
     {"eval", cmd_eval},       {"model", cmd_model},       {"plot", cmd_plot},
+    {"features", cmd_features},
 };
 
 static void usage(FILE *f)

@@ -50,6 +50,9 @@ expect "tag --nb" --nbest
 expect "tag --pred" --prediction-to
 expect "tag --prediction-to m" misc
 expect "tag --to conll" conll conllu
+# features writes CRFsuite's or Wapiti's data, not a writer's format
+expect "features --to " crfsuite wapiti
+absent "features --to " xml
 expect "convert --from x" xml
 expect "eval --rep" --report
 expect "tag --dec" --decode

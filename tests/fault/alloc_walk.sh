@@ -71,7 +71,7 @@ problem() {
 
 total_runs=0
 for cmd in ${FAULT_CMDS:-train seen arow tag tagextra crfsuite crfsuitetag csexport csimport csall csweight cswperc wapimport waptag wapraw wapdata ppimport pptimport ppall spans spandiff \
-    convert convertback run runmany cv cvchain minfreq modelinfo modeltop}; do
+    convert convertback run runmany cv cvchain minfreq modelinfo modeltop features}; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"
     if ! FAILMALLOC_STATS="$tmp/stats" LD_PRELOAD="$FAILMALLOC" run_cmd $cmd "$ref" 2>"$tmp/err"; then

@@ -107,6 +107,9 @@ run_cmd() {
                   --model "$2" "$tmp/weighted.crfsuite" ;;
     cswperc) $RUNNER "$CRFPIPE" --quiet train --features attributes --threads 1 --max-iter 3 \
                  --trainer perceptron --model "$2" "$tmp/weighted.crfsuite" ;;
+    # a template's observations as CRFsuite's data
+    features) $RUNNER "$CRFPIPE" --quiet features --template "$tpl" --columns form,label -o "$2" \
+                  "$data/tiny.conll" ;;
     # a model's sizes, and all of its weights ranked
     modelinfo) $RUNNER "$CRFPIPE" model info -o "$2" "$tmp/ref.model" ;;
     modeltop) $RUNNER "$CRFPIPE" model top -n 0 --order abs -o "$2" "$tmp/ref.model" ;;
