@@ -39,6 +39,7 @@ typedef struct fx {
     FILE *out;
     int to;
     const char *label, *set;
+    const char *mcolumns;  /* --model: the columns it was trained on (its metadata) */
     /* crfsuite: the bigram observations found at every token so far (a
      * template's plain B is one: CRFsuite's transitions), and all of them
      * counted */
@@ -186,6 +187,12 @@ static crfp_status put_doc(fx *x, crfp_doc *doc)
         int lc = lname ? crfp_tokseq_col(seq, lname) : -1;
         if ((st = x->fv->extract(x->ex, seq, x->obs)) != CRFP_OK) {
             crfp_error_wrap(x->host, st, "document '%s', sentence %zu: features", id, s + 1);
+            if (x->mcolumns && strstr(crfp_errmsg(x->host), "unknown column name")) {
+                char msg[768];
+                snprintf(msg, sizeof msg, "%s (the model was trained on the columns %.120s: "
+                         "name the input's with --columns)", crfp_errmsg(x->host), x->mcolumns);
+                crfp_error(x->host, st, "%s", msg);
+            }
             break;
         }
         for (size_t t = 0; t < seq->ntok && st == CRFP_OK; t++, x->ntok++)
@@ -390,6 +397,7 @@ int cmd_features(crfp_host *host, int argc, char **argv)
     } else {
         if (mlabel)
             x.label = mlabel;
+        x.mcolumns = crf ? crfp_crf_meta(crf, "columns") : NULL;
         rc = run(&x, rname, rn, rv, nr, in, outpath);
     }
     if (x.ex)

@@ -1118,8 +1118,20 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             snprintf(where, sizeof where, " of document '%.80s', sentence %zu",
                      crfp_doc_id(doc) ? crfp_doc_id(doc) : "", j.fail_sent + 1);
         st = j.fail_st != CRFP_OK ? j.fail_st : CRFP_EPLUGIN;
-        if (atomic_load(&j.feat_failed) && crfp_errcode(host) != CRFP_OK && *crfp_errmsg(host))
+        if (atomic_load(&j.feat_failed) && crfp_errcode(host) != CRFP_OK && *crfp_errmsg(host)) {
             crfp_error_prefix(host, "extracting the features%s", where);
+            /* a template's column name the input lacks: most often a model
+             * trained with --columns given columns that are not named so */
+            const char *mc = crfp_crf_meta(tg->crf, "columns");
+            const char *dc = crfp_doc_meta_str(doc, "columns");
+            if (strstr(crfp_errmsg(host), "unknown column name") && mc && (!dc || strcmp(mc, dc))) {
+                char msg[768];
+                snprintf(msg, sizeof msg, "%s (the model was trained on the columns %.120s, the "
+                         "input's are %.120s: name them with --columns, or map them with "
+                         "input-columns)", crfp_errmsg(host), mc, dc ? dc : "not named");
+                crfp_error(host, crfp_errcode(host), "%s", msg);
+            }
+        }
         else if (st == CRFP_ENOMEM)
             crfp_error(host, st, "out of memory %s%s", j.fail_what, where);
         else if (j.fail_what == OVERFLOW_WHAT)

@@ -113,6 +113,12 @@ sed 's/:1\(	\|$\)/\1/g' "$d/train.crfsuite" | cmp -s - "$tmp/rt.crfsuite" ||
 "$CRFPIPE" -q features --model "$tmp/t.model" --columns form,label -o "$tmp/m2" "$tmp/p.tsv" ||
     fail "features --model"
 cmp -s "$tmp/m1" "$tmp/m2" || fail "--model wrote other observations than its template"
+# a model whose template names its columns, given unnamed ones: the error
+# says which columns it was trained on (features, and tag alike)
+expect_fail "unknown column name 'form' (the model was trained on the columns form,label" \
+    "$CRFPIPE" features --model "$tmp/t.model" "$tmp/p.tsv"
+expect_fail "unknown column name 'form' (the model was trained on the columns form,label, the input's are word,label: name them with --columns" \
+    "$CRFPIPE" tag --model "$tmp/t.model" "$tmp/p.tsv"
 
 # what a format cannot hold
 printf 'a b\tX\n\n' >"$tmp/sp.tsv"
