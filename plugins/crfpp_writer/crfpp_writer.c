@@ -16,7 +16,11 @@
  *   --nbest N (-n N) the N best labellings one after the other, each headed
  *                    "# K P" (K from 0), which needs --posteriors; with
  *                    verbose, a later labelling's marginals are looked up
- *                    in the marginals, so --marginals too.
+ *                    in the marginals, so --marginals too.  The writer's
+ *                    own `nbest` (crfpipe tag gives --nbest to both) says
+ *                    n-best was asked for, so that -n 1 heads its one
+ *                    labelling "# 0 P" as crf_test does; without it, more
+ *                    than one labelling is what says so.
  * A result asked for and missing is an error naming the document, sentence
  * and token and the option that gives it; a cell or label holding a TAB or
  * a line break, which would break the line, is an error too.
@@ -36,6 +40,9 @@ static const crfp_param_spec params[] = {
      "crf_test -v: 1 adds each sentence's probability and each label's marginal (crfpipe tag "
      "--posteriors), 2 every label's marginal too (--marginals N --marginals-order label)"},
     {"set", CRFP_PARAM_STRING, "", "annotation set with the Sentences and Tokens"},
+    {"nbest", CRFP_PARAM_INT, "0",
+     "crf_test -n N: N > 0 heads each labelling '# K P', even the one of N = 1 (crfpipe tag "
+     "--nbest gives it here and to the tagger); 0: only when there are several"},
 };
 
 typedef struct cpw {
@@ -43,6 +50,7 @@ typedef struct cpw {
     crfp_stream *out;
     const char *pred, *set;
     int verbose, warned;
+    int64_t nbest;  /* crf_test -n asked for (0: not) */
     linecols lc;   /* this document's columns, if it is a column file's */
 } cpw;
 
@@ -60,6 +68,7 @@ static crfp_status w_open(crfp_host *host, const crfp_params *p, crfp_stream *ou
     w->pred = crfp_params_str(p, "prediction");
     w->set = crfp_params_str(p, "set");
     w->verbose = (int)v;
+    w->nbest = crfp_params_int(p, "nbest");
     *state = w;
     return CRFP_OK;
 }
@@ -202,8 +211,9 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
     int ok = v && v->type == CRFP_V_LIST && v->u.list.n > 0;
     for (size_t k = 0; ok && k < v->u.list.n; k++)
         ok = v->u.list.items[k].type == CRFP_V_FLOAT;
-    if ((nbest > 1 || w->verbose) && !ok)
-        return unwritable(w, doc, s, 0, nbest > 1 ? "n-best labellings, but the sentence has "
+    const int headed = nbest > 1 || w->nbest > 0; /* crf_test -n: "# K P" */
+    if ((headed || w->verbose) && !ok)
+        return unwritable(w, doc, s, 0, headed ? "n-best labellings, but the sentence has "
                           "no probability of each (crfpipe tag --posteriors gives them)" :
                           "verbose, but the sentence has no probability (crfpipe tag "
                           "--posteriors gives it)");
@@ -212,7 +222,7 @@ static crfp_status put_sentence(void *ud, const crfp_doc *doc, size_t s, const c
         nbest = v->u.list.n;
     crfp_status st = CRFP_OK;
     for (size_t k = 0; k < nbest && st == CRFP_OK; k++) {
-        if (nbest > 1)
+        if (headed)
             fprintf(w->out->fp, "# %zu %f\n", k, v->u.list.items[k].u.f);
         else if (w->verbose)
             fprintf(w->out->fp, "# %f\n", v->u.list.items[0].u.f);

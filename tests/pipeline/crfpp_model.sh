@@ -50,6 +50,11 @@ same_but_rounding "$tmp/v2.txt" "$d/expected-v2.txt" || fail "--to crfpp is not 
 "$CRFPIPE" tag --model "$tmp/$m" --posteriors --nbest 2 --marginals 100 --to crfpp \
     --writer-param verbose=1 -o "$tmp/n2.txt" "$test" 2>/dev/null || fail "tag --to crfpp, --nbest 2"
 same_but_rounding "$tmp/n2.txt" "$d/expected-n2.txt" || fail "--to crfpp is not crf_test -v1 -n 2's"
+# -n 1 heads its one labelling "# 0 P" too: --nbest reaches the writer
+"$CRFPIPE" tag --model "$tmp/$m" --posteriors --nbest 1 --to crfpp --writer-param verbose=1 \
+    -o "$tmp/n1.txt" "$test" 2>/dev/null || fail "tag --to crfpp, --nbest 1"
+same_but_rounding "$tmp/n1.txt" "$d/expected-n1.txt" || fail "--to crfpp is not crf_test -v1 -n 1's"
+[ "$(grep -c '^# 0 ' "$tmp/n1.txt")" = 40 ] || fail "--nbest 1: not 40 headers '# 0 P'"
 # crf_test -c 0.5 (its cost factor: every weight halved) is --weight-scale 0.5
 "$CRFPIPE" tag --model "$tmp/$m" --posteriors --weight-scale 0.5 --to crfpp \
     --writer-param verbose=1 -o "$tmp/c05.txt" "$test" || fail "tag --weight-scale 0.5"

@@ -11,6 +11,7 @@
 #                probability, then each token with its label and marginal
 #   expected-v2.txt  crf_test -v2: every label's marginal too
 #   expected-n2.txt  crf_test -v1 -n 2: the two best labellings
+#   expected-n1.txt  crf_test -v1 -n 1: the best labelling, headed "# 0 P"
 #   expected-c05.txt crf_test -v1 -c 0.5: its cost factor, the scores halved
 # tests/pipeline/crfpp_model.sh checks that crfpipe, given either model,
 # tags test.txt as expected.txt says, that the same template behind #!crf++
@@ -23,4 +24,5 @@ bin=${CRFPP:+$CRFPP/}
 "${bin}crf_test" -v1 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected.txt"
 "${bin}crf_test" -v2 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-v2.txt"
 "${bin}crf_test" -v1 -n 2 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-n2.txt"
+"${bin}crf_test" -v1 -n 1 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-n1.txt"
 "${bin}crf_test" -v1 -c 0.5 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-c05.txt"
