@@ -14,8 +14,9 @@
  *  - wapiti: Wapiti's data with its observations given (`wapiti train`
  *    without patterns; crfpipe --format wapiti --features attributes
  *    --feature-param bigram=wapiti): space-separated fields, each an
- *    observation after its kind's letter (u unigram, b bigram, * both),
- *    the label last.  It has no values and no escapes: an observation with
+ *    observation after its kind's letter (u unigram, b bigram, * both)
+ *    unless it begins with it (Wapiti's own patterns name them so), the
+ *    label last.  It has no values and no escapes: an observation with
  *    a value other than 1 or a blank in it is an error naming it.
  * The output appears only when complete. */
 #include "config.h"
@@ -150,7 +151,12 @@ static crfp_status put_token(fx *x, const crfp_doc *doc, size_t s, size_t t, con
                                   "no values (--to crfsuite keeps them)", id, s + 1, t + 1,
                                   strs[k], val[k]);
             unsigned f = flags[k] & (CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM);
-            fputc(f == CRFP_OBS_UNIGRAM ? 'u' : f == CRFP_OBS_BIGRAM ? 'b' : '*', x->out);
+            const char kind = f == CRFP_OBS_UNIGRAM ? 'u' : f == CRFP_OBS_BIGRAM ? 'b' : '*';
+            /* Wapiti's own patterns name their observations after their
+             * kind already (u00:..., b01:...): those are written as they
+             * are, so that Wapiti (and crfpipe) name them alike */
+            if (strs[k][0] != kind)
+                fputc(kind, x->out);
             fputs(strs[k], x->out);
             fputc(' ', x->out);
         }

@@ -231,7 +231,7 @@ static const optdoc features_opts[] = {
     {"--feature-param", NULL, "NAME=VALUE", NULL, "a parameter of the features plugin"},
     {"--to", NULL, "crfsuite|wapiti", "crfsuite",
      "CRFsuite's data (TAB-separated attributes, name:value) or Wapiti's data with its "
-     "observations given (u, b or * before each, the label last)"},
+     "observations given (u, b or * before each unless it begins with it, the label last)"},
     {"--label", NULL, "FEATURE", NULL,
      "the token feature written as the label, left empty when there is none (default: the "
      "reader's label column, CoNLL-U's upos, else the last of two or more columns)"},

@@ -4,7 +4,8 @@
 # --to crfsuite (read with --features attributes), a template of unigram
 # patterns and a plain B: the same optimum, the same unigram weights (the
 # observations keep their names); --to wapiti (bigram=wapiti), a template
-# with bigram and both-kind patterns: the same optimum.  CRFsuite data read
+# with bigram and both-kind patterns: the same optimum, and Wapiti's own
+# patterns keep their observations' names.  CRFsuite data read
 # by the attributes plugin comes back as it was, values included; --model
 # writes what the model's own template extracts; CRFsuite and Wapiti
 # themselves, when installed, train on the output to crfpipe's optimum.  What a format cannot hold
@@ -92,7 +93,7 @@ grep -q "6314 bigram observations not written" "$tmp/log" ||
     fail "no warning counting the 2 x 3157 bigram observations CRFsuite's data lost: $(cat "$tmp/log")"
 "$CRFPIPE" -q features --to wapiti --template "$tmp/b.tpl" --columns form,label \
     -o "$tmp/f.wap" "$tmp/p.tsv" || fail "features --to wapiti"
-head -n 1 "$tmp/f.wap" | grep -qx 'uU01:Al uU02:l bB03:_B-1 \*\*04:true bB PROPN' ||
+head -n 1 "$tmp/f.wap" | grep -qx 'uU01:Al uU02:l bB03:_B-1 \*04:true bB PROPN' ||
     fail "the first token's Wapiti line: $(head -n 1 "$tmp/f.wap")"
 "$CRFPIPE" train --template "$tmp/b.tpl" --columns form,label --epsilon 1e-10 --threads 1 \
     --model "$tmp/tb.model" "$tmp/p.tsv" 2>"$tmp/tb.log" || fail "train, bigram template"
@@ -115,6 +116,35 @@ if command -v wapiti >/dev/null 2>&1; then
         fail "Wapiti's optimum on the output is not crfpipe's"
 else
     echo "wapiti not installed: Wapiti does not train on the output here"
+fi
+
+# Wapiti's own patterns (#!wapiti) name their observations after their kind:
+# written as they are, they come back under the same names, every one of
+# them; Wapiti itself (when installed) trains on them to the optimum it
+# reaches with the patterns (tests/data/wapiti-model/l2-obj.txt)
+wd=$top_srcdir/tests/data/wapiti-model
+{ echo '#!wapiti'; cat "$wd/patterns.txt"; } >"$tmp/wp.tpl"
+"$CRFPIPE" -q features --template "$tmp/wp.tpl" --to wapiti -o "$tmp/wp.wap" "$wd/train.txt" ||
+    fail "features --to wapiti, Wapiti's patterns"
+head -n 1 "$tmp/wp.wap" | grep -q '^u00:_x-2 u01:_x-1 u02:Al ' ||
+    fail "Wapiti's observations were renamed: $(head -c 80 "$tmp/wp.wap")"
+"$CRFPIPE" train --template "$tmp/wp.tpl" --rho2 1 --start-weights false --epsilon 1e-10 \
+    --threads 1 --model "$tmp/wp1.model" "$wd/train.txt" 2>"$tmp/wp1.log" || fail "train, patterns"
+"$CRFPIPE" train --format wapiti --features attributes --feature-param bigram=wapiti --rho2 1 \
+    --start-weights false --epsilon 1e-10 --threads 1 --model "$tmp/wp2.model" "$tmp/wp.wap" \
+    2>"$tmp/wp2.log" || { cat "$tmp/wp2.log"; fail "train on Wapiti's data of the patterns"; }
+same_f "Wapiti's patterns through Wapiti's data" "$(final_f "$tmp/wp2.log")" "$(final_f "$tmp/wp1.log")"
+keys() { "$CRFPIPE" model dump "$1" | awk -F'\t' '($1 == "U" && NF == 4) || ($1 == "B" && NF == 5) {
+    k = $1; for (i = 2; i < NF; i++) k = k "|" $i; print k }' | LC_ALL=C sort; }
+keys "$tmp/wp1.model" >"$tmp/wp1.k"
+keys "$tmp/wp2.model" | cmp -s - "$tmp/wp1.k" || fail "Wapiti's observations changed names"
+echo "Wapiti's patterns: $(wc -l <"$tmp/wp1.k") weights under the same names, optimum $(final_f "$tmp/wp2.log")"
+if command -v wapiti >/dev/null 2>&1; then
+    wo=$(wapiti train -t 1 --rho1 0 --rho2 1 -i 2000 -e 0 -w 50 "$tmp/wp.wap" "$tmp/wpw.wap" 2>&1 |
+        grep 'obj=' | tail -n 1 | sed 's/.*\(obj=[0-9.]* *act=[0-9]*\).*/\1/')
+    want=$(sed 's/.*\(obj=[0-9.]* *act=[0-9]*\).*/\1/' "$wd/l2-obj.txt")
+    echo "wapiti train on it: $wo; with the patterns: $want"
+    [ "$wo" = "$want" ] || fail "Wapiti on the exported data: $wo, with its patterns $want"
 fi
 
 # CRFsuite data through the attributes plugin comes back as it was (a
