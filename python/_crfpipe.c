@@ -1132,6 +1132,74 @@ out:
     return res;
 }
 
+/* The observations the model's extractor makes of one sequence: for each
+ * token (name, kind, value) with kind "U", "B" or "*" (what
+ * crfpipe features writes). */
+static PyObject *Model_features(Model *m, PyObject *args)
+{
+    PyObject *xseq;
+    if (!ready(m) || !PyArg_ParseTuple(args, "O", &xseq))
+        return NULL;
+    batch b = {0};
+    if (convert_one(m, xseq, &b) != 0) {
+        batch_free(&b);
+        return NULL;
+    }
+    size_t T = b.s[0].ntok;
+    crfp_obsseq *obs = crfp_obsseq_new();
+    PyObject *res = NULL;
+    crfp_status st = obs ? CRFP_OK : CRFP_ENOMEM;
+    char msg[1024] = "";
+    if (st == CRFP_OK && T > 0) {
+        /* the extraction, and reading what it made, under the model's
+         * mutex: its host records the extractor's messages */
+        crfp_tokseq q = tokseq_of(&b, 0);
+        Py_BEGIN_ALLOW_THREADS
+        pthread_mutex_lock(&m->mu);
+        crfp_error_clear(m->host);
+        st = m->fv->extract(m->ex, &q, obs);
+        if (st != CRFP_OK)
+            snprintf(msg, sizeof msg, "%s", *crfp_errmsg(m->host) ? crfp_errmsg(m->host)
+                                                                 : crfp_status_str(st));
+        pthread_mutex_unlock(&m->mu);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != CRFP_OK) {
+        raise_status(st, msg);
+        goto out;
+    }
+    if (!(res = PyList_New((Py_ssize_t)T)))
+        goto out;
+    for (size_t t = 0; t < T; t++) {
+        const char *const *strs;
+        const unsigned char *flags;
+        size_t n;
+        crfp_obsseq_get(obs, t, &strs, &flags, &n);
+        const double *val = crfp_obsseq_values(obs, t);
+        PyObject *row = PyList_New((Py_ssize_t)n);
+        if (!row) {
+            Py_CLEAR(res);
+            goto out;
+        }
+        PyList_SET_ITEM(res, (Py_ssize_t)t, row);
+        for (size_t k = 0; k < n; k++) {
+            unsigned f = flags[k] & (CRFP_OBS_UNIGRAM | CRFP_OBS_BIGRAM);
+            const char *kind = f == CRFP_OBS_UNIGRAM ? "U" : f == CRFP_OBS_BIGRAM ? "B" : "*";
+            PyObject *e = Py_BuildValue("(ssd)", strs[k], kind, val ? val[k] : 1.0);
+            if (!e) {
+                /* an observation that is not UTF-8 (a template over bytes) */
+                Py_CLEAR(res);
+                goto out;
+            }
+            PyList_SET_ITEM(row, (Py_ssize_t)k, e);
+        }
+    }
+out:
+    crfp_obsseq_free(obs);
+    batch_free(&b);
+    return res;
+}
+
 static PyObject *Model_probability(Model *m, PyObject *args)
 {
     PyObject *xseq, *yseq;
@@ -1369,6 +1437,10 @@ static PyMethodDef Model_methods[] = {
      "marginals(xseq) -> list of tuples: P(y_t = label) in the order of Model.labels."},
     {"probability", (PyCFunction)Model_probability, METH_VARARGS,
      "probability(xseq, yseq) -> P(yseq | xseq)."},
+    {"features", (PyCFunction)Model_features, METH_VARARGS,
+     "features(xseq) -> for each token a list of (observation, kind, value), kind 'U' "
+     "(label weights), 'B' (label-pair weights) or '*' (both): what the model's features "
+     "plugin extracts, as crfpipe features writes it."},
     {"dump", (PyCFunction)Model_dump, METH_NOARGS,
      "dump() -> str: labels, features configuration, metadata and non-zero weights."},
     {"export_crfsuite", (PyCFunction)Model_export_crfsuite, METH_VARARGS,

@@ -683,6 +683,15 @@ class Tagger:
         """The k best labellings with their probabilities, best first."""
         return self.model.nbest(self._current() if xseq is None else list(xseq), k)
 
+    def features(self, xseq=None):
+        """What the model's features extract from each token of xseq
+        (default: the sequence given to set()): a list per token of
+        (observation, kind, value), kind "U" (the observation's label
+        weights), "B" (its label-pair weights) or "*" (both); value 1 but
+        for valued attributes.  A template's observations are named by its
+        pattern ("U02:cat"); as ``crfpipe features --model`` writes them."""
+        return self.model.features(self._current() if xseq is None else list(xseq))
+
     def probability(self, yseq):
         """P(yseq | the sequence given to set())."""
         return self.model.probability(self._current(), list(yseq))

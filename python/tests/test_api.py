@@ -2,6 +2,7 @@
 import math
 import os
 import pickle
+import subprocess
 import warnings
 
 import pytest
@@ -297,6 +298,42 @@ def test_errors(tmp_path):
         tr.append([[1, 2]], ["X"])
     with pytest.raises(ValueError, match="line break"):
         tr.append([["a"]], ["X\nY"])
+
+
+def test_features(ewt, attr_model, tmp_path):
+    """Tagger.features gives what the model extracts, as crfpipe features
+    writes it: a template's named observations with their kinds, CRFsuite
+    attributes with their values."""
+    path = str(tmp_path / "tpl.model")
+    tr = crfpipe.Trainer(verbose=False, template=TINY_TPL, columns=("form",),
+                         params={"max_iterations": 3})
+    for rows, y in ewt["train"][:50]:
+        tr.append([(r[1],) for r in rows], y)
+    tr.train(path)
+    tagger = crfpipe.Tagger().open(path)
+    f = tagger.features([("The",), ("cat",)])
+    assert len(f) == 2
+    assert ("U01:cat", "U", 1.0) in f[1] and ("U00:The", "U", 1.0) in f[1]
+    assert ("B", "B", 1.0) in f[0], "the template's B is a bigram observation"
+    # what the command line writes for the same tokens (Wapiti's data:
+    # each observation after its kind's letter)
+    src = tmp_path / "two.tsv"
+    src.write_text("The\tX\ncat\tX\n\n", encoding="utf-8")
+    cli = os.environ.get("CRFPIPE")
+    if cli:
+        r = subprocess.run([cli, "-q", "features", "--model", path, "--columns", "form,label",
+                            "--to", "wapiti", str(src)], capture_output=True, text=True,
+                           check=True)
+        lines = [l.split(" ")[:-1] for l in r.stdout.splitlines() if l]
+        want = [[("u" if k == "U" else "b" if k == "B" else "") + n for n, k, _ in row]
+                for row in f]
+        assert lines == want
+    # attributes with values
+    t2 = crfpipe.Tagger().open(attr_model[0])
+    g = t2.features([{"w": "x", "len": 2.5}])
+    assert ("w=x", "U", 1.0) in g[0] and ("len", "U", 2.5) in g[0]
+    with pytest.raises(RuntimeError):
+        crfpipe.Tagger().features([["a"]])
 
 
 def _weights_of(path):
