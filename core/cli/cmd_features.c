@@ -18,12 +18,15 @@
  *    unless it begins with it (Wapiti's own patterns name them so), the
  *    label last.  It has no values and no escapes: an observation with
  *    a value other than 1 or a blank in it is an error naming it.
- * The output appears only when complete. */
+ * A sentence's weight (its feature `weight`, CRFsuite's @weight:W) goes
+ * before its tokens in CRFsuite's data; Wapiti's has none, and a warning
+ * counts the weights left out.  The output appears only when complete. */
 #include "config.h"
 #include "cli.h"
 #include "help.h"
 #include "progress.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +44,8 @@ typedef struct fx {
     int to;
     const char *label, *set;
     const char *mcolumns;  /* --model: the columns it was trained on (its metadata) */
+    const char *wname;     /* the Sentence feature holding its weight ("": none) */
+    size_t unweighted;     /* wapiti: sentences whose weight could not be written */
     /* crfsuite: the bigram observations found at every token so far (a
      * template's plain B is one: CRFsuite's transitions), and all of them
      * counted */
@@ -167,6 +172,37 @@ static crfp_status put_token(fx *x, const crfp_doc *doc, size_t s, size_t t, con
     return CRFP_OK;
 }
 
+/* The weight of sentence s (its feature x->wname, CRFsuite's @weight:W),
+ * written before its tokens in CRFsuite's data; Wapiti's data has no
+ * sequence weights (counted, for a warning).  Errors: CRFP_EINVAL for a
+ * weight that is no number from 0 to CRFP_MAX_SEQ_WEIGHT. */
+static crfp_status put_weight(fx *x, const crfp_doc *doc, size_t s, const crfp_ann *sent)
+{
+    const crfp_value *v = sent && *x->wname ? crfp_ann_get(sent, x->wname) : NULL;
+    if (!v)
+        return CRFP_OK;
+    double w = NAN;
+    char *end;
+    if (v->type == CRFP_V_FLOAT)
+        w = v->u.f;
+    else if (v->type == CRFP_V_INT)
+        w = (double)v->u.i;
+    else if (v->type == CRFP_V_STRING && (w = strtod(v->u.s, &end), end == v->u.s || *end))
+        w = NAN;
+    if (!(w >= 0.0 && w <= CRFP_MAX_SEQ_WEIGHT))
+        return crfp_error(x->host, CRFP_EINVAL, "document '%s', sentence %zu: its %s is not a "
+                          "number from 0 to %g", crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1,
+                          x->wname, CRFP_MAX_SEQ_WEIGHT);
+    if (x->to == TO_WAPITI) {
+        x->unweighted += w != 1.0;
+        return CRFP_OK;
+    }
+    fputs("@weight:", x->out);
+    put_value(x->out, w);
+    fputc('\n', x->out);
+    return CRFP_OK;
+}
+
 /* Every sentence of doc: extract, then a line per token. */
 static crfp_status put_doc(fx *x, crfp_doc *doc)
 {
@@ -191,6 +227,8 @@ static crfp_status put_doc(fx *x, crfp_doc *doc)
                                 ? seq->colnames[seq->ncols - 1]
                                 : NULL;
         int lc = lname ? crfp_tokseq_col(seq, lname) : -1;
+        if ((st = put_weight(x, doc, s, sents[s])) != CRFP_OK)
+            break;
         if ((st = x->fv->extract(x->ex, seq, x->obs)) != CRFP_OK) {
             crfp_error_wrap(x->host, st, "document '%s', sentence %zu: features", id, s + 1);
             if (x->mcolumns && strstr(crfp_errmsg(x->host), "unknown column name")) {
@@ -266,6 +304,10 @@ static int run(fx *x, const char *rname, const char **rn, const char **rv, size_
         return cli_fail(host);
     }
     crfp_log(host, CRFP_LOG_INFO, "features: %zu sentences, %zu tokens", x->nsent, x->ntok);
+    if (x->unweighted)
+        crfp_log(host, CRFP_LOG_WARN, "features: %zu sentences weighed other than 1 (their %s): "
+                 "Wapiti's data has no sequence weights (--to crfsuite writes them)",
+                 x->unweighted, x->wname);
     size_t lost = x->to == TO_CRFSUITE ? lost_bigrams(x) : 0;
     if (lost)
         crfp_log(host, CRFP_LOG_WARN, "features: %zu bigram observations not written: "
@@ -319,7 +361,7 @@ int cmd_features(crfp_host *host, int argc, char **argv)
     const char *v, *rn[MAXP], *rv[MAXP], *fn[MAXP], *fvv[MAXP];
     size_t nr = 0, nf = 0;
     int features_set = 0;
-    fx x = {.host = host};
+    fx x = {.host = host, .wname = "weight"};
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -338,6 +380,8 @@ int cmd_features(crfp_host *host, int argc, char **argv)
             x.label = v;
         else if ((r = cli_opt(cmd, argc, argv, &i, "set", &v)) != 0)
             x.set = v;
+        else if ((r = cli_opt(cmd, argc, argv, &i, "weight-feature", &v)) != 0)
+            x.wname = v;
         else if ((r = cli_opt(cmd, argc, argv, &i, "to", &v)) != 0)
             to = v;
         else if ((r = cli_opt(cmd, argc, argv, &i, "output", &v)) != 0)

@@ -239,6 +239,8 @@ static const optdoc features_opts[] = {
      "input format (default: from the file name, else from the content)"},
     {"--columns", NULL, "NAMES", NULL, "comma-separated names of a CoNLL input's columns"},
     {"--set", NULL, "NAME", NULL, "annotation set holding the Sentence and Token annotations"},
+    {"--weight-feature", NULL, "NAME", "weight",
+     "the Sentence feature holding its weight, written as CRFsuite's @weight:W ('': none)"},
     {"--reader-param", NULL, "NAME=VALUE", NULL, "a parameter of the input format's reader"},
     {"--output", "-o", "FILE", NULL, "output file, which appears only when complete (default: "
      "stdout)"},

@@ -6,7 +6,8 @@
 # observations keep their names); --to wapiti (bigram=wapiti), a template
 # with bigram and both-kind patterns: the same optimum, and Wapiti's own
 # patterns keep their observations' names.  CRFsuite data read
-# by the attributes plugin comes back as it was, values included; --model
+# by the attributes plugin comes back as it was, values and sequence
+# weights included; --model
 # writes what the model's own template extracts; CRFsuite and Wapiti
 # themselves, when installed, train on the output to crfpipe's optimum.  What a format cannot hold
 # is an error naming the token (a blank in a Wapiti observation, a value in
@@ -154,6 +155,22 @@ d=$top_srcdir/tests/data/crfsuite-valued
     fail "features of CRFsuite data"
 sed 's/:1\(	\|$\)/\1/g' "$d/train.crfsuite" | cmp -s - "$tmp/rt.crfsuite" ||
     fail "CRFsuite's valued data did not come back as it was"
+# sequence weights (CRFsuite's @weight) go with their sequences: the
+# data weighed by CRFsuite comes back to CRFsuite's weighted optimum;
+# Wapiti's data has no weights, and a warning counts them
+dw=$top_srcdir/tests/data/crfsuite-weighted
+"$CRFPIPE" -q features --features attributes -o "$tmp/w.crfsuite" "$dw/train.crfsuite" ||
+    fail "features of weighted CRFsuite data"
+[ "$(grep -c '^@weight:' "$tmp/w.crfsuite")" = 56 ] ||
+    fail "not the 56 weights of the sequences (one declaration of the file weighs none)"
+"$CRFPIPE" train --features attributes --rho2 2 --all-states false --all-transitions false \
+    --epsilon 1e-10 --model "$tmp/w.model" "$tmp/w.crfsuite" 2>"$tmp/w.log" ||
+    fail "train on the weighted data written back"
+same_f "weighted data written back" "$(final_f "$tmp/w.log")" "$(sed -n 's/^Loss: *//p' "$dw/loss.txt")"
+"$CRFPIPE" features --features attributes --to wapiti -o - "$dw/train.crfsuite" 2>"$tmp/log" \
+    >/dev/null || fail "weighted data to Wapiti's"
+grep -q "52 sentences weighed other than 1" "$tmp/log" || fail "no warning counting the weights Wapiti's data lost"
+
 # --model: the features of the model's template, its label
 "$CRFPIPE" -q features --template "$tpl" --columns form,label -o "$tmp/m1" "$tmp/p.tsv" ||
     fail "features, template"
