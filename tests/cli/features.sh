@@ -3,16 +3,16 @@
 # data.  Trained on what it writes, crfpipe makes the template's own model:
 # --to crfsuite (read with --features attributes), a template of unigram
 # patterns and a plain B: the same optimum, the same unigram weights (the
-# observations keep their names); --to wapiti (bigram=wapiti), a template
-# with bigram and both-kind patterns: the same optimum, and Wapiti's own
-# patterns keep their observations' names.  CRFsuite data read
-# by the attributes plugin comes back as it was, values and sequence
-# weights included; --model
-# writes what the model's own template extracts; CRFsuite and Wapiti
-# themselves, when installed, train on the output to crfpipe's optimum.  What a format cannot hold
-# is an error naming the token (a blank in a Wapiti observation, a value in
+# observations keep their names, odd characters too); --to wapiti
+# (bigram=wapiti), a template with bigram and both-kind patterns: the same
+# optimum, and Wapiti's own patterns keep their observations' names.
+# CRFsuite data read by the attributes plugin comes back as it was, values
+# and sequence weights included; --model writes what the model's own
+# template extracts; CRFsuite and Wapiti themselves, when installed, train
+# on the output to crfpipe's optimum.  What a format cannot hold is an
+# error naming the token (a blank in a Wapiti observation, a value in
 # Wapiti's data) or a warning counting it (bigram observations in
-# CRFsuite's data), and a failed run leaves no output.
+# CRFsuite's data, weights in Wapiti's), and a failed run leaves no output.
 . "$top_srcdir/tests/pipeline/common.sh"
 tpl=$top_srcdir/tests/pipeline/tiny.tpl
 
