@@ -75,7 +75,10 @@ static void copies_trial(int k, crfp_team *team)
         for (unsigned c = 0; c < kw[i]; c++)
             CHECK(crfp_dataset_add_ids(NULL, D, &seqs[i]) == CRFP_OK, "add copy");
     }
-    CHECK(crfp_dataset_weighted(W) == 1 && crfp_dataset_weighted(D) == 0, "weighted flag");
+    size_t nw = 0;
+    for (int i = 0; i < N; i++)
+        nw += kw[i] != 1;
+    CHECK(crfp_dataset_weighted(W) == nw && crfp_dataset_weighted(D) == 0, "weighted count");
     double rho2 = k % 2 ? 0.7 : 0.0;
     crfp_trainset *tw = new_ts(crf, W, team, rho2), *td = new_ts(crf, D, team, rho2);
     if (!tw || !td)

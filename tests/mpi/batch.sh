@@ -120,6 +120,9 @@ wtrain() { # LOG MODEL
 RUN= wtrain "$tmp/l14" "$tmp/m14" || { cat "$tmp/l14"; fail "single run on weighted data"; }
 RUN="mpi 2" wtrain "$tmp/l15" "$tmp/m15" || { cat "$tmp/l15"; fail "2-rank run on weighted data"; }
 same_trajectory "$tmp/l14" "$tmp/l15" 1e-9 20
+# the model records the job's count of weighted sequences, not a rank's
+"$CRFPIPE" model dump "$tmp/m15" | grep -q 'sequence-weights	52 of 60 sequences' ||
+    fail "the 2-rank model does not record the job's 52 of 60 weighted sequences"
 RUN="mpi 2" "$CRFPIPE" --verbose train --features attributes --rho2 2 --threads 1 --max-iter 20 \
     --weight-feature '' --model "$tmp/m16" "$W" 2>"$tmp/l16" || fail "2-rank run, unweighted"
 objectives "$tmp/l15" | tail -n 1 >"$tmp/o15"

@@ -49,6 +49,13 @@ paste "$tmp/w.w" "$tmp/c.w" | awk -F'\t' '{ if ($1 != $3) key++
     END { printf "%d weights, the largest difference from the copies %.2g\n", NR, m
           exit !(NR > 1000 && !key && m < 1e-4) }' || fail "the weighted model is not the copies'"
 [ "$(wc -l <"$tmp/w.w")" = "$(wc -l <"$tmp/c.w")" ] || fail "not as many weights as the copies"
+# the model says that weights shaped it (and the log, how many)
+"$CRFPIPE" model dump "$tmp/w.model" |
+    grep -qx 'meta	sequence-weights	100 of 150 sequences weigh other than 1 (feature weight)' ||
+    fail "the weighted model does not record its 100 weighted sequences"
+grep -q "training: 100 of the sequences weigh other than 1" "$tmp/w.log" || fail "no log line of the weights"
+"$CRFPIPE" model dump "$tmp/p.model" | grep -q 'sequence-weights' &&
+    fail "an unweighted model records sequence weights"
 
 # cross-validation: weights 2 with rho2 1 = twice the unweighted objective
 # with rho2 0.5, at each fold's optimum

@@ -234,7 +234,7 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
  * "@weight:W" (a sequence seen w times, or an instance weight for domain
  * adaptation or importance sampling).  Every sequence weighs 1 until set.
  * weight: sequence i's (1 when i is out of range or ds NULL); pure.
- * weighted: whether some sequence weighs other than 1; pure.
+ * weighted: how many sequences weigh other than 1 (0 for ds NULL); pure.
  * set_weight: w finite, from 0 to CRFP_MAX_SEQ_WEIGHT (0: the sequence
  * contributes nothing, though its observations and labels are in the
  * model).  Errors, recorded in host (may be NULL): CRFP_EINVAL (ds NULL,
@@ -242,7 +242,7 @@ crfp_status crfp_dataset_add_ids(crfp_host *host, crfp_dataset *ds, const crfp_s
  * crfp_dataset_remap carries the weights over. */
 #define CRFP_MAX_SEQ_WEIGHT 1e9
 double crfp_dataset_weight(const crfp_dataset *ds, size_t i);
-int crfp_dataset_weighted(const crfp_dataset *ds);
+size_t crfp_dataset_weighted(const crfp_dataset *ds);
 crfp_status crfp_dataset_set_weight(crfp_host *host, crfp_dataset *ds, size_t i, double w);
 
 /* Fill a caller-owned crfp_seq for tagging one sentence (no label).  The

@@ -108,9 +108,9 @@ double crfp_dataset_weight(const crfp_dataset *ds, size_t i)
     return ds && i < ds->n ? ds->rec[i].weight : 1.0;
 }
 
-int crfp_dataset_weighted(const crfp_dataset *ds)
+size_t crfp_dataset_weighted(const crfp_dataset *ds)
 {
-    return ds && ds->nweighted > 0;
+    return ds ? ds->nweighted : 0;
 }
 
 crfp_status crfp_dataset_set_weight(crfp_host *host, crfp_dataset *ds, size_t i, double w)

@@ -1087,8 +1087,16 @@ crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trai
      * look for it) and, for column files, the columns, which taggers
      * compare with their input's since templates read them by position.
      * A model without them would be wrong, not smaller: none may fail. */
-    const char *keys[] = {"label", "trainer", "rho1", "rho2", "iterations", "columns"};
-    const char *vals[] = {r->labelname, trainers, rho1, rho2, iters, r->columns0};
+    /* and whether sequence weights shaped it: how many, read from which
+     * feature */
+    char weights[160];
+    snprintf(weights, sizeof weights, "%llu of %llu sequences weigh other than 1 (feature %s)",
+             (unsigned long long)r->total[8], (unsigned long long)r->total[0],
+             crfp_train_param(r, "weight-feature"));
+    const char *keys[] = {"label", "trainer", "rho1", "rho2", "iterations", "columns",
+                          "sequence-weights"};
+    const char *vals[] = {r->labelname, trainers, rho1, rho2, iters, r->columns0,
+                          r->total[8] ? weights : NULL};
     crfp_status st = CRFP_OK;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && st == CRFP_OK; i++)
         if (vals[i])
@@ -1154,7 +1162,8 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
     r->total[5] = r->skipped[1];
     r->total[6] = r->dev_unknown[0];
     r->total[7] = r->dev_unknown[1];
-    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 8)) != CRFP_OK)
+    r->total[8] = crfp_dataset_weighted(r->train);
+    if ((st = crfp_dist_sum_counts(host, CRFP_OK, r->total, 9)) != CRFP_OK)
         return st;
     if (r->total[6] && r->total[2] == 0) {
         crfp_dist_set_failure_kind(CRFP_DIST_FAIL_SAME);
@@ -1215,6 +1224,10 @@ crfp_status crfp_train_finish(crfp_trainrun *r)
              (unsigned long long)r->total[0], (unsigned long long)r->total[1],
              crfp_crf_nlabels(r->crf), crfp_crf_nobs(r->crf), np,
              (double)np * sizeof(double) / 1048576.0, r->init ? "; warm start" : "");
+    if (r->total[8])
+        crfp_log(host, CRFP_LOG_INFO, "training: %llu of the sequences weigh other than 1 "
+                 "(Sentence feature %s)", (unsigned long long)r->total[8],
+                 crfp_train_param(r, "weight-feature"));
     /* One label is no task: the model predicts it everywhere (the gold was
      * not where it was looked for: another --label, --spans of an
      * annotation set the documents do not have) */

@@ -42,9 +42,10 @@ struct crfp_trainrun {
     int cut[2];
     uint64_t nsent[2];
     int merged;
-    uint64_t total[8];  /* train sequences, tokens; dev sequences, tokens; sentences
+    uint64_t total[9];  /* train sequences, tokens; dev sequences, tokens; sentences
                          * skipped for a missing label (train, dev); dev sentences
-                         * and tokens left out for a label unknown to the model */
+                         * and tokens left out for a label unknown to the model;
+                         * training sequences weighing other than 1 */
     uint64_t dev_unknown[2]; /* this rank's share of the last two */
     uint64_t skipped[2]; /* this rank's share of the last two */
     int skip_unlabelled; /* unlabelled=skip */
