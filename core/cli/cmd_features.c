@@ -6,7 +6,8 @@
  * blank line ends each sentence:
  *  - crfsuite: CRFsuite's data, `crfsuite learn` trains on it and crfpipe
  *    with --features attributes: TAB-separated attributes, "name:value"
- *    when the value is not 1, ':' and '\' in names escaped ("\:", "\\").
+ *    when the value is not 1, ':' and '\' in names and labels escaped
+ *    ("\:", "\\").
  *    CRFsuite's label pairs carry no attributes: its transitions are a
  *    template's plain "B" (the one bigram observation that is the same at
  *    every token); any other bigram observation cannot be written, and a
@@ -129,7 +130,8 @@ static crfp_status put_token(fx *x, const crfp_doc *doc, size_t s, size_t t, con
         crfp_status st = cs_bigrams(x, strs, flags, n);
         if (st != CRFP_OK)
             return st;
-        fputs(label ? label : "", x->out);
+        /* CRFsuite reads its label field with the attributes' escapes */
+        put_cs_name(x->out, label ? label : "");
         for (size_t k = 0; k < n; k++) {
             if (!(flags[k] & CRFP_OBS_UNIGRAM))
                 continue;

@@ -5,8 +5,10 @@
  * A line is one item: its label, then its attributes, separated by TABs;
  * a blank line ends a sequence.  An attribute is a name, or name:weight;
  * in a name "\:" stands for a colon and "\\" for a backslash, so the first
- * colon not escaped starts the weight.  The label field may be empty (data
- * to tag).  A line starting with '@' is a declaration: "@weight:W" weighs
+ * colon not escaped starts the weight.  The label field is read the same
+ * way, as CRFsuite reads it: escapes undone, and a colon not escaped starts
+ * a value that CRFsuite ignores (a warning, once, names the line).  The
+ * label field may be empty (data to tag).  A line starting with '@' is a declaration: "@weight:W" weighs
  * the sequence (0 <= W <= 1e9), which its Sentence carries as its `weight`
  * feature, what `crfpipe train` weighs it by.
  *
@@ -47,6 +49,7 @@ enum { W_SCALE, W_BINARY, W_ERROR };
 typedef struct csreader {
     attrseq_reader a;   /* first: the line function gets it */
     int weights;        /* W_* */
+    int warned_label;   /* a label cut at a colon was reported */
 } csreader;
 
 static void cs_close(void *state)
@@ -133,10 +136,38 @@ static crfp_status declaration(attrseq_reader *a)
 
 /* A line: a declaration, or the label, a TAB and the TAB-separated
  * attributes (attrseq_line_fn). */
+/* The label field l[0..n) as CRFsuite reads it, appended to aux: "\:" and
+ * "\\" undone, and ending at the first colon not escaped, after which
+ * CRFsuite takes a value that it ignores (said once, with the line).
+ * *len receives the label's length. */
+static crfp_status read_label(csreader *r, lex_sbuf *aux, const char *l, size_t n, size_t *len)
+{
+    attrseq_reader *a = &r->a;
+    size_t k = 0;
+    *len = 0;
+    const char *p = l, *e = l + n;
+    for (; p < e && *p != ':'; p++, k++) {
+        const char *c = p;
+        if (*p == '\\' && p + 1 < e && (p[1] == ':' || p[1] == '\\'))
+            c = ++p;
+        if (!lex_sb_add(aux, c, 1))
+            return crfp_error(a->host, CRFP_ENOMEM, "out of memory");
+    }
+    if (p < e && !r->warned_label) {
+        r->warned_label = 1;
+        crfp_log(a->host, CRFP_LOG_WARN, "%s:%lu: the label '%.*s' is read as '%.*s', as "
+                 "CRFsuite reads it: a colon starts a value, which it ignores (write a colon in "
+                 "a label as '\\:'); said once", attrseq_name(a), a->L.lineno,
+                 (int)(n > 80 ? 80 : n), l, (int)(k > 80 ? 80 : k), aux->s + aux->n - k);
+    }
+    *len = k;
+    return CRFP_OK;
+}
+
 static crfp_status cs_line(attrseq_reader *a, lex_sbuf *aux, size_t *cell, int *has_label,
                            int *skip)
 {
-    const csreader *r = (const csreader *)a;
+    csreader *r = (csreader *)a;
     const char *l = a->L.line, *end = l + a->L.len;
     if (l[0] == '@') {
         *skip = 1;
@@ -144,8 +175,12 @@ static crfp_status cs_line(attrseq_reader *a, lex_sbuf *aux, size_t *cell, int *
     }
     const char *tab = memchr(l, '\t', a->L.len);
     const char *lab_end = tab ? tab : end;
-    *has_label = lab_end > l;
-    if (!lex_sb_add(aux, l, (size_t)(lab_end - l)) || !lex_sb_add(aux, "", 1))
+    size_t llen = 0;
+    crfp_status st = read_label(r, aux, l, (size_t)(lab_end - l), &llen);
+    if (st != CRFP_OK)
+        return st;
+    *has_label = llen > 0;
+    if (!lex_sb_add(aux, "", 1))
         return crfp_error(a->host, CRFP_ENOMEM, "out of memory");
     *cell = aux->n;
     int first = 1;

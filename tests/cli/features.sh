@@ -70,6 +70,15 @@ unigrams "$tmp/o1.model" | cut -f1 >"$tmp/o1.k"
 unigrams "$tmp/o2.model" | cut -f1 | cmp -s - "$tmp/o1.k" ||
     fail "odd words: the observations' names changed through CRFsuite's data"
 
+# labels with a colon or a backslash are escaped too, and read back whole
+printf 'a\tB:X\nb\tC\\d\nc\tE\n\n' >"$tmp/lab.tsv"
+"$CRFPIPE" -q features --template "$tpl" --columns form,label --reader-param separator=tab \
+    -o "$tmp/lab.crfsuite" "$tmp/lab.tsv" || fail "features of labels with a colon"
+"$CRFPIPE" convert --to conll --columns attrs,label "$tmp/lab.crfsuite" 2>"$tmp/log" |
+    awk 'NF { print $NF }' | tr '\n' '|' >"$tmp/labs"
+[ "$(cat "$tmp/labs")" = 'B:X|C\d|E|' ] || fail "labels changed through CRFsuite's data: $(cat "$tmp/labs")"
+grep -q "is read as" "$tmp/log" && fail "an escaped label was cut at its colon"
+
 # CRFsuite itself (when installed; not in CI) trains on it to the optimum
 # crfpipe reaches from the template in CRFsuite's model family
 if command -v crfsuite >/dev/null 2>&1; then

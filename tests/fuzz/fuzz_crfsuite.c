@@ -12,9 +12,9 @@
  *     without an error has met no longer line;
  *   - a Sentence's `weight` (@weight:W) is a float from 0 to 1e9;
  *   - every Token spans one line of the input, not blank and not a
- *     declaration, which starts with its `label` (when it has one) and a
- *     TAB or the end of the line; a Token without a label is a line
- *     starting with a TAB;
+ *     declaration, whose first field, read as CRFsuite reads it ("\:" and
+ *     "\\" undone, up to a colon not escaped), is its `label`; a Token
+ *     without a label has an empty one;
  *   - `attrs` is "_" or attributes separated by single spaces, holding no
  *     other raw space, no raw TAB or line break, every backslash one of the
  *     escapes \s \t \n \r \\ \_, or with weights=scale "\*" followed by a
@@ -108,11 +108,20 @@ static void check_doc(crfp_doc *doc, int scale, size_t *ntok, size_t *nsent)
         if ((b0 > 0 && text[b0 - 1] != '\n') || (b1 < tlen && text[b1] != '\n') ||
             memchr(l, '\n', n) || l[0] == '@')
             fz_fail("crfsuite_reader", "a Token is not one line of data");
+        /* the label is the first field read as CRFsuite reads it: "\:" and
+         * "\\" undone, up to the first colon not escaped */
+        char want[256];
+        size_t wn = 0, k = 0;
+        for (; k < n && l[k] != '\t' && l[k] != ':' && wn < sizeof want - 1; k++, wn++) {
+            if (l[k] == '\\' && k + 1 < n && (l[k + 1] == ':' || l[k + 1] == '\\'))
+                k++;
+            want[wn] = l[k];
+        }
+        want[wn] = '\0';
         const char *lab = crfp_ann_str(tok[i], "label");
-        size_t ln = lab ? strlen(lab) : 0;
-        if (lab ? (ln == 0 || ln > n || memcmp(l, lab, ln) != 0 || (ln < n && l[ln] != '\t'))
-                : l[0] != '\t')
-            fz_fail("crfsuite_reader", "the label is not the line's first field");
+        if (wn < sizeof want - 1 && (lab ? strcmp(lab, want) != 0 : wn != 0))
+            fz_fail("crfsuite_reader", "the label is not the line's first field as CRFsuite "
+                    "reads it");
         check_cell(crfp_ann_str(tok[i], "attrs"), scale);
     }
     *ntok += nt;

@@ -154,6 +154,15 @@ for w in -1 1e10 nan 2x; do
     expect_fail "d.crfsuite:2: '@weight:$w': a sequence's weight is a number from 0 to 1e+09" \
         "$CRFPIPE" train $opts --model "$tmp/x.model" "$tmp/d.crfsuite"
 done
+# labels are read as CRFsuite reads them: "\:" and "\\" undone, and a
+# colon not escaped starts a value it ignores (said once, with the line)
+printf 'B\\:X\tw=a\nB:Y\tw=b\nC\\\\d\tw=c\n\n' >"$tmp/lab.crfsuite"
+"$CRFPIPE" convert --to conll --columns attrs,label -o "$tmp/lab.conll" "$tmp/lab.crfsuite" \
+    2>"$tmp/log" || fail "convert labels with colons"
+[ "$(cut -d' ' -f2 "$tmp/lab.conll" | tr '\n' '|')" = 'B:X|B|C\d||' ] ||
+    fail "labels not read as CRFsuite reads them: $(tr '\n' '|' <"$tmp/lab.conll")"
+grep -q "lab.crfsuite:2: the label 'B:Y' is read as 'B', as CRFsuite reads it" "$tmp/log" ||
+    fail "no warning for the label cut at its colon: $(cat "$tmp/log")"
 printf '@weight:1\nA\tx\nB\ty\n' >"$tmp/d.crfsuite"
 "$CRFPIPE" -q train $opts --model "$tmp/x.model" "$tmp/d.crfsuite" || fail "@weight:1"
 printf 'A\tx\n@group:1\n' >"$tmp/d.crfsuite"
