@@ -158,7 +158,8 @@ static crfp_status read_label(csreader *r, lex_sbuf *aux, const char *l, size_t 
         crfp_log(a->host, CRFP_LOG_WARN, "%s:%lu: the label '%.*s' is read as '%.*s', as "
                  "CRFsuite reads it: a colon starts a value, which it ignores (write a colon in "
                  "a label as '\\:'); said once", attrseq_name(a), a->L.lineno,
-                 (int)(n > 80 ? 80 : n), l, (int)(k > 80 ? 80 : k), aux->s + aux->n - k);
+                 (int)(n > 80 ? 80 : n), l, (int)(k > 80 ? 80 : k),
+                 k ? aux->s + aux->n - k : "");
     }
     *len = k;
     return CRFP_OK;
