@@ -1011,13 +1011,18 @@ static crfp_status run_one(Model *m, const batch *b, onecall *c, char *msg, size
     return st;
 }
 
-/* Convert a single xseq into b (as a batch of one). */
+/* Convert a single xseq into b (as a batch of one).  -1 with an exception,
+ * b then freed. */
 static int convert_one(Model *m, PyObject *xseq, batch *b)
 {
     arena tmp = {0};
     int rc = add_sentence(b, &m->shape, xseq, 0, &tmp);
     free(tmp.p);
-    return rc == 0 ? batch_seal(b) : -1;
+    if (rc == 0)
+        rc = batch_seal(b);
+    if (rc != 0)
+        batch_free(b);
+    return rc;
 }
 
 static PyObject *Model_nbest(Model *m, PyObject *args)
@@ -1031,10 +1036,8 @@ static PyObject *Model_nbest(Model *m, PyObject *args)
         return NULL;
     }
     batch b = {0};
-    if (convert_one(m, xseq, &b) != 0) {
-        batch_free(&b);
+    if (convert_one(m, xseq, &b) != 0)
         return NULL;
-    }
     size_t T = b.s[0].ntok;
     if (T == 0) {
         batch_free(&b);
@@ -1088,10 +1091,8 @@ static PyObject *Model_marginals(Model *m, PyObject *args)
     if (!ready(m) || !PyArg_ParseTuple(args, "O", &xseq))
         return NULL;
     batch b = {0};
-    if (convert_one(m, xseq, &b) != 0) {
-        batch_free(&b);
+    if (convert_one(m, xseq, &b) != 0)
         return NULL;
-    }
     size_t T = b.s[0].ntok, Y = crfp_crf_nlabels(m->crf);
     onecall c = {.what = ONE_MARGINALS};
     c.vals = malloc((T * Y + 1) * sizeof *c.vals);
@@ -1141,10 +1142,8 @@ static PyObject *Model_features(Model *m, PyObject *args)
     if (!ready(m) || !PyArg_ParseTuple(args, "O", &xseq))
         return NULL;
     batch b = {0};
-    if (convert_one(m, xseq, &b) != 0) {
-        batch_free(&b);
+    if (convert_one(m, xseq, &b) != 0)
         return NULL;
-    }
     size_t T = b.s[0].ntok;
     crfp_obsseq *obs = crfp_obsseq_new();
     PyObject *res = NULL;
@@ -1211,7 +1210,6 @@ static PyObject *Model_probability(Model *m, PyObject *args)
     batch b = {0};
     if (convert_one(m, xseq, &b) != 0) {
         Py_DECREF(f);
-        batch_free(&b);
         return NULL;
     }
     size_t T = b.s[0].ntok;
