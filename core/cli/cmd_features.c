@@ -443,7 +443,10 @@ int cmd_features(crfp_host *host, int argc, char **argv)
     if (make_extractor(&x, model, features, fn, fvv, nf, &crf) != CRFP_OK ||
         (model && !x.label && cli_model_label(host, model, &mlabel) != CRFP_OK)) {
         rc = cli_fail(host);
-    } else if (!(x.obs = crfp_obsseq_new()) || !(x.sb = crfp_sentbuf_new())) {
+    } else if (!(x.obs = crfp_obsseq_new()) || !(x.sb = crfp_sentbuf_new()) ||
+               /* columns named by position take the model's names, as in tag */
+               crfp_sentbuf_read_as(x.sb, crf ? crfp_crf_meta(crf, "columns") : NULL) !=
+                   CRFP_OK) {
         crfp_error(host, CRFP_ENOMEM, "out of memory");
         rc = cli_fail(host);
     } else {

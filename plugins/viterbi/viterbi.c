@@ -225,7 +225,10 @@ static wspace *wspace_take(tagger *tg)
     w->scores = malloc(tg->nbest * sizeof *w->scores);
     if (tg->nmarg)
         w->taken = malloc(crfp_crf_nlabels(tg->crf));
-    if (!w->sb || !w->obs || !w->qb || !w->inf || !w->scores || (tg->nmarg && !w->taken)) {
+    /* columns named by position are read under the model's names (not
+     * when input-columns maps them: its names are the template's) */
+    if (!w->sb || !w->obs || !w->qb || !w->inf || !w->scores || (tg->nmarg && !w->taken) ||
+        (!tg->cm.n && crfp_sentbuf_read_as(w->sb, crfp_crf_meta(tg->crf, "columns")) != CRFP_OK)) {
         wspace_free(w);
         return NULL;
     }
@@ -861,26 +864,6 @@ static crfp_status set_list(crfp_doc *doc, crfp_ann *sent, const char *output, c
     return crfp_ann_set(doc, sent, name, &v);
 }
 
-/* Whether every name of the comma-separated list is one a column reader
- * gives by position (word, col1, col2, ..., label). */
-static int positional(const char *list)
-{
-    for (const char *p = list; p;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        int ok = (l == 4 && !strncmp(p, "word", 4)) || (l == 5 && !strncmp(p, "label", 5));
-        if (!ok && l > 3 && !strncmp(p, "col", 3)) {
-            ok = 1;
-            for (size_t i = 3; i < l; i++)
-                ok &= p[i] >= '0' && p[i] <= '9';
-        }
-        if (!ok)
-            return 0;
-        p = e ? e + 1 : NULL;
-    }
-    return 1;
-}
-
 /* list without the name `drop` (malloc'd; NULL when out of memory). */
 static char *without(const char *list, const char *drop)
 {
@@ -967,7 +950,15 @@ static void check_columns(tagger *tg, const crfp_doc *doc, const crfp_ann *tok)
         check_features(tg, doc, mc, tok);
         return;
     }
-    int mp = positional(mc), dp = positional(dc);
+    char *renamed = NULL;
+    /* as Wapiti and CRF++ do it, silently: a debug line (--verbose) */
+    if (crfp_columns_as_model(dc, mc, &renamed) == CRFP_OK && renamed)
+        crfp_log(tg->host, CRFP_LOG_DEBUG,
+                 "viterbi: document '%s' names its columns by position (%s): read as the "
+                 "model's %s, as Wapiti and CRF++ read columns (--columns names them)",
+                 crfp_doc_id(doc) ? crfp_doc_id(doc) : "", dc, renamed);
+    free(renamed);
+    int mp = crfp_columns_positional(mc), dp = crfp_columns_positional(dc);
     if (mp && dp)
         return;
     const char *label = crfp_crf_meta(tg->crf, "label");
@@ -1011,15 +1002,48 @@ static crfp_status extend_columns(tagger *tg, crfp_doc *doc)
  * j->forced; a value that is none of the model's labels is an error naming
  * the token (the model cannot produce it, and dropping it would decode the
  * token freely without a word). */
+/* The name of the document's column that the model reads as `name`: when
+ * the document's columns are named by position (crfp_columns_as_model),
+ * the model's label column `label` of a file read without --columns is the
+ * document's `label` (or colN); else `name` itself.  Written to buf. */
+static crfp_status doc_column(tagger *tg, const crfp_doc *doc, const char *name, char *buf,
+                              size_t cap)
+{
+    const char *dc = crfp_doc_meta_str(doc, "columns");
+    char *renamed = NULL;
+    snprintf(buf, cap, "%s", name);
+    if (tg->cm.n ||
+        crfp_columns_as_model(dc, crfp_crf_meta(tg->crf, "columns"), &renamed) != CRFP_OK)
+        return tg->cm.n ? CRFP_OK : crfp_error(tg->host, CRFP_ENOMEM, "out of memory");
+    size_t nl = strlen(name);
+    const char *d = dc;
+    for (const char *r = renamed; r && d;) {
+        const char *re = strchr(r, ','), *de = strchr(d, ',');
+        size_t rl = re ? (size_t)(re - r) : strlen(r), dl = de ? (size_t)(de - d) : strlen(d);
+        if (rl == nl && memcmp(r, name, nl) == 0) {
+            snprintf(buf, cap, "%.*s", (int)dl, d);
+            break;
+        }
+        r = re ? re + 1 : NULL;
+        d = de ? de + 1 : NULL;
+    }
+    free(renamed);
+    return CRFP_OK;
+}
+
 static crfp_status forced_labels(tagger *tg, const crfp_doc *doc, job *j)
 {
+    char feat[256];
+    crfp_status st = doc_column(tg, doc, tg->force, feat, sizeof feat);
+    if (st != CRFP_OK)
+        return st;
     if (!(j->forced = malloc((j->ntoktotal + 1) * sizeof *j->forced)))
         return crfp_error(tg->host, CRFP_ENOMEM, "out of memory");
     for (size_t i = 0; i < j->ntoktotal; i++)
         j->forced[i] = CRFP_FREE_LABEL;
     for (size_t s = 0; s < j->nsent; s++)
         for (size_t i = j->sbeg[s]; i < j->send[s]; i++) {
-            const char *v = crfp_ann_str(j->toks[i], tg->force);
+            const char *v = crfp_ann_str(j->toks[i], feat);
             if (!v || !*v || strcmp(v, "_") == 0)
                 continue;
             int64_t id = crfp_crf_label_id(tg->crf, v);
@@ -1027,7 +1051,7 @@ static crfp_status forced_labels(tagger *tg, const crfp_doc *doc, job *j)
                 return crfp_error(tg->host, CRFP_EINVAL, "document '%s', sentence %zu, token "
                                   "%zu: '%.80s' (feature %s) is not one of the model's labels, "
                                   "so it cannot be forced", crfp_doc_id(doc) ? crfp_doc_id(doc)
-                                  : "", s + 1, i - j->sbeg[s] + 1, v, tg->force);
+                                  : "", s + 1, i - j->sbeg[s] + 1, v, feat);
             j->forced[i] = (uint32_t)id;
         }
     return CRFP_OK;

@@ -186,12 +186,24 @@ grep -q "52 sentences weighed other than 1" "$tmp/log" || fail "no warning count
 "$CRFPIPE" -q features --model "$tmp/t.model" --columns form,label -o "$tmp/m2" "$tmp/p.tsv" ||
     fail "features --model"
 cmp -s "$tmp/m1" "$tmp/m2" || fail "--model wrote other observations than its template"
-# a model whose template names its columns, given unnamed ones: the error
-# says which columns it was trained on (features, and tag alike)
+# a model whose template names its columns, given columns named by position
+# only (no --columns): they take the model's names by position, as Wapiti
+# and CRF++ read columns (features, and tag alike)
+"$CRFPIPE" -q features --model "$tmp/t.model" -o "$tmp/m3" "$tmp/p.tsv" ||
+    fail "features --model on columns named by position"
+cmp -s "$tmp/m2" "$tmp/m3" || fail "columns named by position gave other observations"
+"$CRFPIPE" tag --model "$tmp/t.model" --columns form,label -o "$tmp/tag1" "$tmp/p.tsv" ||
+    fail "tag, columns named"
+"$CRFPIPE" --verbose tag --model "$tmp/t.model" -o "$tmp/tag2" "$tmp/p.tsv" 2>"$tmp/log" ||
+    fail "tag, columns named by position"
+cmp -s "$tmp/tag1" "$tmp/tag2" || fail "tag: columns named by position tagged otherwise"
+grep -q "names its columns by position (word,label): read as the model's form,label" "$tmp/log" ||
+    { cat "$tmp/log" >&2; fail "tag does not say it read the columns by position"; }
+# columns the user named otherwise: the error says which the model has
 expect_fail "unknown column name 'form' (the model was trained on the columns form,label" \
-    "$CRFPIPE" features --model "$tmp/t.model" "$tmp/p.tsv"
-expect_fail "unknown column name 'form' (the model was trained on the columns form,label, the input's are word,label: name them with --columns" \
-    "$CRFPIPE" tag --model "$tmp/t.model" "$tmp/p.tsv"
+    "$CRFPIPE" features --model "$tmp/t.model" --columns w,label "$tmp/p.tsv"
+expect_fail "unknown column name 'form' (the model was trained on the columns form,label, the input's are w,label: name them with --columns" \
+    "$CRFPIPE" tag --model "$tmp/t.model" --columns w,label "$tmp/p.tsv"
 
 # what a format cannot hold
 printf 'a b\tX\n\n' >"$tmp/sp.tsv"

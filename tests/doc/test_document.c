@@ -536,6 +536,76 @@ static void test_sentbuf_columns(crfp_host *h)
     crfp_sentbuf_free(b);
 }
 
+/* Columns a reader named by position take a model's names, position by
+ * position, and only those: named columns, names the document already
+ * has, and columns beyond the shorter list keep theirs. */
+static void test_columns_as_model(crfp_host *h)
+{
+    static const struct {
+        const char *doc, *model, *want;   /* want NULL: nothing renamed */
+    } cases[] = {
+        {"word,col1,label", "word,pos,chunk", "word,pos,chunk"},
+        {"word,label", "word,pos,chunk", "word,pos"},                  /* no gold column */
+        {"word,col1,col2,label", "word,pos,chunk", "word,pos,chunk,label"},
+        {"word,label", "form,label", "form,label"},
+        {"word,col1,label,pos", "word,pos,chunk", "word,col1,chunk,pos"}, /* a chained output */
+        {"word,pos,chunk", "word,pos,chunk", NULL},
+        {"w,p,c", "word,pos,chunk", NULL},                              /* named by the user */
+        {"word,col1,label", "word,col1,label", NULL},                   /* both positional */
+        {"word,col1,label", NULL, NULL},
+        {NULL, "word,pos", NULL},
+        {"", "word,pos", NULL},
+        {"word,,label", "word,pos,chunk", "word,,chunk"},               /* "" is no position */
+        {"col1x,label", "a,b", "col1x,b"},
+        {"col12,col3", "a,,b", "a,col3"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *r = (char *)"unset";
+        CHECK_ST(crfp_columns_as_model(cases[i].doc, cases[i].model, &r), CRFP_OK);
+        if (!cases[i].want)
+            CHECK(r == NULL);
+        else
+            CHECK(r && strcmp(r, cases[i].want) == 0);
+        free(r);
+    }
+    CHECK(crfp_columns_positional("word,col1,col22,label"));
+    CHECK(!crfp_columns_positional("word,col,label") && !crfp_columns_positional("word,pos"));
+    CHECK(!crfp_columns_positional("") && !crfp_columns_positional(NULL));
+    CHECK(!crfp_columns_positional("word,,label"));
+
+    /* the buffer: colnames renamed, cells still found under the document's
+     * names; a document with named columns, and one after read_as(NULL),
+     * read under their own */
+    crfp_sentbuf *b = crfp_sentbuf_new();
+    CHECK(b && crfp_sentbuf_read_as(b, "word,pos,chunk") == CRFP_OK);
+    static const char *const docs[] = {"word,col1,label", "word,p,label", "word,col1,label"};
+    for (size_t i = 0; i < 3; i++) {
+        if (i == 2)
+            CHECK_ST(crfp_sentbuf_read_as(b, NULL), CRFP_OK);
+        crfp_doc *d = crfp_doc_new("pos");
+        CHECK_ST(crfp_doc_set_text(h, d, "x", 1), CRFP_OK);
+        CHECK_ST(crfp_doc_meta_set_str(d, "columns", docs[i]), CRFP_OK);
+        crfp_annset *s = crfp_doc_annset(d, "", 1);
+        crfp_ann *t;
+        CHECK_ST(crfp_annset_add(h, d, s, "Token", 0, 1, &t), CRFP_OK);
+        char c1[8];
+        snprintf(c1, sizeof c1, "%s", i == 1 ? "p" : "col1");
+        CHECK_ST(crfp_ann_set_str(d, t, "word", "x"), CRFP_OK);
+        CHECK_ST(crfp_ann_set_str(d, t, c1, "NN"), CRFP_OK);
+        CHECK_ST(crfp_ann_set_str(d, t, "label", "B-NP"), CRFP_OK);
+        const crfp_tokseq *seq;
+        CHECK_ST(crfp_sentbuf_fill(h, b, d, NULL, NULL, &seq, NULL), CRFP_OK);
+        CHECK(seq->ncols == 3);
+        CHECK_STR(seq->colnames[1], i == 0 ? "pos" : c1);
+        CHECK_STR(seq->colnames[2], i == 1 ? "chunk" : i == 0 ? "chunk" : "label");
+        CHECK(crfp_tokseq_col(seq, "pos") == (i == 0 ? 1 : -1));
+        CHECK_STR(seq->cells[1], "NN");
+        CHECK_STR(seq->cells[2], "B-NP");
+        crfp_doc_free(d);
+    }
+    crfp_sentbuf_free(b);
+}
+
 static void test_team_nesting(void)
 {
     crfp_team *t = NULL;
@@ -595,6 +665,7 @@ int main(void)
     test_borrowed(h);
     test_ids_and_order(h);
     test_sentbuf_columns(h);
+    test_columns_as_model(h);
     test_team_nesting();
     test_utf8_repair(h);
     crfp_host_free(h);

@@ -196,6 +196,43 @@ for m in three:word,col1,label named:word,pos,chunk; do
     [ "$(grep -c "trained on the columns $cols, and document .* has id,form," "$tmp/t.err")" -eq 1 ] \
         || { cat "$tmp/t.err" >&2; fail "no single warning for CoNLL-U input ($m)"; }
 done
+# A template that names its columns reads a file without --columns (named
+# word, col1, label by position) under the model's names, by position, as
+# Wapiti and CRF++ do: the labels are those of the file named, with or
+# without its gold column, and --force finds the gold in the last column.
+printf 'U00:%%x[0,word]\nU01:%%x[0,pos]\nU02:%%x[-1,pos]/%%x[0,pos]\nB\n' >"$tmp/named.tpl"
+"$CRFPIPE" -q train --template "$tmp/named.tpl" --max-iter 30 --columns word,pos,chunk \
+    --model "$tmp/bypos.model" "$tmp/three.txt" || fail "train a template of named columns"
+for f in three:word,pos,chunk nogold:word,pos; do
+    "$CRFPIPE" -q tag --model "$tmp/bypos.model" --columns "${f#*:}" "$tmp/${f%%:*}.txt" \
+        >"$tmp/named.out" || fail "tag ${f%%:*} with its columns named"
+    "$CRFPIPE" --verbose tag --model "$tmp/bypos.model" "$tmp/${f%%:*}.txt" >"$tmp/bypos.out" \
+        2>"$tmp/t.err" || { cat "$tmp/t.err" >&2; fail "tag ${f%%:*} named by position"; }
+    cmp -s "$tmp/named.out" "$tmp/bypos.out" || fail "${f%%:*}: other labels by position"
+    [ "$(grep -c "names its columns by position.*read as the model's ${f#*:}," "$tmp/t.err")" -eq 1 ] \
+        || { cat "$tmp/t.err" >&2; fail "${f%%:*}: not one note of the columns read by position"; }
+done
+# (every 7th gold label swapped, so that the model would not choose it)
+awk 'NF && NR % 7 == 0 { $3 = $3 == "A" ? "B" : "A" } { print }' "$tmp/three.txt" >"$tmp/swapped.txt"
+"$CRFPIPE" -q tag --model "$tmp/bypos.model" "$tmp/swapped.txt" >"$tmp/free.out" ||
+    fail "tag by position"
+awk 'NF && $3 != $4 { bad++ } END { exit !(bad > 100) }' "$tmp/free.out" ||
+    fail "the swapped labels are what the model chooses"
+"$CRFPIPE" -q tag --model "$tmp/bypos.model" --force "$tmp/swapped.txt" >"$tmp/forced.out" ||
+    fail "forced tagging by position"
+awk 'NF && $3 != $4 { bad++ } END { exit bad > 0 }' "$tmp/forced.out" ||
+    fail "--force did not keep the gold labels of the column named by position"
+# A warm start reads such a file as its model's columns too, and the new
+# model records them (so it tags the file as its parent does).
+"$CRFPIPE" -q train --init-model "$tmp/bypos.model" --max-iter 3 --model "$tmp/warm1.model" \
+    "$tmp/three.txt" || fail "warm start on columns named by position"
+"$CRFPIPE" -q train --init-model "$tmp/bypos.model" --max-iter 3 --model "$tmp/warm2.model" \
+    --columns word,pos,chunk "$tmp/three.txt" || fail "warm start on named columns"
+"$CRFPIPE" model dump "$tmp/warm1.model" >"$tmp/warm1.dump"
+"$CRFPIPE" model dump "$tmp/warm2.model" >"$tmp/warm2.dump"
+cmp -s "$tmp/warm1.dump" "$tmp/warm2.dump" ||
+    { diff "$tmp/warm1.dump" "$tmp/warm2.dump" | head >&2; fail "warm start by position differs"; }
+grep -q "^meta	columns	word,pos,chunk$" "$tmp/warm1.dump" || fail "warm start: its columns not recorded"
 "$CRFPIPE" tag --model "$tmp/three.model" --input-columns form,xpos -o "$tmp/t.out" \
     "$pos/test.conllu" 2>"$tmp/t.err" || fail "tag with input-columns"
 ! grep -q 'trained on the columns' "$tmp/t.err" || fail "a columns warning despite input-columns"

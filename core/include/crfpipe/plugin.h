@@ -39,7 +39,9 @@
  * observations (crfp_obsseq_push_value, crfp_obsseq_values; the engine's
  * crfp_seq.uval); 2.6 adds the engine's crfp_path_terms (a labelling's
  * score position by position); 2.7 adds sequence weights (the training
- * set's `seq_weight`, the engine's crfp_dataset_set_weight).
+ * set's `seq_weight`, the engine's crfp_dataset_set_weight); 2.8 adds
+ * reading columns named by position under a model's names
+ * (crfp_columns_positional, crfp_columns_as_model, crfp_sentbuf_read_as).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -56,7 +58,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 7u
+#define CRFP_ABI_MINOR 8u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif

@@ -53,6 +53,34 @@ crfp_status crfp_sentbuf_fill_tokens(crfp_host *host, crfp_sentbuf *b, const crf
 /* Index of column `name` in seq, or -1.  name must not be NULL. */
 int crfp_tokseq_col(const crfp_tokseq *seq, const char *name);
 
+/* Since 2.8.  Whether the column list `columns` ("a,b,c") holds only the
+ * names a column reader gives when told none (word, col1, col2, ...,
+ * label): names that say where a column is, not what it holds.  NULL and
+ * "" are not positional. */
+int crfp_columns_positional(const char *columns);
+
+/* Since 2.8.  The columns `doc_columns` of a document as a template trained
+ * on the named columns `model_columns` (a model's "columns" metadata) reads
+ * them: the document's k-th column, when its name is positional
+ * (word, colN, label) and differs from the model's k-th, takes the model's
+ * k-th name, as Wapiti and CRF++ read a column file by position.  Names the
+ * document has elsewhere are not taken (a chained tagger's output column
+ * keeps being read by its name), nor names beyond the shorter list.
+ * *renamed is a malloc'd list of as many names as doc_columns (caller
+ * frees), or NULL when no name changes (either list NULL or empty, the
+ * model's columns positional too, or nothing positional to rename).
+ * Errors: CRFP_ENOMEM (*renamed NULL). */
+crfp_status crfp_columns_as_model(const char *doc_columns, const char *model_columns,
+                                  char **renamed);
+
+/* Since 2.8.  Have b present each document's columns as
+ * crfp_columns_as_model renames them for `model_columns` (copied; NULL
+ * turns it off).  The cells are still looked up under the document's own
+ * names; only the sequence's colnames change, so a template's %x[0,pos]
+ * finds the second column of a file read without --columns.  Errors:
+ * CRFP_ENOMEM (b unchanged). */
+crfp_status crfp_sentbuf_read_as(crfp_sentbuf *b, const char *model_columns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,12 @@ struct crfp_sentbuf {
     char *metakey;             /* the metadata last split ("" for none); NULL: none yet */
     char *metacopy;
     size_t nmeta;
+    /* crfp_sentbuf_read_as: the model's columns, and the split's names as
+     * the model reads them (nalias == nmeta when any changed, else 0) */
+    char *readas;
+    char *aliascopy;
+    const char **alias;
+    size_t nalias, capalias;
     const char **cols;
     size_t ncols, capcols;
     const char **cells;
@@ -35,6 +41,9 @@ void crfp_sentbuf_free(crfp_sentbuf *b)
         return;
     free(b->metakey);
     free(b->metacopy);
+    free(b->readas);
+    free(b->aliascopy);
+    free(b->alias);
     free(b->cols);
     free(b->cells);
     free(b->toks);
@@ -70,6 +79,9 @@ static crfp_status split_meta(crfp_sentbuf *b, const crfp_doc *doc)
     b->nmeta = 0;
     free(b->metacopy);
     b->metacopy = NULL;
+    b->nalias = 0;
+    free(b->aliascopy);
+    b->aliascopy = NULL;
     if (*meta) {
         if (!(b->metacopy = strdup(meta)))
             return CRFP_ENOMEM;
@@ -85,10 +97,123 @@ static crfp_status split_meta(crfp_sentbuf *b, const crfp_doc *doc)
             s = comma + 1;
         }
     }
+    if (b->readas && b->nmeta) {
+        if (crfp_columns_as_model(meta, b->readas, &b->aliascopy) != CRFP_OK ||
+            (b->aliascopy &&
+             !grow((void **)&b->alias, &b->capalias, b->nmeta, sizeof *b->alias)))
+            return CRFP_ENOMEM;
+        /* as many names as the metadata's, empty ones included */
+        for (char *s = b->aliascopy; s && b->nalias < b->nmeta;) {
+            char *comma = strchr(s, ',');
+            if (comma)
+                *comma = '\0';
+            b->alias[b->nalias++] = s;
+            s = comma ? comma + 1 : NULL;
+        }
+        if (b->nalias != b->nmeta)
+            b->nalias = 0;
+    }
     if (!(b->metakey = strdup(meta))) {
-        b->nmeta = 0;
+        b->nmeta = b->nalias = 0;
         return CRFP_ENOMEM;
     }
+    return CRFP_OK;
+}
+
+crfp_status crfp_sentbuf_read_as(crfp_sentbuf *b, const char *model_columns)
+{
+    char *copy = NULL;
+    if (model_columns && !(copy = strdup(model_columns)))
+        return CRFP_ENOMEM;
+    free(b->readas);
+    b->readas = copy;
+    /* the next fill splits again, under the new names */
+    free(b->metakey);
+    b->metakey = NULL;
+    b->nalias = 0;
+    return CRFP_OK;
+}
+
+/* word, label or colN (N digits) */
+static int positional_name(const char *p, size_t l)
+{
+    if ((l == 4 && !memcmp(p, "word", 4)) || (l == 5 && !memcmp(p, "label", 5)))
+        return 1;
+    if (l <= 3 || memcmp(p, "col", 3) != 0)
+        return 0;
+    for (size_t i = 3; i < l; i++)
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+    return 1;
+}
+
+int crfp_columns_positional(const char *columns)
+{
+    if (!columns || !*columns)
+        return 0;
+    for (const char *p = columns; p;) {
+        const char *e = strchr(p, ',');
+        if (!positional_name(p, e ? (size_t)(e - p) : strlen(p)))
+            return 0;
+        p = e ? e + 1 : NULL;
+    }
+    return 1;
+}
+
+/* Whether the comma list `list` holds the name p[0..l). */
+static int has_name(const char *list, const char *p, size_t l)
+{
+    for (const char *q = list; q;) {
+        const char *e = strchr(q, ',');
+        size_t ql = e ? (size_t)(e - q) : strlen(q);
+        if (ql == l && memcmp(q, p, l) == 0)
+            return 1;
+        q = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+crfp_status crfp_columns_as_model(const char *doc_columns, const char *model_columns,
+                                  char **renamed)
+{
+    *renamed = NULL;
+    if (!doc_columns || !*doc_columns || !model_columns || !*model_columns ||
+        crfp_columns_positional(model_columns))
+        return CRFP_OK;
+    /* each name out is the document's or the model's: the two lengths bound it */
+    char *out = malloc(strlen(doc_columns) + strlen(model_columns) + 2);
+    if (!out)
+        return CRFP_ENOMEM;
+    size_t o = 0;
+    int changed = 0;
+    const char *m = model_columns;
+    for (const char *d = doc_columns; d;) {
+        const char *de = strchr(d, ',');
+        size_t dl = de ? (size_t)(de - d) : strlen(d);
+        const char *name = d;
+        size_t nl = dl;
+        if (m) {
+            const char *me = strchr(m, ',');
+            size_t ml = me ? (size_t)(me - m) : strlen(m);
+            if (ml && positional_name(d, dl) && !(ml == dl && memcmp(m, d, dl) == 0) &&
+                !has_name(doc_columns, m, ml)) {
+                name = m;
+                nl = ml;
+                changed = 1;
+            }
+            m = me ? me + 1 : NULL;
+        }
+        if (d != doc_columns)
+            out[o++] = ',';
+        memcpy(out + o, name, nl);
+        o += nl;
+        d = de ? de + 1 : NULL;
+    }
+    out[o] = '\0';
+    if (!changed)
+        free(out);
+    else
+        *renamed = out;
     return CRFP_OK;
 }
 
@@ -175,7 +300,7 @@ crfp_status crfp_sentbuf_fill_tokens(crfp_host *host, crfp_sentbuf *b, const crf
     }
     b->seq.ntok = ntok;
     b->seq.ncols = b->ncols;
-    b->seq.colnames = b->cols;
+    b->seq.colnames = b->nalias ? b->alias : b->cols;
     b->seq.cells = b->cells;
     *seq = &b->seq;
     return CRFP_OK;

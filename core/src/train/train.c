@@ -235,6 +235,12 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
             crfp_train_free(r);
             return crfp_error(host, st, "%s: cannot reuse model for warm start", init);
         }
+        /* a file read without --columns takes the old model's column names
+         * by position, as wapiti train -m reads it (and its template) */
+        if (crfp_sentbuf_read_as(r->sb, crfp_crf_meta(r->init, "columns")) != CRFP_OK) {
+            crfp_train_free(r);
+            return crfp_error(host, CRFP_ENOMEM, "out of memory");
+        }
     }
     *out = r;
     return CRFP_OK;
@@ -1093,14 +1099,20 @@ crfp_status crfp_train_save(crfp_trainrun *r, const char *path, const char *trai
     snprintf(weights, sizeof weights, "%llu of %llu sequences weigh other than 1 (feature %s)",
              (unsigned long long)r->total[8], (unsigned long long)r->total[0],
              crfp_train_param(r, "weight-feature"));
+    /* columns named by position were read under the warm start's names
+     * (crfp_train_open): the model records those, which its template uses */
+    char *renamed = NULL;
+    crfp_status st = r->init ? crfp_columns_as_model(r->columns0, crfp_crf_meta(r->init, "columns"),
+                                                     &renamed)
+                             : CRFP_OK;
     const char *keys[] = {"label", "trainer", "rho1", "rho2", "iterations", "columns",
                           "sequence-weights"};
-    const char *vals[] = {r->labelname, trainers, rho1, rho2, iters, r->columns0,
-                          r->total[8] ? weights : NULL};
-    crfp_status st = CRFP_OK;
+    const char *vals[] = {r->labelname, trainers, rho1, rho2, iters,
+                          renamed ? renamed : r->columns0, r->total[8] ? weights : NULL};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && st == CRFP_OK; i++)
         if (vals[i])
             st = crfp_crf_set_meta(r->crf, keys[i], vals[i]);
+    free(renamed);
     if (st != CRFP_OK)
         return crfp_error(r->host, st, "%s: cannot record the model's metadata: %s", path,
                           crfp_status_str(st));
