@@ -85,7 +85,9 @@ _PARAM_ALIASES = {
     "num_memories": "history",
     "period": "window",
     "delta": "epsilon",
-    # crfsuite counts attribute-label pairs, crfpipe attributes (observations)
+    # counted per attribute-label pair, values and sequence weights summed,
+    # as by CRFsuite, in its model family (possible_states and
+    # possible_transitions False); with every pair weighed, per attribute
     "feature.minfreq": "min-freq",
 }
 

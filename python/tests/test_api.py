@@ -492,24 +492,41 @@ def test_info_weights(attr_model):
 
 
 def test_minfreq(tmp_path):
-    # python-crfsuite's feature.minfreq (a float there): attributes seen at
-    # fewer positions get no weights
-    xs = [[{"w=a": 1.0}, {"w=b": 1.0}], [{"w=a": 1.0}, {"w=c": 1.0}], [{"w=a": 1.0}, {"w=c": 1.0}]]
-    ys = [["X", "Y"], ["X", "Y"], ["X", "Y"]]
+    # python-crfsuite's feature.minfreq (a float there), in CRFsuite's model
+    # family (possible_states and possible_transitions False) counted as
+    # CRFsuite counts it: per attribute and label, each occurrence counting
+    # its value (times its sequence's weight); a pair whose sum falls short
+    # gets no weight.  (With every pair weighed, crfpipe's default, it
+    # counts the positions of an attribute, as CRF++'s -f does.)
+    xs = [[{"w=a": 1.0, "v": 0.75}, {"w=b": 1.0, "v": 0.75}],
+          [{"w=a": 1.0, "v": 0.75}, {"w=c": 1.0, "v": 0.75}],
+          [{"w=a": 1.0, "v": 0.75}, {"w=c": 1.0, "v": 0.75}],
+          [{"w=a": 1.0, "v": 0.75}]]
+    ys = [["X", "Y"], ["X", "Y"], ["X", "Y"], ["Y"]]
+    # the sums: (w=a, X) 3, (w=a, Y) 1, (w=b, Y) 1, (w=c, Y) 2, (v, X) 2.25, (v, Y) 3
     seen = {}
-    for minfreq in (1, 2.0, 3):
+    for minfreq in (1, 2.0, 2.5, 3, -1):
         tr = crfpipe.Trainer(verbose=False)
         for x, y in zip(xs, ys):
             tr.append(x, y)
-        tr.set_params({"feature.minfreq": minfreq, "max_iterations": 10, "threads": 1})
-        path = str(tmp_path / ("m%d" % minfreq))
+        tr.set_params({"feature.minfreq": minfreq, "max_iterations": 10, "threads": 1,
+                       "feature.possible_states": False,
+                       "feature.possible_transitions": False})
+        path = str(tmp_path / ("m%s" % minfreq))
         tr.train(path)
-        seen[minfreq] = {a for a, _ in crfpipe.Tagger().open(path).info().state_features}
-    assert seen[1] == {"w=a", "w=b", "w=c"}
-    assert seen[2.0] == {"w=a", "w=c"}
-    assert seen[3] == {"w=a"}
-    with pytest.raises(crfpipe.Error, match="min-freq must be 0 or more"):
-        tr.set("feature.minfreq", -1)
+        seen[minfreq] = set(crfpipe.Tagger().open(path).info().state_features)
+    every = {("w=a", "X"), ("w=a", "Y"), ("w=b", "Y"), ("w=c", "Y"), ("v", "X"), ("v", "Y")}
+    assert seen[1] == every and seen[-1] == every
+    assert seen[2.0] == {("w=a", "X"), ("w=c", "Y"), ("v", "X"), ("v", "Y")}
+    assert seen[2.5] == seen[3] == {("w=a", "X"), ("v", "Y")}
+    # every pair weighed: attributes seen at 3 positions or more
+    tr.set_params({"feature.possible_states": True, "feature.possible_transitions": True,
+                   "feature.minfreq": 3})
+    tr.train(str(tmp_path / "all"))
+    sf = set(crfpipe.Tagger().open(str(tmp_path / "all")).info().state_features)
+    assert {a for a, _ in sf} == {"w=a", "v"} and ("w=a", "Y") in sf
+    with pytest.raises((crfpipe.Error, ValueError), match="min-freq"):
+        tr.set("feature.minfreq", "two")
         tr.train(str(tmp_path / "bad"))
 
 

@@ -38,6 +38,9 @@ run_cmd() {
               --trainer perceptron --variant arow --max-epochs 3 --model "$2" "$data/tiny.conll" ;;
     tag) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 -o "$2" \
              "$data/tiny.conll" ;;
+    # columns named by position (no --columns), read as the model's
+    tagpos) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --threads 1 -o "$2" \
+                "$data/tiny.conll" ;;
     # n-best, probabilities and ranked marginals, placed before the gold
     tagextra) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 \
                   --nbest 2 --posteriors --marginals 3 -o "$2" "$data/tiny.conll" ;;
@@ -107,6 +110,10 @@ run_cmd() {
                   --model "$2" "$tmp/weighted.crfsuite" ;;
     cswperc) $RUNNER "$CRFPIPE" --quiet train --features attributes --threads 1 --max-iter 3 \
                  --trainer perceptron --model "$2" "$tmp/weighted.crfsuite" ;;
+    # CRFsuite's feature.minfreq: the label pairs' weighted sums
+    csminfreq) $RUNNER "$CRFPIPE" --quiet train --features attributes --threads 1 --max-iter 3 \
+                   --all-states false --all-transitions false --min-freq 1.5 --model "$2" \
+                   "$tmp/weighted.crfsuite" ;;
     # a template's observations as CRFsuite's data
     features) $RUNNER "$CRFPIPE" --quiet features --template "$tpl" --columns form,label -o "$2" \
                   "$data/tiny.conll" ;;

@@ -6,9 +6,10 @@
  * separated by ';' (model, threads and set are the target's own and are
  * skipped); the rest is a CoNLL file (word, pos, label, or any other
  * width: columns named by position) that conll_reader reads, viterbi tags
- * and xml_writer writes.  The model is trained once
- * per process on the hand-written corpus below (BIO chunk labels), so that
- * every input tags with the same weights.
+ * and xml_writer writes.  The template reads the POS column by its name,
+ * which the model's columns give a file named by position (ABI 2.8).  The
+ * model is trained once per process on the hand-written corpus below (BIO
+ * chunk labels), so that every input tags with the same weights.
  *
  * A run must end in a written corpus or an error with a message, never a
  * crash, a hang or a leak.  Oracles on the corpus read back (xml_reader),
@@ -62,7 +63,7 @@ static const char train_text[] =
     "Mary NNP B-NP\nand CC O\nTom NNP B-NP\nleft VBD B-VP\nearly RB O\n. . O\n\n";
 
 static const char template_text[] =
-    "U00:%x[-1,0]\nU01:%x[0,0]\nU02:%x[1,0]\nU03:%x[0,1]\nU04:%x[-1,1]/%x[0,1]\nB\n";
+    "U00:%x[-1,0]\nU01:%x[0,0]\nU02:%x[1,0]\nU03:%x[0,pos]\nU04:%x[-1,1]/%x[0,1]\nB\n";
 
 static const char *const model_labels[] = {"B-NP", "I-NP", "B-VP", "I-VP", "B-PP", "O"};
 #define NLABELS (sizeof model_labels / sizeof model_labels[0])

@@ -12,7 +12,7 @@
 # - with --min-freq, the job keeps the observations the single process keeps;
 # - with --all-states/--all-transitions false, it trains the same seen pairs;
 # - weighted sequences (CRFsuite's @weight) give the single process's
-#   trajectory too;
+#   trajectory too, also with CRFsuite's feature.minfreq on them;
 # - a job of one rank writes exactly the plain run's model.
 . "$top_srcdir/tests/mpi/common.sh"
 
@@ -113,9 +113,11 @@ cmp -s "$tmp/d12" "$tmp/d13" || fail "seen pairs: the 2-rank model's weights dif
 # weighted sequences (CRFsuite's @weight:W, tests/data/crfsuite-weighted):
 # each rank weighs its share, so the job follows the single process
 W=$top_srcdir/tests/data/crfsuite-weighted/train.crfsuite
-wtrain() { # LOG MODEL
+wtrain() { # LOG MODEL [options...]
+    local log=$1 model=$2
+    shift 2
     $RUN "$CRFPIPE" --verbose train --features attributes --rho2 2 --threads 1 --max-iter 20 \
-        --model "$2" "$W" 2>"$1"
+        --model "$model" "$@" "$W" 2>"$log"
 }
 RUN= wtrain "$tmp/l14" "$tmp/m14" || { cat "$tmp/l14"; fail "single run on weighted data"; }
 RUN="mpi 2" wtrain "$tmp/l15" "$tmp/m15" || { cat "$tmp/l15"; fail "2-rank run on weighted data"; }
@@ -128,6 +130,17 @@ RUN="mpi 2" "$CRFPIPE" --verbose train --features attributes --rho2 2 --threads 
 objectives "$tmp/l15" | tail -n 1 >"$tmp/o15"
 objectives "$tmp/l16" | tail -n 1 >"$tmp/o16"
 cmp -s "$tmp/o15" "$tmp/o16" && fail "the job's weighted and unweighted objectives are the same"
+
+# CRFsuite's feature.minfreq on that data (label pairs' weighted sums): the
+# ranks' sums are added, so the job keeps the single process's pairs
+cs="--all-states false --all-transitions false --min-freq 3"
+RUN= wtrain "$tmp/l17" "$tmp/m17" $cs || { cat "$tmp/l17"; fail "single run, pairs' min-freq"; }
+RUN="mpi 2" wtrain "$tmp/l18" "$tmp/m18" $cs || { cat "$tmp/l18"; fail "2-rank run, pairs' min-freq"; }
+seen1=$(grep 'weights on label pairs' "$tmp/l17")
+[ -n "$seen1" ] && [ "$seen1" = "$(grep 'weights on label pairs' "$tmp/l18" | head -n 1)" ] ||
+    fail "pairs' min-freq: the job kept others: $(grep -h 'weights on label pairs' "$tmp/l17" "$tmp/l18")"
+case $seen1 in *": 867 of "*) ;; *) fail "pairs' min-freq: not CRFsuite's 867 features: $seen1" ;; esac
+same_trajectory "$tmp/l17" "$tmp/l18" 1e-9 20
 
 # one rank = one process
 RUN="mpi 1" train "$tmp/l7" "$tmp/m7" "$DATA" || fail "1-rank job"

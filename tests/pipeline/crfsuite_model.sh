@@ -8,7 +8,9 @@
 # models are named as such.  Trained on the same data
 # with CRFsuite's model family (--all-states false --all-transitions false)
 # and penalty, crfpipe reaches CRFsuite's optimum, values or not, with
-# L-BFGS and (values) Newton-CG.  A CRFsuite model given where
+# L-BFGS and (values) Newton-CG, and with --min-freq it keeps CRFsuite's
+# features of feature.minfreq and reaches that optimum too (plain, valued
+# and weighted data).  A CRFsuite model given where
 # a crfpipe one is expected says how to import it; truncated or corrupted
 # model files are refused with what is wrong, exit 1 and no output.
 . "$top_srcdir/tests/pipeline/common.sh"
@@ -172,6 +174,35 @@ done
 paste "$tmp/w1.p.w" "$tmp/w2.p.w" | awk -F'\t' '$1 != $3 || 2 * $2 != $4 { bad++ }
     END { printf "perceptron, every sequence weighing 2: %d weights, %d not doubled\n", NR, bad
           exit bad > 0 }' || fail "the perceptron's weights are not doubled by @weight:2"
+
+# CRFsuite's feature.minfreq: in its model family --min-freq F keeps the
+# label pairs whose values times their sequences' weights sum to F or more
+# (negative sums cut by F = 0, CRFsuite's default).  Per DIR/minfreq.txt
+# ("F FEATURES LOSS", from CRFsuite), crfpipe keeps as many pairs and
+# reaches the same optimum, plain, valued and weighted; for the valued
+# data at F = 1.5 with CRFsuite's features and weights.
+for dir in crfsuite-model crfsuite-valued crfsuite-weighted; do
+    while read -r mf nfeat want; do
+        "$CRFPIPE" train $cs_family --epsilon 1e-10 --min-freq "$mf" --model "$tmp/mf.model" \
+            "$top_srcdir/tests/data/$dir/train.crfsuite" 2>"$tmp/mf.log" ||
+            { cat "$tmp/mf.log"; fail "$dir: min-freq $mf"; }
+        grep -q ": $nfeat of [0-9]* weights on label pairs the training data shows often enough (min-freq $mf," \
+            "$tmp/mf.log" || { grep 'label pairs' "$tmp/mf.log" >&2; fail "$dir: min-freq $mf: not CRFsuite's $nfeat features"; }
+        at_optimum "$dir, min-freq $mf ($nfeat features)" "$tmp/mf.log" "$want"
+    done <"$top_srcdir/tests/data/$dir/minfreq.txt"
+done
+"$CRFPIPE" -q model import "$top_srcdir/tests/data/crfsuite-valued/model-minfreq.crfsuite" \
+    -o "$tmp/mfcs.model" || fail "import the min-freq model"
+"$CRFPIPE" -q train $cs_family --epsilon 1e-10 --min-freq 1.5 --model "$tmp/mf.model" \
+    "$top_srcdir/tests/data/crfsuite-valued/train.crfsuite" || fail "min-freq 1.5, valued"
+weights "$tmp/mf.model" >"$tmp/w.mf"
+weights "$tmp/mfcs.model" >"$tmp/w.mfcs"
+cut -f1 "$tmp/w.mfcs" >"$tmp/w.mfcs.keys"
+cut -f1 "$tmp/w.mf" | cmp -s - "$tmp/w.mfcs.keys" ||
+    fail "min-freq 1.5: not CRFsuite's features ($(wc -l <"$tmp/w.mf") vs $(wc -l <"$tmp/w.mfcs"))"
+paste "$tmp/w.mf" "$tmp/w.mfcs" | awk -F'\t' '{ d = $2 - $4; if (d < 0) d = -d; if (d > m) m = d; n++ }
+    END { printf "min-freq 1.5: %d features, the largest weight difference from CRFsuite %.2g\n", n, m
+          exit !(n > 1000 && m < 1e-3) }' || fail "min-freq 1.5: not CRFsuite's weights"
 
 # and without the options every label and pair gets a weight
 "$CRFPIPE" -q train --features attributes --rho2 2 --max-iter 5 --model "$tmp/all.model" \

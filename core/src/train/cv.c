@@ -83,17 +83,21 @@ crfp_status crfp_train_check_cv(crfp_host *host, const crfp_train_stage *stages,
  * UINT32_MAX; *tofull each label of *out its id in `full`.  The weights
  * start as `start` (the whole model's starting weights), block by block.
  * Errors: CRFP_ENOMEM, those of the model. */
-static crfp_status fold_model(crfp_host *host, const crfp_crf *full, const crfp_dataset *tr,
-                              const double *start, int64_t minfreq, crfp_crf **out,
-                              uint32_t **omap, uint32_t **lmap, uint32_t **tofull)
+static crfp_status fold_model(crfp_trainrun *r, const crfp_crf *full, const crfp_dataset *tr,
+                              const double *start, crfp_crf **out, uint32_t **omap,
+                              uint32_t **lmap, uint32_t **tofull)
 {
+    crfp_host *host = r->host;
     uint32_t nobs = crfp_crf_nobs(full), Y = crfp_crf_nlabels(full);
     /* min-freq counts in the fold's training sentences, as a run on them
      * alone would (the whole model was cut by the counts of all of them) */
     uint64_t *keep = NULL;
     size_t nkept;
-    if (minfreq > 1) {
-        crfp_status st = crfp_train_frequent(host, tr, nobs, minfreq, 0, 0, &keep, &nkept);
+    double minfreq;
+    int by_label[2];
+    if (crfp_train_min_freq_cuts(r, &minfreq, by_label)) {
+        crfp_status st = crfp_train_frequent(host, tr, nobs, minfreq, by_label, 0, 0, &keep,
+                                             &nkept);
         if (st != CRFP_OK)
             return st;
     }
@@ -327,8 +331,7 @@ static crfp_status train_fold(crfp_trainrun *r, crfp_dataset *tr, crfp_dataset *
     uint32_t *omap = NULL, *lmap = NULL, *tofull = NULL;
     size_t dropped = 0;
     *tst = CRFP_OK;
-    crfp_status st = fold_model(r->host, full, tr, start, crfp_train_min_freq(r), &fc, &omap,
-                                &lmap, &tofull);
+    crfp_status st = fold_model(r, full, tr, start, &fc, &omap, &lmap, &tofull);
     if (st == CRFP_OK && ((st = fold_data(tr, omap, lmap, &ftr, &dropped)) != CRFP_OK ||
                           (st = fold_data(dev, omap, lmap, &fdev, &dropped)) != CRFP_OK ||
                           (st = fold_data(ho, omap, NULL, &fho, &dropped)) != CRFP_OK))

@@ -99,6 +99,8 @@ void crfp_dist_trainset_free(crfp_trainset *ts, const crfp_trainset *local);
  * returns an error (this rank's own, or "another rank failed") with the
  * failure kind set.  Outside a job returns st.  Errors: st, CRFP_EIO. */
 crfp_status crfp_dist_sum_counts(crfp_host *host, crfp_status st, uint64_t *v, size_t n);
+/* The same for n reals (sums of sequence weights and values). */
+crfp_status crfp_dist_sum_reals(crfp_host *host, crfp_status st, double *v, size_t n);
 
 /* Whether any rank has `flag` set (e.g. interrupted).  On a communication
  * failure *any = 1 and the error is returned. */

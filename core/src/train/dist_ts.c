@@ -333,6 +333,16 @@ crfp_status crfp_dist_sum_counts(crfp_host *host, crfp_status st, uint64_t *v, s
     return cs;
 }
 
+crfp_status crfp_dist_sum_reals(crfp_host *host, crfp_status st, double *v, size_t n)
+{
+    if (!crfp_dist_active() || crfp_dist_size() == 1)
+        return st;
+    /* agree on the status first (a reduction of no counter), then sum */
+    uint64_t none = 0;
+    crfp_status cs = crfp_dist_sum_counts(host, st, &none, 0);
+    return cs == CRFP_OK ? crfp_comm_sum_f64(host, v, n, 0) : cs;
+}
+
 crfp_status crfp_dist_any(crfp_host *host, int flag, int *any)
 {
     int64_t f = flag != 0;

@@ -33,9 +33,11 @@ const crfp_param_spec crfp_train_common_params[] = {
     {"rho2", CRFP_PARAM_FLOAT, "0.3", "l2 penalty weight"},
     {"max-iter", CRFP_PARAM_INT, "0", "stop after this many iterations (0 = optimizer decides)"},
     {"init-model", CRFP_PARAM_PATH, NULL, "warm start from this model's weights"},
-    {"min-freq", CRFP_PARAM_INT, "1",
+    {"min-freq", CRFP_PARAM_FLOAT, NULL,
      "give weights only to observations seen at this many positions of the training data or "
-     "more (CRF++'s -f, CRFsuite's feature.minfreq; a warm start's are all kept)"},
+     "more (CRF++'s -f; default: all); with all-states or all-transitions false, only to the "
+     "label pairs whose values, times their sequences' weights, sum to this or more "
+     "(CRFsuite's feature.minfreq); a warm start's observations are all kept"},
     {"all-states", CRFP_PARAM_BOOL, "true",
      "a weight for every label of each observation; false: only for the labels it is seen "
      "with in the training data (CRFsuite's feature.possible_states=0)"},
@@ -185,12 +187,6 @@ crfp_status crfp_train_open(crfp_host *host, const crfp_train_stage *stages, siz
     } else if (unl && strcmp(unl, "error") != 0) {
         crfp_train_free(r);
         return crfp_error(host, CRFP_EINVAL, "unlabelled must be error or skip, not '%s'", unl);
-    }
-    int64_t minfreq = run_int(r, "min-freq");
-    if (minfreq < 0) {
-        crfp_train_free(r);
-        return crfp_error(host, CRFP_EINVAL, "min-freq must be 0 or more (1 and 0 keep every "
-                          "observation), not %lld", (long long)minfreq);
     }
     const char *keep = crfp_train_param(r, "dev-keep");
     if (keep && strcmp(keep, "best") == 0) {

@@ -108,6 +108,8 @@ crfp_status crfp_train_run_chain(crfp_trainrun *r, uint64_t *mask, int save_betw
  * in the model's weights; NULL when both are true.  Errors: CRFP_ENOMEM,
  * CRFP_EINVAL (256 ranks or more), a job's. */
 crfp_status crfp_train_seen_mask(crfp_trainrun *r, uint64_t **mask);
+/* A boolean parameter of the run, true unless set otherwise. */
+int crfp_train_param_true(const crfp_trainrun *r, const char *name);
 
 /* Classify the observations of the finalized model by the extractor's
  * prerequisites (#!after); *held gets how many are held back.  Errors:
@@ -117,17 +119,24 @@ crfp_status crfp_train_incr_setup(crfp_trainrun *r, size_t *held);
 /* Free the run's model, training and dev data and put these (taken) in
  * their place: ids changed (a shrunk model, a frequency cut-off). */
 void crfp_train_replace(crfp_trainrun *r, crfp_crf *crf, crfp_dataset *train, crfp_dataset *dev);
-/* minfreq.c.  The run's min-freq (1: every observation); the observations
- * of `ds` (nobs in its model) seen at min-freq positions or more, and the
- * first `always` ones, as a bitset in *keep (caller frees; *nkept of them),
- * the counts summed over a job's ranks when `collective` (every rank must
- * then call); then the cut itself, which replaces the run's model (not yet
- * finalized), training and dev data by their restriction to those
- * observations, a warm start's all kept.  Errors: CRFP_ENOMEM, a job's. */
-int64_t crfp_train_min_freq(const crfp_trainrun *r);
+/* minfreq.c.  The run's min-freq (*given says whether it was set; unset:
+ * 1, every observation).  min_freq_cuts: also whether the cut counts the
+ * way CRFsuite does, per label, for unigram (by_label[0]: all-states
+ * false) and bigram observations (by_label[1]: all-transitions false), and
+ * whether the cut before the layout can drop anything.  frequent: the
+ * observations of `ds` (nobs in its model) seen at min-freq positions or
+ * more -- counted per label's bound where by_label says so (see the top of
+ * minfreq.c) -- and the first `always` ones, as a bitset in *keep (caller
+ * frees; *nkept of them), the counts summed over a job's ranks when
+ * `collective` (every rank must then call).  cut_rare: the cut itself,
+ * which replaces the run's model (not yet finalized), training and dev
+ * data by their restriction to those observations, a warm start's all
+ * kept.  Errors: CRFP_ENOMEM, a job's. */
+double crfp_train_min_freq(const crfp_trainrun *r, int *given);
+int crfp_train_min_freq_cuts(const crfp_trainrun *r, double *minfreq, int *by_label);
 crfp_status crfp_train_frequent(crfp_host *host, const crfp_dataset *ds, uint32_t nobs,
-                                int64_t minfreq, uint32_t always, int collective,
-                                uint64_t **keep, size_t *nkept);
+                                double minfreq, const int *by_label, uint32_t always,
+                                int collective, uint64_t **keep, size_t *nkept);
 crfp_status crfp_train_cut_rare(crfp_trainrun *r);
 /* path.c.  Whether a rho1-path `spec` can run with these stages (before any
  * data is read); then the path itself (see crfp_train_finish). */

@@ -50,3 +50,13 @@ mk "$pos/test.conllu" 40 >"$here/test.crfsuite"
     grep '^Loss:' | tail -n 1 >"$here/loss.txt"
 "$CRFSUITE" tag -p -i -m "$here/model.crfsuite" "$here/test.crfsuite" >"$here/expected.txt"
 "$CRFSUITE" tag -r -i -l -m "$here/model.crfsuite" "$here/test.crfsuite" >"$here/expected-all.txt"
+# minfreq.txt: per CRFsuite feature.minfreq F (a feature kept when its
+# values times its sequences' weights sum to F or more), the number of
+# features it made and its optimum: "F FEATURES LOSS"
+for f in 2 3; do
+    m=""
+    # shellcheck disable=SC2086
+    "$CRFSUITE" learn $m -p c2=1 -p max_iterations=1000 -p delta=1e-9 -p feature.minfreq="$f" \
+        "$here/train.crfsuite" |
+        awk -v f="$f" '/^Number of features:/ { n = $4 } /^Loss:/ { l = $2 } END { print f, n, l }'
+done >"$here/minfreq.txt"
