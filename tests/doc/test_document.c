@@ -568,6 +568,21 @@ static void test_columns_as_model(crfp_host *h)
             CHECK(r && strcmp(r, cases[i].want) == 0);
         free(r);
     }
+    /* a list of more than 1,024 columns is not renamed (no quadratic time) */
+    for (size_t n = 1024; n <= 1025; n++) {
+        char *big = malloc(n * 8 + 16), *r = NULL;
+        CHECK(big != NULL);
+        if (!big)
+            break;
+        size_t o = (size_t)sprintf(big, "word");
+        for (size_t k = 1; k + 1 < n; k++)
+            o += (size_t)sprintf(big + o, ",col%zu", k);
+        sprintf(big + o, ",label");
+        CHECK_ST(crfp_columns_as_model(big, "word,pos,chunk", &r), CRFP_OK);
+        CHECK(n == 1024 ? r && strncmp(r, "word,pos,chunk,", 15) == 0 : r == NULL);
+        free(r);
+        free(big);
+    }
     CHECK(crfp_columns_positional("word,col1,col22,label"));
     CHECK(!crfp_columns_positional("word,col,label") && !crfp_columns_positional("word,pos"));
     CHECK(!crfp_columns_positional("") && !crfp_columns_positional(NULL));

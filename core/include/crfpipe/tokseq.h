@@ -68,7 +68,8 @@ int crfp_columns_positional(const char *columns);
  * keeps being read by its name), nor names beyond the shorter list.
  * *renamed is a malloc'd list of as many names as doc_columns (caller
  * frees), or NULL when no name changes (either list NULL or empty, the
- * model's columns positional too, or nothing positional to rename).
+ * model's columns positional too, nothing positional to rename, or more
+ * than 1,024 document columns, which are not renamed).
  * Errors: CRFP_ENOMEM (*renamed NULL). */
 crfp_status crfp_columns_as_model(const char *doc_columns, const char *model_columns,
                                   char **renamed);

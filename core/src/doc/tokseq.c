@@ -173,12 +173,25 @@ static int has_name(const char *list, const char *p, size_t l)
     return 0;
 }
 
+/* Renaming compares each renamed name with the document's list: a list of
+ * more columns than any real file has (a hostile line of a million fields)
+ * is left as it is rather than take quadratic time. */
+#define AS_MODEL_MAX_COLUMNS 1024
+
+static size_t count_names(const char *list)
+{
+    size_t n = 1;
+    for (const char *p = list; *p; p++)
+        n += *p == ',';
+    return n;
+}
+
 crfp_status crfp_columns_as_model(const char *doc_columns, const char *model_columns,
                                   char **renamed)
 {
     *renamed = NULL;
     if (!doc_columns || !*doc_columns || !model_columns || !*model_columns ||
-        crfp_columns_positional(model_columns))
+        count_names(doc_columns) > AS_MODEL_MAX_COLUMNS || crfp_columns_positional(model_columns))
         return CRFP_OK;
     /* each name out is the document's or the model's: the two lengths bound it */
     char *out = malloc(strlen(doc_columns) + strlen(model_columns) + 2);
