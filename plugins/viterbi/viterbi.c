@@ -69,6 +69,10 @@
 
 #include "../common/columns.h"
 
+/* One version for the descriptor and the processor a tagged document
+ * records (1.4: columns named by position read under the model's names). */
+#define VITERBI_VERSION "1.4"
+
 static const crfp_param_spec params[] = {
     {"model", CRFP_PARAM_PATH, NULL, "model file to tag with (required)"},
     {"threads", CRFP_PARAM_INT, "0", "decoding threads (0 = all cores)"},
@@ -1325,7 +1329,7 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
             names[np] = "span-set";
             values[np++] = tg->spanset;
         }
-        st = crfp_annset_add_processor(doc, set, "viterbi", "1.3", names, values, np);
+        st = crfp_annset_add_processor(doc, set, "viterbi", VITERBI_VERSION, names, values, np);
     }
     if (st == CRFP_ENOMEM)
         st = crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -1395,7 +1399,7 @@ CRFP_PLUGIN_DEFINE(viterbi) = {
     CRFP_PLUGIN_ABI,
     .name = "viterbi",
     .kind = CRFP_KIND_TAGGER,
-    .version = "1.2",
+    .version = VITERBI_VERSION,
     .description = "CRF tagger: sparse Viterbi, n-best lists, posterior marginals",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
