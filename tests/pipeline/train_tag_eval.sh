@@ -203,6 +203,9 @@ done
 printf 'U00:%%x[0,word]\nU01:%%x[0,pos]\nU02:%%x[-1,pos]/%%x[0,pos]\nB\n' >"$tmp/named.tpl"
 "$CRFPIPE" -q train --template "$tmp/named.tpl" --max-iter 30 --columns word,pos,chunk \
     --model "$tmp/bypos.model" "$tmp/three.txt" || fail "train a template of named columns"
+# (training needs the names: without them the error says so)
+expect_fail "unknown column name 'pos'; the file's columns have no names (word,col1,label, by position): name them with --columns" \
+    "$CRFPIPE" train --template "$tmp/named.tpl" --model "$tmp/x.model" "$tmp/three.txt"
 for f in three:word,pos,chunk nogold:word,pos; do
     "$CRFPIPE" -q tag --model "$tmp/bypos.model" --columns "${f#*:}" "$tmp/${f%%:*}.txt" \
         >"$tmp/named.out" || fail "tag ${f%%:*} with its columns named"

@@ -424,6 +424,15 @@ static crfp_status add_doc(crfp_trainrun *r, crfp_doc *doc, crfp_dataset *ds, in
         if (st != CRFP_OK) {
             crfp_error_wrap(r->host, st, "%s: document '%s', sentence %zu: features", origin,
                             crfp_doc_id(doc) ? crfp_doc_id(doc) : "", s + 1);
+            /* a template naming columns of a file read without --columns */
+            const char *cols = crfp_doc_meta_str(doc, "columns");
+            if (strstr(crfp_errmsg(r->host), "unknown column name") &&
+                crfp_columns_positional(cols)) {
+                char msg[768];
+                snprintf(msg, sizeof msg, "%s; the file's columns have no names (%.120s, by "
+                         "position): name them with --columns", crfp_errmsg(r->host), cols);
+                crfp_error(r->host, st, "%s", msg);
+            }
             break;
         }
         st = crfp_dataset_add(r->host, ds, r->crf, r->obs, r->labels, grow);
