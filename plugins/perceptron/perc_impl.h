@@ -16,12 +16,17 @@
 typedef enum perc_variant {
     PERC_AVERAGED = 0, /* Collins (2002): step 1 on every mistake */
     PERC_PA = 1,       /* passive-aggressive PA-I (Crammer et al. 2006), Hamming cost */
-    PERC_AROW = 2      /* AROW (Crammer, Kulesza & Dredze 2009), diagonal, Hamming cost */
+    PERC_AROW = 2,     /* AROW (Crammer, Kulesza & Dredze 2009), diagonal, Hamming cost */
+    PERC_MIRA = 3      /* CRF++'s MIRA: 1-best, each sequence's steps summed bounded by C,
+                        * shrinking, stops when the constraints hold (its -a MIRA) */
 } perc_variant;
 
 typedef struct perc_opts {
     perc_variant variant;
-    double C;        /* PA aggressiveness: the largest step τ; > 0 */
+    double C;        /* PA aggressiveness: the largest step τ; MIRA: the bound on the sum of a
+                      * sequence's steps; > 0 */
+    int shrink;      /* MIRA: a sequence right this many epochs in a row is skipped until
+                      * the constraints hold (CRF++'s -H); >= 1 */
     double variance; /* AROW: the initial variance of every weight; > 0 */
     double gamma;    /* AROW: r, the regulariser of the confidence update; > 0 */
     int average;     /* 1: return the average of θ over all examples; 0: the last θ */

@@ -33,6 +33,7 @@
 #include "config.h"
 #include "perc_impl.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ void perc_opts_default(perc_opts *o)
     o->epochs = 20;
     o->seed = 1;
     o->shuffle = 1;
+    o->shrink = 20;
 }
 
 /* One (index, value) entry of a sparse feature-difference vector. */
@@ -70,6 +72,13 @@ typedef struct perc_run {
     double *u;        /* Σ_k (k−1) Δ_k (dim) */
     double *cov;      /* AROW: the diagonal of the covariance Σ (dim), else NULL */
     uint64_t count;   /* examples seen in the whole run (N) */
+    /* MIRA (CRF++'s, whose bounds are single precision): per sequence the
+     * sum of its steps, and the epochs in a row it was right; per epoch the
+     * largest violated margin of a sequence below its bound */
+    float *bound;
+    unsigned short *right;
+    double kkt;
+    int converged;    /* MIRA: epochs in a row with every constraint met */
     size_t *order;    /* visiting order of the sequences (nseq) */
     uint32_t *yhat;   /* Viterbi labelling (capacity cap_y) */
     size_t cap_y;
@@ -87,6 +96,8 @@ static void run_free(perc_run *r)
     free(r->w);
     free(r->u);
     free(r->cov);
+    free(r->bound);
+    free(r->right);
     free(r->order);
     free(r->yhat);
     free(r->diff);
@@ -247,6 +258,30 @@ static crfp_status arow_update(perc_run *r, size_t n, size_t loss, double *tau)
  * mistake.  *tok_err receives the Hamming distance between the gold and
  * predicted labellings; *tau the step taken (0 when none).  Errors: those
  * of the training set's functions, CRFP_ENOMEM. */
+/* Of the difference d in r->diff (n entries): *margin = w·d, *sq = ‖d‖². */
+static void diff_margin(const perc_run *r, size_t n, double *margin, double *sq)
+{
+    double m = 0.0, q = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        m += r->diff[k].val * r->w[r->diff[k].idx];
+        q += r->diff[k].val * r->diff[k].val;
+    }
+    *margin = m;
+    *sq = q;
+}
+
+/* w += step·d, and the average's accumulator with it. */
+static void apply_diff(perc_run *r, size_t n, double step)
+{
+    const double ck = step * (double)r->count;
+    for (size_t k = 0; k < n; k++) {
+        r->w[r->diff[k].idx] += step * r->diff[k].val;
+        r->u[r->diff[k].idx] += ck * r->diff[k].val;
+    }
+}
+
+static crfp_status mira_update(perc_run *r, size_t i, size_t loss, double wt, double *tau);
+
 static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
 {
     const crfp_trainset *ts = r->ts;
@@ -269,6 +304,15 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
      * PA's step and AROW's difference vector are scaled by w; w = 0
      * leaves the weights alone. */
     const double wt = CRFP_TS_HAS(ts, seq_weight) ? ts->seq_weight(ts->ud, i) : 1.0;
+    if (r->o->variant == PERC_MIRA) {
+        if (loss == 0) {
+            if (r->right[i] < USHRT_MAX)
+                r->right[i]++;
+            return CRFP_OK;
+        }
+        r->right[i] = 0;
+        return wt == 0.0 ? CRFP_OK : mira_update(r, i, loss, wt, tau);
+    }
     if (loss == 0 || wt == 0.0)
         return CRFP_OK;
 
@@ -317,11 +361,8 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
                 r->diff[k].val *= wt;
         return arow_update(r, n, loss, tau);
     }
-    double margin = 0.0, sq = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        margin += r->diff[k].val * r->w[r->diff[k].idx];
-        sq += r->diff[k].val * r->diff[k].val;
-    }
+    double margin, sq;
+    diff_margin(r, n, &margin, &sq);
     /* Distinct labellings with identical features (tokens without any
      * observation) leave nothing to update. */
     if (!(sq > 0.0))
@@ -332,12 +373,51 @@ static crfp_status example(perc_run *r, size_t i, size_t *tok_err, double *tau)
     if (!(step > 0.0))
         return CRFP_OK;
     step *= wt;
-    const double ck = step * (double)r->count;
-    for (size_t k = 0; k < n; k++) {
-        r->w[r->diff[k].idx] += step * r->diff[k].val;
-        r->u[r->diff[k].idx] += ck * r->diff[k].val;
-    }
+    apply_diff(r, n, step);
     *tau = step;
+    return CRFP_OK;
+}
+
+/* CRF++'s MIRA (its runMIRA), step for step: dual coordinate ascent, one
+ * dual variable per sequence i bounded by C,
+ *   μ = max(0, (loss + w·d) / ‖d‖²), cut to C − bound_i,  w += μ·d,
+ * bound_i += μ, with d = Φ(gold) − Φ(pred) and loss the Hamming distance.
+ * Note the sign: CRF++ subtracts from the loss the amount by which the
+ * prediction outscores the gold path (its collins() returns the score of
+ * the prediction minus the gold one), where the textbook step (PA's, above)
+ * adds it; with -a MIRA that is what CRF++ trains, so it is what this
+ * variant trains.  A step cut at the bound leaves its sequence alone; the
+ * others' loss + w·d give the epoch's KKT figure, and when it is at most 0
+ * every constraint is met: training stops the second epoch in a row this
+ * happens.  The bounds are single precision, as in CRF++, so that the same
+ * data takes the same steps.  A weighted sequence moves the weights w
+ * times as far, its bound counting the unweighted steps. */
+static crfp_status mira_update(perc_run *r, size_t i, size_t loss, double wt, double *tau)
+{
+    size_t n;
+    crfp_status st = build_diff(r, i, r->yhat, &n);
+    if (st != CRFP_OK)
+        return st;
+    double margin, sq;
+    diff_margin(r, n, &margin, &sq);
+    if (!(sq > 0.0))
+        return CRFP_OK;
+    const float C = (float)r->o->C;
+    const double viol = (double)loss + margin;
+    double mu = viol / sq;
+    if (!(mu > 0.0))
+        mu = 0.0;
+    if (r->bound[i] + mu > C)
+        mu = C - r->bound[i];
+    else if (viol > r->kkt)
+        r->kkt = viol;
+    if (!(mu > 1e-10))
+        return CRFP_OK;
+    r->bound[i] = (float)(r->bound[i] + mu);   /* (as CRF++ rounds it) */
+    if (r->bound[i] > C)
+        r->bound[i] = C;
+    apply_diff(r, n, mu * wt);
+    *tau = mu * wt;
     return CRFP_OK;
 }
 
@@ -407,8 +487,11 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
     if (o->epochs < 1)
         return crfp_error(host, CRFP_EINVAL, "perceptron: epochs must be at least 1, not %d",
                           o->epochs);
-    if (o->variant == PERC_PA && !(o->C > 0.0))
+    if ((o->variant == PERC_PA || o->variant == PERC_MIRA) && !(o->C > 0.0))
         return crfp_error(host, CRFP_EINVAL, "perceptron: C must be > 0, not %g", o->C);
+    if (o->variant == PERC_MIRA && o->shrink < 1)
+        return crfp_error(host, CRFP_EINVAL, "perceptron: shrinking-size must be 1 or more, "
+                          "not %d", o->shrink);
     if (o->variant == PERC_AROW && !(o->variance > 0.0 && o->gamma > 0.0 &&
                                      isfinite(o->variance) && isfinite(o->gamma)))
         return crfp_error(host, CRFP_EINVAL,
@@ -426,7 +509,12 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
     if (o->variant == PERC_AROW && (r.cov = malloc((dim ? dim : 1) * sizeof *r.cov)))
         for (size_t j = 0; j < dim; j++)
             r.cov[j] = o->variance;
-    if (!r.w || !r.u || !r.order || (o->variant == PERC_AROW && !r.cov)) {
+    if (o->variant == PERC_MIRA) {
+        r.bound = calloc(ts->nseq, sizeof *r.bound);
+        r.right = calloc(ts->nseq, sizeof *r.right);
+    }
+    if (!r.w || !r.u || !r.order || (o->variant == PERC_AROW && !r.cov) ||
+        (o->variant == PERC_MIRA && (!r.bound || !r.right))) {
         run_free(&r);
         return crfp_error(host, CRFP_ENOMEM, "perceptron: out of memory for %zu weights", dim);
     }
@@ -446,14 +534,21 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
          * and makes epoch e's order a function of (seed, e) alone. */
         if (o->shuffle)
             crfp_rng_shuffle(&rng, r.order, ts->nseq);
-        size_t tok_err = 0, seq_err = 0, updates = 0;
+        size_t tok_err = 0, seq_err = 0, updates = 0, skipped = 0;
         double tau_sum = 0.0;
+        r.kkt = 0.0;
         for (size_t k = 0; k < ts->nseq; k++) {
             /* Polling every 256 sequences answers Ctrl-C within a fraction
              * of an epoch; theta still holds the last completed average. */
             if ((k & 255) == 0 && host && crfp_interrupted(host)) {
                 run_free(&r);
                 return CRFP_EINTR;
+            }
+            /* MIRA's shrinking: a sequence right shrink epochs in a row
+             * is not decoded again until the constraints hold */
+            if (o->variant == PERC_MIRA && r.right[r.order[k]] >= o->shrink) {
+                skipped++;
+                continue;
             }
             size_t e;
             double tau;
@@ -475,10 +570,11 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
         }
         avg_job job = {theta, r.w, r.u, (double)r.count, dim, o->average};
         crfp_team_run(ts->team, avg_slice, &job);
-        /* errors, mistaken sequences, updates, Σ step, tokens, sequences */
-        double counts[6] = {(double)tok_err, (double)seq_err, (double)updates, tau_sum,
-                            (double)ts->ntok, (double)ts->nseq};
-        if (CRFP_TS_HAS_MIX(ts) && (st = mix_epoch(&r, theta, counts, 6)) != CRFP_OK) {
+        /* errors, mistaken sequences, updates, Σ step, tokens, sequences and
+         * MIRA's largest violation (summed over the ranks: all stop together) */
+        double counts[7] = {(double)tok_err, (double)seq_err, (double)updates, tau_sum,
+                            (double)ts->ntok, (double)ts->nseq, r.kkt};
+        if (CRFP_TS_HAS_MIX(ts) && (st = mix_epoch(&r, theta, counts, 7)) != CRFP_OK) {
             run_free(&r);
             return st;
         }
@@ -486,6 +582,19 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
         crfp_log(host, CRFP_LOG_DEBUG,
                  "perceptron: epoch %d: %.0f of %.0f sequences mistaken, %.0f tokens, %.0f "
                  "updates", epoch, counts[1], counts[5], counts[0], counts[2]);
+        /* MIRA: every constraint met (or at its bound) twice in a row ends
+         * training, as in CRF++; the shrunk sequences are decoded again */
+        int met = 0;
+        if (o->variant == PERC_MIRA) {
+            crfp_log(host, CRFP_LOG_DEBUG, "perceptron: mira: %zu sequences skipped, largest "
+                     "violation %g", skipped, counts[6]);
+            if (counts[6] <= 0.0) {
+                memset(r.right, 0, ts->nseq * sizeof *r.right);
+                met = ++r.converged >= 2;
+            } else {
+                r.converged = 0;
+            }
+        }
         if (ts->monitor) {
             /* The objective is the training error the epoch made on the fly
              * (the fraction of tokens mislabelled, before each update): the
@@ -500,6 +609,11 @@ crfp_status perc_train(crfp_host *host, const perc_opts *o, const crfp_trainset 
             st = ts->monitor(ts->monitor_ud, &info, theta, &stop);
             if (st != CRFP_OK || stop)
                 break;
+        }
+        if (met) {
+            crfp_log(host, CRFP_LOG_INFO, "perceptron: mira: every constraint holds after %d "
+                     "epochs", epoch);
+            break;
         }
     }
     run_free(&r);

@@ -3,7 +3,10 @@
  * variant=pa, averaged passive-aggressive training (PA-I, Crammer et al.
  * 2006), with variant=arow, adaptive regularisation of weights (AROW,
  * Crammer, Kulesza & Dredze 2009): CRFsuite's five trainers are lbfgs,
- * l2sgd, ap, pa and arow, and these are its last three.
+ * l2sgd, ap, pa and arow, and these are its last three.  variant=mira is
+ * CRF++'s MIRA (crf_learn -a MIRA) step for step: per sequence a dual
+ * variable bounded by C, shrinking, no averaging, the stored order, and
+ * its stopping rule (perc_train.c, mira_update).
  *
  * Algorithm choices, and why:
  *  - Each epoch visits the training sequences in a fresh random order
@@ -89,23 +92,29 @@
 
 static const crfp_param_spec perc_params[] = {
     {"variant", CRFP_PARAM_STRING, "perceptron",
-     "perceptron (step 1), pa (passive-aggressive PA-I) or arow (adaptive "
-     "regularisation of weights, a variance per weight); rho1 and rho2 do not apply "
-     "(rho1 > 0 or an explicit rho2 > 0 is an error)"},
+     "perceptron (step 1), pa (passive-aggressive PA-I), arow (adaptive "
+     "regularisation of weights, a variance per weight) or mira (CRF++'s -a MIRA); rho1 "
+     "and rho2 do not apply (rho1 > 0 or an explicit rho2 > 0 is an error)"},
     {"max-epochs", CRFP_PARAM_INT, "20",
-     "passes over the training set (the common max-iter, when set, overrides it)"},
+     "passes over the training set (the common max-iter, when set, overrides it; "
+     "variant=mira: 100000 unless set, as CRF++'s -m, since it stops by itself)"},
     {"c", CRFP_PARAM_FLOAT, "0.03",
-     "variant=pa: aggressiveness C, the largest step taken on one sequence"},
+     "variant=pa: aggressiveness C, the largest step taken on one sequence; variant=mira: "
+     "the bound on the sum of a sequence's steps (1 unless set, CRF++'s -c)"},
+    {"shrinking-size", CRFP_PARAM_INT, "20",
+     "variant=mira: a sequence labelled right this many epochs in a row is skipped until "
+     "every constraint holds (CRF++'s -H)"},
     {"variance", CRFP_PARAM_FLOAT, "1",
      "variant=arow: the initial variance of every weight (its first steps' scale)"},
     {"gamma", CRFP_PARAM_FLOAT, "100",
      "variant=arow: r, how slowly the variances shrink and the steps with them"},
     {"average", CRFP_PARAM_BOOL, "true",
      "return the average of the weights over every example of every epoch (false: "
-     "the last weights, as CRFsuite's arow does)"},
+     "the last weights, as CRFsuite's arow does; variant=mira: false unless set, as CRF++)"},
     {"seed", CRFP_PARAM_INT, "1", "seed of the per-epoch shuffle"},
     {"shuffle", CRFP_PARAM_BOOL, "true",
-     "visit the sequences in a new random order each epoch (false: stored order)"},
+     "visit the sequences in a new random order each epoch (false: stored order; "
+     "variant=mira: false unless set, as CRF++)"},
 };
 
 /* Fill `o` from `params` (NULL: defaults) and the training set's penalties.
@@ -131,17 +140,23 @@ static crfp_status read_opts(crfp_host *host, const crfp_params *params,
         o->variant = PERC_PA;
     else if (v && strcmp(v, "arow") == 0)
         o->variant = PERC_AROW;
+    else if (v && strcmp(v, "mira") == 0)
+        o->variant = PERC_MIRA;
     else if (v && strcmp(v, "perceptron") != 0)
         return crfp_error(host, CRFP_EINVAL,
-                          "perceptron: variant=%s: must be perceptron, pa or arow", v);
+                          "perceptron: variant=%s: must be perceptron, pa, arow or mira", v);
+    /* MIRA takes CRF++'s defaults where the user said nothing */
+    const int mira = o->variant == PERC_MIRA;
     int64_t ep = crfp_params_int(params, "max-epochs");
+    if (mira && !crfp_params_isset(params, "max-epochs"))
+        ep = 100000;
     if (crfp_params_declares(params, "max-iter") && crfp_params_int(params, "max-iter") > 0)
         ep = crfp_params_int(params, "max-iter");
     if (ep < 1 || ep > INT_MAX)
         return crfp_error(host, CRFP_EINVAL, "perceptron: max-epochs=%lld: must be 1 or more",
                           (long long)ep);
     o->epochs = (int)ep;
-    o->C = crfp_params_float(params, "c");
+    o->C = mira && !crfp_params_isset(params, "c") ? 1.0 : crfp_params_float(params, "c");
     if (!(o->C > 0.0))
         return crfp_error(host, CRFP_EINVAL, "perceptron: c=%g: must be > 0", o->C);
     o->variance = crfp_params_float(params, "variance");
@@ -152,9 +167,16 @@ static crfp_status read_opts(crfp_host *host, const crfp_params *params,
     if (!(o->gamma > 0.0) || !isfinite(o->gamma))
         return crfp_error(host, CRFP_EINVAL, "perceptron: gamma=%g: must be finite and > 0",
                           o->gamma);
-    o->average = crfp_params_bool(params, "average");
+    o->average = mira && !crfp_params_isset(params, "average") ? 0
+                 : crfp_params_bool(params, "average");
     o->seed = (uint64_t)crfp_params_int(params, "seed");
-    o->shuffle = crfp_params_bool(params, "shuffle");
+    o->shuffle = mira && !crfp_params_isset(params, "shuffle") ? 0
+                 : crfp_params_bool(params, "shuffle");
+    int64_t sh = crfp_params_int(params, "shrinking-size");
+    if (sh < 1 || sh > 65535)
+        return crfp_error(host, CRFP_EINVAL, "perceptron: shrinking-size=%lld: must be 1 to "
+                          "65535", (long long)sh);
+    o->shrink = (int)sh;
     return CRFP_OK;
 }
 
@@ -180,8 +202,8 @@ CRFP_PLUGIN_DEFINE(perceptron) = {
     .name = "perceptron",
     .kind = CRFP_KIND_TRAINER,
     .version = "1.0",
-    .description = "averaged structured perceptron, passive-aggressive or AROW trainer "
-                   "(no rho1/rho2)",
+    .description = "averaged structured perceptron, passive-aggressive or AROW trainer, or "
+                   "CRF++'s MIRA (no rho1/rho2)",
     .params = perc_params,
     .nparams = sizeof perc_params / sizeof perc_params[0],
     .vtable = &perc_vtable,

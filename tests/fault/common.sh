@@ -36,6 +36,9 @@ run_cmd() {
     # the online trainers' own buffers (AROW: one vector more)
     arow) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
               --trainer perceptron --variant arow --max-epochs 3 --model "$2" "$data/tiny.conll" ;;
+    # CRF++'s MIRA: its per-sequence bounds and counters
+    mira) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+              --trainer perceptron --variant mira --max-epochs 3 --model "$2" "$data/tiny.conll" ;;
     tag) $RUNNER "$CRFPIPE" tag --model "$tmp/ref.model" --columns form,label --threads 1 -o "$2" \
              "$data/tiny.conll" ;;
     # columns named by position (no --columns), read as the model's

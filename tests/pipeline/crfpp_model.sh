@@ -127,6 +127,37 @@ for tr in "lbfgs 1e-4" "newton-cg 1e-3"; do
         fail "$1 does not reach CRF++'s optimum"
 done
 
+# CRF++'s MIRA (crf_learn -a MIRA -c 0.3 -H 2: mira.model; the training
+# file's first sentence numbers the labels in CRF++'s order, see make.sh):
+# --variant mira takes its steps (bounded by C, sequences right twice
+# skipped until the constraints hold), stops after as many iterations and
+# ends with its weights, every one (the binary model keeps single
+# precision: 10⁻⁶).
+{ echo '#!crf++'; cat "$d/mira.tpl"; } >"$tmp/mira.tpl"
+"$CRFPIPE" train --trainer perceptron --variant mira --c 0.3 --shrinking-size 2 \
+    --template "$tmp/mira.tpl" --format conll --start-weights false --threads 1 \
+    --model "$tmp/mira.crfpipe" "$d/mira-train.txt" 2>"$tmp/mira.log" ||
+    { cat "$tmp/mira.log"; fail "train with CRF++'s MIRA"; }
+grep -q "every constraint holds after $(cat "$d/mira-iter.txt") epochs" "$tmp/mira.log" ||
+    { grep mira "$tmp/mira.log" >&2; fail "MIRA: not CRF++'s $(cat "$d/mira-iter.txt") iterations"; }
+"$CRFPIPE" -q model import "$d/mira.model" -o "$tmp/mira.imp" || fail "import CRF++'s MIRA model"
+mira_weights() { # model: U|B KEY WEIGHT of the non-zero weights, sorted
+    "$CRFPIPE" model dump "$1" | awk -F'\t' '($1 == "U" || $1 == "B") && $NF + 0 != 0 {
+        k = $1; for (i = 2; i < NF; i++) k = k "|" $i; print k "\t" $NF }' | LC_ALL=C sort
+}
+mira_weights "$tmp/mira.crfpipe" >"$tmp/mira.ours"
+mira_weights "$tmp/mira.imp" >"$tmp/mira.theirs"
+LC_ALL=C join -t "$(printf '\t')" -a 1 -a 2 -e 0 -o 0,1.2,2.2 "$tmp/mira.ours" "$tmp/mira.theirs" |
+    awk -F'\t' '{ d = $2 - $3; if (d < 0) d = -d; if (d > m) m = d; n++ }
+        END { printf "MIRA: %d weights, the largest difference from CRF++ %.2g\n", n, m
+              exit !(n > 500 && m < 1e-6) }' || fail "MIRA: not CRF++'s weights"
+# (its defaults are CRF++'s: C 1, no averaging, the stored order)
+"$CRFPIPE" -q train --trainer perceptron --variant mira --max-epochs 2 --template "$tmp/mira.tpl" \
+    --format conll --threads 1 --model "$tmp/mira2" "$d/mira-train.txt" || fail "MIRA's defaults"
+expect_fail "shrinking-size=0: must be 1 to 65535" "$CRFPIPE" train --trainer perceptron \
+    --variant mira --shrinking-size 0 --template "$tmp/mira.tpl" --format conll \
+    --model "$tmp/x" "$d/mira-train.txt"
+
 # a crfpipe model given to import is named as one
 expect_fail "already a crfpipe model" "$CRFPIPE" model import "$tmp/model.crfpipe" -o "$tmp/again"
 # a text model whose last line has no line break is the same model (its

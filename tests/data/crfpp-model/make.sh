@@ -13,6 +13,14 @@
 #   expected-n2.txt  crf_test -v1 -n 2: the two best labellings
 #   expected-n1.txt  crf_test -v1 -n 1: the best labelling, headed "# 0 P"
 #   expected-c05.txt crf_test -v1 -c 0.5: its cost factor, the scores halved
+#   mira.tpl     a template for MIRA (written by hand)
+#   mira-train.txt  a first sentence holding each UPOS label once, in CRF++'s
+#                (byte) order, so that crfpipe numbers the labels as CRF++
+#                does and Viterbi's ties go the same way; then the first 20
+#                sentences of ../wapiti-model/train.txt
+#   mira.model   crf_learn -a MIRA -c 0.3 -H 2 -p 1 on it (binary): CRF++'s
+#                MIRA, steps bounded by C, sequences right twice shrunk
+#   mira-iter.txt  how many iterations it ran
 # tests/pipeline/crfpp_model.sh checks that crfpipe, given either model,
 # tags test.txt as expected.txt says, that the same template behind #!crf++
 # makes the features the model lists, and that crfpipe trained to CRF++'s
@@ -26,3 +34,9 @@ bin=${CRFPP:+$CRFPP/}
 "${bin}crf_test" -v1 -n 2 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-n2.txt"
 "${bin}crf_test" -v1 -n 1 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-n1.txt"
 "${bin}crf_test" -v1 -c 0.5 -m "$here/model" "$here/../wapiti-model/test.txt" >"$here/expected-c05.txt"
+LC_ALL=C awk 'NF { print $3 }' "$here/../wapiti-model/train.txt" | LC_ALL=C sort -u |
+    awk '{ printf "label%d X %s\n", NR, $1 } END { print "" }' >"$here/mira-train.txt"
+awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 20' "$here/../wapiti-model/train.txt" \
+    >>"$here/mira-train.txt"
+"${bin}crf_learn" -a MIRA -c 0.3 -H 2 -p 1 "$here/mira.tpl" "$here/mira-train.txt" \
+    "$here/mira.model" | grep -c '^iter=' >"$here/mira-iter.txt"
