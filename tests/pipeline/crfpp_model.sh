@@ -127,7 +127,7 @@ for tr in "lbfgs 1e-4" "newton-cg 1e-3"; do
         fail "$1 does not reach CRF++'s optimum"
 done
 
-# CRF++'s MIRA (crf_learn -a MIRA -c 0.3 -H 2: mira.model; the training
+# CRF++'s MIRA (crf_learn -a MIRA -c 0.3 -H 2: model-mira; the training
 # file's first sentence numbers the labels in CRF++'s order, see make.sh):
 # --variant mira takes its steps (bounded by C, sequences right twice
 # skipped until the constraints hold), stops after as many iterations and
@@ -140,7 +140,7 @@ done
     { cat "$tmp/mira.log"; fail "train with CRF++'s MIRA"; }
 grep -q "every constraint holds after $(cat "$d/mira-iter.txt") epochs" "$tmp/mira.log" ||
     { grep mira "$tmp/mira.log" >&2; fail "MIRA: not CRF++'s $(cat "$d/mira-iter.txt") iterations"; }
-"$CRFPIPE" -q model import "$d/mira.model" -o "$tmp/mira.imp" || fail "import CRF++'s MIRA model"
+"$CRFPIPE" -q model import "$d/model-mira" -o "$tmp/mira.imp" || fail "import CRF++'s MIRA model"
 mira_weights() { # model: U|B KEY WEIGHT of the non-zero weights, sorted
     "$CRFPIPE" model dump "$1" | awk -F'\t' '($1 == "U" || $1 == "B") && $NF + 0 != 0 {
         k = $1; for (i = 2; i < NF; i++) k = k "|" $i; print k "\t" $NF }' | LC_ALL=C sort

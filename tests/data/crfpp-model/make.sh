@@ -18,7 +18,7 @@
 #                (byte) order, so that crfpipe numbers the labels as CRF++
 #                does and Viterbi's ties go the same way; then the first 20
 #                sentences of ../wapiti-model/train.txt
-#   mira.model   crf_learn -a MIRA -c 0.3 -H 2 -p 1 on it (binary): CRF++'s
+#   model-mira   crf_learn -a MIRA -c 0.3 -H 2 -p 1 on it (binary): CRF++'s
 #                MIRA, steps bounded by C, sequences right twice shrunk
 #   mira-iter.txt  how many iterations it ran
 # tests/pipeline/crfpp_model.sh checks that crfpipe, given either model,
@@ -39,4 +39,4 @@ LC_ALL=C awk 'NF { print $3 }' "$here/../wapiti-model/train.txt" | LC_ALL=C sort
 awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 20' "$here/../wapiti-model/train.txt" \
     >>"$here/mira-train.txt"
 "${bin}crf_learn" -a MIRA -c 0.3 -H 2 -p 1 "$here/mira.tpl" "$here/mira-train.txt" \
-    "$here/mira.model" | grep -c '^iter=' >"$here/mira-iter.txt"
+    "$here/model-mira" | grep -c '^iter=' >"$here/mira-iter.txt"
