@@ -69,6 +69,11 @@ grep -q "min-freq 2: $(($(frequent 2 U00 | wc -l) + 1)) of $n_all observations" 
 grep -q "dev-err" "$tmp/log" || fail "the dev set was not scored"
 "$CRFPIPE" eval --model "$tmp/dev.model" "$tmp/dev.conllu" >/dev/null || fail "eval of the min-freq model"
 
+# a cut of everything trains nothing, and says so
+"$CRFPIPE" train $base --template "$tmp/u.tpl" --min-freq 1e9 --model "$tmp/none" \
+    "$tmp/train.conllu" 2>"$tmp/log" || fail "train --min-freq 1e9"
+grep -q "warning: the model has no weight to train (min-freq cut every observation" "$tmp/log" ||
+    { cat "$tmp/log" >&2; fail "no warning for a model with nothing to train"; }
 expect_fail "min-freq" "$CRFPIPE" train $base --template "$tmp/u.tpl" --min-freq two \
     --model "$tmp/x" "$tmp/train.conllu"
 finish

@@ -1145,6 +1145,15 @@ crfp_status crfp_train_run_chain(crfp_trainrun *r, uint64_t *mask, int save_betw
         free(seen);
     } else if (seen)
         mask = seen;
+    /* a model with nothing to learn labels every token alike: say why */
+    int any = crfp_crf_nparams(r->crf) > 0;
+    for (size_t j = 0, n = (crfp_crf_nparams(r->crf) + 63) / 64; mask && j < n; j++)
+        if ((any = mask[j] != 0))
+            break;
+    if (!any)
+        crfp_log(r->host, CRFP_LOG_WARN, "the model has no weight to train%s: it will give "
+                 "every token the same label", crfp_train_param(r, "min-freq")
+                     ? " (min-freq cut every observation or label pair)" : "");
     for (size_t k = 0; k < r->nstages && *tst == CRFP_OK; k++) {
         if (k > 0 && (st = shrink_run(r, &mask)) != CRFP_OK)
             break;
