@@ -29,7 +29,7 @@ for c in $("$CRFPIPE" help --commands); do
     [ -f "$page" ] || { fail "no man page for $c ($page)"; continue; }
     grep -q "^crfpipe-$c(1)$" "$page" || fail "$page: not titled crfpipe-$c(1)"
     if [ "$c" = train ]; then
-        set -- lbfgs sgd-l1 perceptron
+        set -- lbfgs sgd-l1 perceptron rprop
     else
         set -- ""
     fi

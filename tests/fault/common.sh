@@ -36,6 +36,9 @@ run_cmd() {
     # the online trainers' own buffers (AROW: one vector more)
     arow) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
               --trainer perceptron --variant arow --max-epochs 3 --model "$2" "$data/tiny.conll" ;;
+    # RPROP with the elastic net: its four vectors
+    rprop) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
+               --trainer rprop --rho1 0.1 --max-iter 5 --model "$2" "$data/tiny.conll" ;;
     # CRF++'s MIRA: its per-sequence bounds and counters
     mira) $RUNNER "$CRFPIPE" --quiet train --template "$tpl" --columns form,label --threads 1 \
               --trainer perceptron --variant mira --max-epochs 3 --model "$2" "$data/tiny.conll" ;;

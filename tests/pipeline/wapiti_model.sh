@@ -173,6 +173,31 @@ nonzero() { # model: KEY TAB WEIGHT, by key
 }
 wap_optimum 0 "$d/l2-obj.txt" "$tmp/l2.model"
 wap_optimum 0.5 "$d/l1-obj.txt" "$tmp/l1.model"
+
+# RPROP (rprop-obj.txt, rpropm-obj.txt: Wapiti's objective per iteration,
+# 200 iterations of -a rprop and -a rprop-, rho2 = 1): crfpipe's rprop takes
+# Wapiti's steps, so it prints the same objective at every iteration (to
+# Wapiti's two decimals).  With the elastic net it reaches OWL-QN's optimum
+# above (l1-obj.txt), where Wapiti's own rprop stalls (rprop-l1-obj.txt).
+for v in rprop+:rprop-obj.txt rprop-:rpropm-obj.txt; do
+    "$CRFPIPE" --verbose train --trainer rprop --variant "${v%%:*}" --epsilon 0 --max-iter 200 \
+        --template "$tmp/w.tpl" --format conll --start-weights false --rho2 1 --threads 1 \
+        --model "$tmp/rp.model" "$d/train.txt" 2>"$tmp/rp.log" ||
+        { tail -3 "$tmp/rp.log"; fail "rprop ${v%%:*}"; }
+    awk '/^iter [0-9]+ objective/ { printf "%d %.2f\n", $2, $4 }' "$tmp/rp.log" >"$tmp/rp.obj"
+    paste -d' ' "$d/${v#*:}" "$tmp/rp.obj" | awk -v v="${v%%:*}" '
+        { d = $2 - $4; if (d < 0) d = -d; if ($1 != $3 || d > 0.0051) bad++; n++; last = $2 }
+        END { printf "%s: %d iterations, %d unlike Wapiti'"'"'s objective (last %s)\n", v, n, bad, last
+              exit !(n == 200 && bad == 0) }' || fail "rprop ${v%%:*}: not Wapiti's trajectory"
+done
+"$CRFPIPE" train --trainer rprop --epsilon 0 --max-iter 1500 --rho1 0.5 --rho2 1 \
+    --template "$tmp/w.tpl" --format conll --start-weights false --threads 1 \
+    --model "$tmp/rp1.model" "$d/train.txt" 2>"$tmp/rp.log" || fail "rprop, elastic net"
+f=$(sed -n 's/.*objective \([0-9.e+-]*\), \([0-9]*\) active.*/\1 \2/p' "$tmp/rp.log")
+wf=$(sed -n 's/.*obj=\([0-9.]*\) *act=\([0-9]*\).*/\1 \2/p' "$d/l1-obj.txt")
+echo "rprop, rho1 0.5: objective and active $f; OWL-QN (Wapiti) $wf; Wapiti's rprop $(cat "$d/rprop-l1-obj.txt")"
+echo "$f $wf" | awk '{ d = $1 - $3; exit !(d * d <= 0.01 ^ 2 && $2 == $4) }' ||
+    fail "rprop, rho1 0.5: $f is not OWL-QN's optimum $wf"
 "$CRFPIPE" model import "$d/l1.wap" -o "$tmp/l1w.model" 2>"$tmp/log" ||
     { cat "$tmp/log"; fail "import l1.wap"; }
 nonzero "$tmp/l1.model" >"$tmp/l1.ours"

@@ -31,6 +31,13 @@
 #                        log (objective and active features)
 #   l2-obj.txt           the last log line of the same with --rho1 0 (the
 #                        model, of every feature, is not kept)
+#   rprop-obj.txt, rpropm-obj.txt
+#                        wapiti train -a rprop and -a rprop- (--rho1 0
+#                        --rho2 1 -e 0 -i 200, one thread): "ITERATION
+#                        OBJECTIVE" as its log prints them
+#   rprop-l1-obj.txt     the last log line of -a rprop with --rho1 0.5
+#                        --rho2 1 after 3000 iterations (where it stalls),
+#                        its timing cut
 #   pme.wap, pme-viterbi.txt, pme-posterior.txt
 #                        wapiti train --me -p patterns.txt (every line a
 #                        sample, the patterns applied to it alone), and
@@ -80,3 +87,12 @@ done
     "$here/train.txt" "$here/l1.wap" 2>&1 | grep 'obj=' | tail -n 1 >"$here/l1-obj.txt"
 "$WAPITI" train -t 1 -p "$here/patterns.txt" --rho1 0 --rho2 1 -i 3000 -e 0 -w 50 \
     "$here/train.txt" "$tmp/l2.wap" 2>&1 | grep 'obj=' | tail -n 1 >"$here/l2-obj.txt"
+# RPROP: Wapiti's trajectory, and where its l1 scheme ends
+for a in rprop:rprop rprop-:rpropm; do
+    "$WAPITI" train -t 1 -a "${a%%:*}" -p "$here/patterns.txt" --rho1 0 --rho2 1 -i 200 -e 0 \
+        "$here/train.txt" "$tmp/r.wap" 2>&1 |
+        sed -n 's/^ *\[ *\([0-9]*\)\] obj=\([0-9.]*\) .*/\1 \2/p' >"$here/${a#*:}-obj.txt"
+done
+"$WAPITI" train -t 1 -a rprop -p "$here/patterns.txt" --rho1 0.5 --rho2 1 -i 3000 -e 0 \
+    "$here/train.txt" "$tmp/r.wap" 2>&1 | grep 'obj=' | tail -n 1 |
+    sed 's/ *err=.*//' >"$here/rprop-l1-obj.txt"
