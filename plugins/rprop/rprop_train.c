@@ -195,7 +195,9 @@ crfp_status rprop_train(crfp_host *host, const rprop_opts *o, const crfp_trainse
     for (size_t f = 0; f < dim; f++)
         j.stp[f] = o->step0;
     const char *why = "stopped by the caller";
-    for (long k = 1;; k++) {
+    long k;
+    double Flast = NAN;
+    for (k = 1;; k++) {
         double f;
         if ((st = ts->batch(ts->ud, theta, 1, &f, j.g)) != CRFP_OK)
             break;
@@ -205,6 +207,7 @@ crfp_status rprop_train(crfp_host *host, const rprop_opts *o, const crfp_trainse
                             "iteration %ld (weights too large for exp())", k);
             break;
         }
+        Flast = F;
         int stop = 0;
         if (ts->monitor) {
             crfp_iter_info info = {.iter = (int)(k < INT32_MAX ? k : INT32_MAX), .objective = F,
@@ -229,7 +232,8 @@ crfp_status rprop_train(crfp_host *host, const rprop_opts *o, const crfp_trainse
         crfp_team_run(ts->team, update_slice, &j);
     }
     if (st == CRFP_OK)
-        crfp_log(host, CRFP_LOG_INFO, "rprop: %s", why);
+        crfp_log(host, CRFP_LOG_INFO, "rprop: %s after %ld iterations, F = %.10g", why, k,
+                 Flast);
 out:
     free(j.g);
     free(j.gp);

@@ -106,7 +106,7 @@ paste "$tmp/w.seen" "$tmp/w.cs" | awk -F'\t' '{ d = $2 - $4; if (d < 0) d = -d; 
 # once crashed on a frozen weight when asked for a block's loss alone), with
 # values too (the perceptrons' and bcd's updates scale by them)
 every_trainer() {
-for tr in sgd-l1 perceptron bcd newton-cg; do
+for tr in sgd-l1 perceptron bcd newton-cg rprop; do
     "$CRFPIPE" -q train --features attributes --trainer "$tr" --rho1 0 --all-states false \
         --all-transitions false --max-iter 3 --model "$tmp/$tr.model" "$d/train.crfsuite" \
         2>"$tmp/$tr.log" || { cat "$tmp/$tr.log"; fail "$tr with seen pairs only"; continue; }
@@ -134,8 +134,8 @@ unweighted=$loss
 # Sequence weights (tests/data/crfsuite-weighted: the same data, weighed by
 # CRFsuite's @weight:W, 0 and fractions among them): crfpipe reaches
 # CRFsuite's weighted optimum with L-BFGS, and so do Newton-CG (weighted
-# Hessian products) and bcd with exact block statistics (weighted
-# gradients and curvatures); --weight-feature '' trains the unweighted
+# Hessian products), bcd with exact block statistics (weighted gradients
+# and curvatures) and rprop; --weight-feature '' trains the unweighted
 # optimum of tests/data/crfsuite-model.
 same_as_crfsuite "$top_srcdir/tests/data/crfsuite-weighted"
 dw=$d
@@ -155,6 +155,10 @@ at_optimum "newton-cg, weighted" "$tmp/wn.log" "$loss"
     --model "$tmp/wb.model" "$dw/train.crfsuite" 2>"$tmp/wb.log" ||
     { cat "$tmp/wb.log"; fail "bcd, weighted"; }
 at_optimum "bcd, weighted" "$tmp/wb.log" "$loss"
+"$CRFPIPE" train $cs_family --trainer rprop --epsilon 0 --max-iter 2000 \
+    --model "$tmp/wr.model" "$dw/train.crfsuite" 2>"$tmp/wr.log" ||
+    { cat "$tmp/wr.log"; fail "rprop, weighted"; }
+at_optimum "rprop, weighted" "$tmp/wr.log" "$loss"
 "$CRFPIPE" train $cs_family --weight-feature '' --epsilon 1e-10 --model "$tmp/wu.model" \
     "$dw/train.crfsuite" 2>"$tmp/wu.log" || { cat "$tmp/wu.log"; fail "--weight-feature ''"; }
 at_optimum "--weight-feature '' (unweighted)" "$tmp/wu.log" "$unweighted"
