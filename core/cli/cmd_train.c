@@ -15,6 +15,50 @@ typedef struct kv {
     size_t n;
 } kv;
 
+/* Options of wapiti train, crf_learn and crfsuite learn that crfpipe spells
+ * otherwise: given here, they are answered with crfpipe's spelling rather
+ * than a guess at the nearest option. */
+static const struct {
+    const char *opt, *hint;
+} other_tools[] = {
+    {"-a", "the optimizer is --trainer NAME (wapiti train -a, crf_learn -a): lbfgs (l-bfgs, "
+           "CRF-L2; with --rho1, OWL-QN as CRF-L1), sgd-l1, bcd, rprop (--variant rprop+ or "
+           "rprop-), newton-cg, or perceptron (--variant mira is crf_learn -a MIRA)"},
+    {"--algo", "the optimizer is --trainer NAME: lbfgs, sgd-l1, bcd, rprop (--variant rprop+ "
+               "or rprop-), newton-cg, perceptron"},
+    {"-p", "the template is --template FILE (wapiti train -p); crf_learn -p N (threads) is "
+           "--threads N"},
+    {"--pattern", "the template is --template FILE"},
+    {"-c", "crf_learn -c C is --rho2 1/C (with -a CRF-L1, --rho1 1/C)"},
+    {"-f", "crf_learn -f N is --min-freq N"},
+    {"-1", "wapiti train -1 R is --rho1 R"},
+    {"-2", "wapiti train -2 R is --rho2 R"},
+    {"-e", "wapiti train -e E and crf_learn -e E are --epsilon E (over --window K "
+           "iterations); crfsuite learn -e K (hold out group K) is --dev FILE"},
+    {"--stopeps", "wapiti train --stopeps E is --epsilon E"},
+    {"-w", "wapiti train -w K is --window K"},
+    {"--stopwin", "wapiti train --stopwin K is --window K"},
+    {"-i", "wapiti train -i N is --max-iter N"},
+    {"--maxiter", "the iteration limit is --max-iter N"},
+    {"-t", "wapiti train -t N (threads) is --threads N; crf_learn -t (a text model too) is "
+           "crfpipe model dump MODEL"},
+    {"--nthread", "the threads are --threads N"},
+    {"-d", "wapiti train -d FILE is --dev FILE"},
+    {"--devel", "the development set is --dev FILE"},
+    {"-H", "crf_learn -H N is --shrinking-size N (with --trainer perceptron --variant mira)"},
+    {"-x", "crfsuite learn -x (cross-validation over its groups) is --cv-folds K"},
+    {"-g", "crfsuite learn -g N (groups for -x) is --cv-folds N"},
+};
+
+static const char *other_tool_hint(const char *arg)
+{
+    size_t len = strcspn(arg, "=");
+    for (size_t k = 0; k < sizeof other_tools / sizeof *other_tools; k++)
+        if (strlen(other_tools[k].opt) == len && strncmp(arg, other_tools[k].opt, len) == 0)
+            return other_tools[k].hint;
+    return NULL;
+}
+
 static int kv_add(kv *k, const char *name, const char *value)
 {
     if (k->n == MAXP)
@@ -130,7 +174,10 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             if (r > 0)
                 r = cli_param_pair(argv[0], "feature-param", (char *)v, fp.names, fp.values,
                                    &fp.n, MAXP - 2);
-        } else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
+        } else if (argv[i][0] == '-' && other_tool_hint(argv[i]))
+            return cli_usage(argv[0], "unknown option '%s': %s", argv[i],
+                             other_tool_hint(argv[i]));
+        else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
             /* Every other --name VALUE is a trainer parameter, checked
              * against the trainer's declaration (e.g. --rho1, --history). */
             r = cli_stage_opt(argv[0], argc, argv, &i, tp.names, tp.values, &tp.n, MAXP);
@@ -141,7 +188,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             if (argv[i][1] == 'm' && !argv[i][2])
                 return cli_usage(argv[0], "unknown option '-m': the model to write is --model "
                                           "FILE (crfsuite learn -m), the one to start from "
-                                          "--init-model FILE (wapiti train -m)");
+                                          "--init-model FILE (wapiti train -m), the "
+                                          "iteration limit --max-iter N (crf_learn -m)");
             return cli_unknown_option(host, argc, argv, argv[i]);
         } else if (!input) {
             input = argv[i];

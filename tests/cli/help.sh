@@ -96,6 +96,15 @@ expect_fail "did you mean '--template'" "$CRFPIPE" train --templat x --model m x
 expect_fail "did you mean '--lbfgs.history'" "$CRFPIPE" train --lbfgs.histroy 3 --model m x
 expect_fail "did you mean '--eta0'" "$CRFPIPE" train --trainer sgd-l1 --eta 1 --model m x
 expect_fail "did you mean '--nbest'" "$CRFPIPE" tag --nbset 3 --model m x
+# the other tools' training options get crfpipe's spelling, not a guess
+expect_fail "unknown option '-a': the optimizer is --trainer NAME" "$CRFPIPE" train -a rprop x
+expect_fail "unknown option '--algo=rprop': the optimizer is --trainer NAME" "$CRFPIPE" train \
+    --algo=rprop x
+expect_fail "crf_learn -c C is --rho2 1/C" "$CRFPIPE" train -c 4 x
+expect_fail "wapiti train -e E and crf_learn -e E are --epsilon E" "$CRFPIPE" train -e 1e-3 x
+expect_fail "the iteration limit --max-iter N (crf_learn -m)" "$CRFPIPE" train -m 100 x
+expect_fail "the development set is --dev FILE" "$CRFPIPE" train --devel d x
+expect_fail "crf_learn -H N is --shrinking-size N" "$CRFPIPE" train -H 2 x
 expect_fail "did you mean '--label'" "$CRFPIPE" eval --lable x y
 expect_fail "did you mean '--from'" "$CRFPIPE" convert --form conll --to xml
 expect_fail "did you mean '--schema'" "$CRFPIPE" validate --schem document x
