@@ -40,6 +40,28 @@ crfp_status cli_model_label(crfp_host *host, const char *model, char **label)
 
 /* cmd_tag with `inputs` (room for argc entries) to collect the input files
  * in: a corpus of files is tagged in one run (cli_run_many). */
+/* Options of crf_test, wapiti label and crfsuite tag that crfpipe spells
+ * otherwise (crfpipe tag -m is theirs already). */
+static const cli_foreign other_tools[] = {
+    {"-v0", "crf_test -v0 is what crfpipe tag --to crfpp prints by default"},
+    {"-v1", "crf_test -v1 is --posteriors --to crfpp --writer-param verbose=1"},
+    {"-v2", "crf_test -v2 is --posteriors --marginals N --marginals-order label --to crfpp "
+            "--writer-param verbose=2 (N: the model's label count)"},
+    {"-n", "crf_test -n N and wapiti label -n N are --nbest N"},
+    {"-c", "crf_test -c F is --weight-scale F; wapiti label -c (score the input's labels) is "
+           "crfpipe eval --model MODEL FILE"},
+    {"-s", "wapiti label -s is --scores true --token-scores true (--to wapiti)"},
+    {"-p", "wapiti label -p is --decode posterior; crfsuite tag -p is --scores true "
+           "--posteriors --to crfsuite --writer-param probability=true"},
+    {"-l", "wapiti label -l is --to wapiti --writer-param labels-only=true; crfsuite tag -l "
+           "is --marginals N --marginals-order label --to crfsuite --writer-param "
+           "marginal-all=true"},
+    {"-i", "crfsuite tag -i is --posteriors --to crfsuite --writer-param marginal=true"},
+    {"-r", "crfsuite tag -r (the gold label beside the prediction) is what --to crfsuite "
+           "prints by default (--writer-param reference=false: without it)"},
+    {"-t", "crfsuite tag -t (score the input's labels) is crfpipe eval --model MODEL FILE"},
+};
+
 static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
 {
     const char *format = NULL, *to = NULL, *columns = NULL, *output = NULL, *outdir = NULL;
@@ -112,6 +134,10 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
                 crfp_host_set_threads(host, atoi(values[n - 1]));
         } else if (argv[i][0] == '-' && argv[i][1]) {
             /* not a file to tag ("-" alone is stdin) */
+            const char *h = cli_foreign_hint(other_tools, sizeof other_tools /
+                                             sizeof *other_tools, argv[i]);
+            if (h)
+                return cli_usage(argv[0], "unknown option '%s': %s", argv[i], h);
             return cli_unknown_option(host, argc, argv, argv[i]);
         } else {
             inputs[nin++] = argv[i];

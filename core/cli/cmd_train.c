@@ -18,9 +18,7 @@ typedef struct kv {
 /* Options of wapiti train, crf_learn and crfsuite learn that crfpipe spells
  * otherwise: given here, they are answered with crfpipe's spelling rather
  * than a guess at the nearest option. */
-static const struct {
-    const char *opt, *hint;
-} other_tools[] = {
+static const cli_foreign other_tools[] = {
     {"-a", "the optimizer is --trainer NAME (wapiti train -a, crf_learn -a): lbfgs (l-bfgs, "
            "CRF-L2; with --rho1, OWL-QN as CRF-L1), sgd-l1, bcd, rprop (--variant rprop+ or "
            "rprop-), newton-cg, or perceptron (--variant mira is crf_learn -a MIRA)"},
@@ -52,11 +50,7 @@ static const struct {
 
 static const char *other_tool_hint(const char *arg)
 {
-    size_t len = strcspn(arg, "=");
-    for (size_t k = 0; k < sizeof other_tools / sizeof *other_tools; k++)
-        if (strlen(other_tools[k].opt) == len && strncmp(arg, other_tools[k].opt, len) == 0)
-            return other_tools[k].hint;
-    return NULL;
+    return cli_foreign_hint(other_tools, sizeof other_tools / sizeof *other_tools, arg);
 }
 
 static int kv_add(kv *k, const char *name, const char *value)

@@ -946,6 +946,15 @@ const char *cli_suggest_command(const char *name)
     return buf;
 }
 
+const char *cli_foreign_hint(const cli_foreign *table, size_t n, const char *arg)
+{
+    size_t len = strcspn(arg, "=");
+    for (size_t k = 0; k < n; k++)
+        if (strlen(table[k].opt) == len && strncmp(arg, table[k].opt, len) == 0)
+            return table[k].hint;
+    return NULL;
+}
+
 int cli_unknown_option(crfp_host *host, int argc, char **argv, const char *opt)
 {
     char typed[128];

@@ -39,6 +39,16 @@ void cli_help_general(FILE *f);
  * the command accepts when one is close; returns CLI_USAGE. */
 int cli_unknown_option(crfp_host *host, int argc, char **argv, const char *opt);
 
+/* An option of another tool (wapiti, crf_learn, crfsuite) that crfpipe
+ * spells otherwise, and the sentence that says how. */
+typedef struct cli_foreign {
+    const char *opt, *hint;
+} cli_foreign;
+
+/* The hint of `arg` ("-c", "--algo=x": compared up to its '=') in the n
+ * entries of `table`, or NULL. */
+const char *cli_foreign_hint(const cli_foreign *table, size_t n, const char *arg);
+
 /* " (did you mean 'NAME'?)" for the known command nearest to `name`, or ""
  * when none is close.  A static buffer, overwritten by the next call. */
 const char *cli_suggest_command(const char *name);

@@ -105,6 +105,10 @@ expect_fail "wapiti train -e E and crf_learn -e E are --epsilon E" "$CRFPIPE" tr
 expect_fail "the iteration limit --max-iter N (crf_learn -m)" "$CRFPIPE" train -m 100 x
 expect_fail "the development set is --dev FILE" "$CRFPIPE" train --devel d x
 expect_fail "crf_learn -H N is --shrinking-size N" "$CRFPIPE" train -H 2 x
+expect_fail "unknown option '-v1': crf_test -v1 is --posteriors --to crfpp" "$CRFPIPE" tag \
+    --model m -v1 x
+expect_fail "crf_test -n N and wapiti label -n N are --nbest N" "$CRFPIPE" tag --model m -n 2 x
+expect_fail "wapiti label -p is --decode posterior" "$CRFPIPE" tag --model m -p x
 expect_fail "did you mean '--label'" "$CRFPIPE" eval --lable x y
 expect_fail "did you mean '--from'" "$CRFPIPE" convert --form conll --to xml
 expect_fail "did you mean '--schema'" "$CRFPIPE" validate --schem document x
