@@ -46,6 +46,9 @@ absent "train --et" --eta0
 expect "train --trainer lb" lbfgs
 expect "train --trainer sgd-l1,lb" sgd-l1,lbfgs
 expect "train --trainer p" perceptron
+expect "train --trainer r" rprop
+expect "train --trainer perceptron --variant " perceptron pa arow mira
+expect "train --trainer rprop --variant rprop" rprop+ rprop-
 expect "tag --nb" --nbest
 expect "tag --pred" --prediction-to
 expect "tag --prediction-to m" misc
