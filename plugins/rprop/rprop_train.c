@@ -119,10 +119,10 @@ static void update_one(const rprop_job *j, size_t f)
         x[f] = xp[f];
         g[f] = 0.0;
     } else {
-        /* (after a backtrack Wapiti steps along the pseudo-gradient's sign,
-         * otherwise along the gradient's: the same but for ℓ1, where both
-         * are the pseudo-gradient here) */
-        const double d = stp[f] * -(turn > 0.0 || !o->backtrack ? sgn(g[f]) : sgn(pg));
+        /* (Wapiti steps along the gradient's sign, or after a backtrack the
+         * pseudo-gradient's; here g[f] holds the pseudo-gradient under ℓ1,
+         * so the two are one) */
+        const double d = stp[f] * -sgn(pg);
         if (o->backtrack)
             xp[f] = x[f];
         if (project && x[f] != 0.0 && (x[f] + d) * x[f] < 0.0) {
