@@ -34,6 +34,8 @@
 #include <libxml/xmlreader.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../common/names.h"
+#include "../common/xmlhead.h"
 
 static const crfp_param_spec params[] = {
     {"id", CRFP_PARAM_STRING, NULL, "document id (default: the input's file name)"},
@@ -77,18 +79,7 @@ static crfp_status gr_open(crfp_host *host, const crfp_params *p, crfp_stream *i
     r->host = host;
     r->in = in;
     const char *id = crfp_params_str(p, "id");
-    if (id) {
-        r->id = strdup(id);
-    } else {
-        const char *name = in->name ? in->name : "input";
-        const char *slash = strrchr(name, '/');
-        const char *base = slash ? slash + 1 : name;
-        size_t n = strlen(base);
-        if (*base == '<' && n >= 2 && base[n - 1] == '>')
-            r->id = strndup(base + 1, n - 2);
-        else
-            r->id = crfp_utf8_repair(base);   /* a file name may be any bytes */
-    }
+    r->id = id ? strdup(id) : names_docid(in->name);
     if (!r->id) {
         gr_close(r);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
@@ -1008,17 +999,10 @@ static void gr_close(void *state)
  * GateDocument (crfpipe's own XML reader says 60 for any XML). */
 static int gr_probe(const char *buf, size_t len)
 {
-    size_t i = 0;
-    while (i < len) {
-        const char *lt = memchr(buf + i, '<', len - i);
-        if (!lt)
-            return 0;
-        i = (size_t)(lt - buf) + 1;
-        if (i < len && (buf[i] == '?' || buf[i] == '!'))
-            continue;
-        return len - i >= 12 && memcmp(buf + i, "GateDocument", 12) == 0 ? 100 : 0;
-    }
-    return 0;
+    size_t at, n;
+    return xmlhead_root(buf, len, &at, &n) > 0 && n == 12 && memcmp(buf + at, "GateDocument", 12) == 0
+               ? 100
+               : 0;
 }
 
 static const crfp_reader_vtable vtable = {

@@ -47,6 +47,8 @@
 #include <string.h>
 
 #include "crfpipe/crfpipe.h"
+#include "../common/names.h"
+#include "../common/xmlout.h"
 
 static const crfp_param_spec params[] = {
     {"sets", CRFP_PARAM_STRING, NULL,
@@ -58,15 +60,11 @@ static const crfp_param_spec params[] = {
 typedef struct gwriter {
     crfp_host *host;
     crfp_stream *out;
-    char **sets;           /* NULL: every set */
-    size_t nsets;
+    char **sets;           /* NULL-terminated; NULL: every set */
     int provenance;
     int ndocs;
     int warned_list;
-    /* a document's text as an in-memory buffer, written in one go */
-    char *buf;
-    size_t len, cap;
-    int oom;
+    xmlout o;              /* the document, written in one go */
     /* offset conversion */
     size_t *offs;          /* distinct offsets, document unit, sorted */
     size_t *u16;           /* the same in UTF-16 units */
@@ -86,23 +84,8 @@ static crfp_status gw_open(crfp_host *host, const crfp_params *p, crfp_stream *o
     w->out = out;
     w->provenance = crfp_params_bool(p, "provenance");
     const char *sets = crfp_params_str(p, "sets");
-    if (sets) {
-        size_t n = 1;
-        for (const char *c = sets; *c; c++)
-            n += *c == ',';
-        w->sets = calloc(n, sizeof *w->sets);
-        if (!w->sets)
-            goto nomem;
-        for (const char *s = sets;;) {
-            const char *comma = strchr(s, ',');
-            size_t len = comma ? (size_t)(comma - s) : strlen(s);
-            if (!(w->sets[w->nsets++] = strndup(s, len)))
-                goto nomem;
-            if (!comma)
-                break;
-            s = comma + 1;
-        }
-    }
+    if (sets && !(w->sets = names_split(sets, 1)))
+        goto nomem;
     *state = w;
     return CRFP_OK;
 nomem:
@@ -110,71 +93,19 @@ nomem:
     return crfp_error(host, CRFP_ENOMEM, "out of memory");
 }
 
-/* --- output buffer ------------------------------------------------------------ */
-
-static void put(gwriter *w, const char *s, size_t n)
-{
-    if (w->oom)
-        return;
-    if (w->len + n + 1 > w->cap) {
-        size_t cap = w->cap ? w->cap : 65536;
-        while (cap < w->len + n + 1)
-            cap *= 2;
-        char *b = realloc(w->buf, cap);
-        if (!b) {
-            w->oom = 1;
-            return;
-        }
-        w->buf = b;
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-}
+/* --- output buffer (xmlout.h) ------------------------------------------------ */
 
 static void puts_(gwriter *w, const char *s)
 {
-    put(w, s, strlen(s));
+    xmlout_puts(&w->o, s);
 }
 
-/* Escaped character data (attr: for an attribute value in double quotes). */
 static void put_esc(gwriter *w, const char *s, size_t n, int attr)
 {
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *rep = NULL;
-        switch (s[i]) {
-        case '&': rep = "&amp;"; break;
-        case '<': rep = "&lt;"; break;
-        case '>': rep = "&gt;"; break;
-        case '\r': rep = "&#13;"; break;
-        case '"': rep = attr ? "&quot;" : NULL; break;
-        case '\t': rep = attr ? "&#9;" : NULL; break;
-        case '\n': rep = attr ? "&#10;" : NULL; break;
-        default: break;
-        }
-        if (!rep)
-            continue;
-        put(w, s + run, i - run);
-        puts_(w, rep);
-        run = i + 1;
-    }
-    put(w, s + run, n - run);
+    xmlout_esc(&w->o, s, n, attr);
 }
 
-/* Byte offset of the first character XML 1.0 cannot carry, or n. */
-static size_t xml_bad(const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n; i++) {
-        if (u[i] < 0x20 && u[i] != '\t' && u[i] != '\n' && u[i] != '\r')
-            return i;
-        /* U+FFFE and U+FFFF: EF BF BE / EF BF BF */
-        if (u[i] == 0xEF && i + 2 < n && u[i + 1] == 0xBF && (u[i + 2] == 0xBE || u[i + 2] == 0xBF))
-            return i;
-    }
-    return n;
-}
+#define xml_bad xmlout_bad
 
 /* --- values ----------------------------------------------------------------- */
 
@@ -189,26 +120,6 @@ static const char *class_of(crfp_vtype t)
     case CRFP_V_LIST: return "java.util.ArrayList";
     }
     return "java.lang.String";
-}
-
-/* Text form of a scalar (into buf, or *s points to the string itself). */
-static const char *scalar_text(const crfp_value *v, char *buf, size_t len)
-{
-    switch (v->type) {
-    case CRFP_V_STRING: return v->u.s;
-    case CRFP_V_INT: snprintf(buf, len, "%" PRId64, v->u.i); return buf;
-    case CRFP_V_FLOAT:
-        /* as Java writes them, for Double.parseDouble reads no "nan" or "inf" */
-        if (isnan(v->u.f))
-            return "NaN";
-        if (isinf(v->u.f))
-            return v->u.f > 0 ? "Infinity" : "-Infinity";
-        snprintf(buf, len, "%.17g", v->u.f);
-        return buf;
-    case CRFP_V_BOOL: return v->u.b ? "true" : "false";
-    case CRFP_V_REF: snprintf(buf, len, "%" PRIu64, v->u.ref); return buf;
-    default: return "";
-    }
 }
 
 /* Whether a list can be a GATE collection: scalars of one type, none
@@ -230,7 +141,7 @@ static void put_flat(gwriter *w, const crfp_value *v)
 {
     char num[64];
     if (v->type != CRFP_V_LIST) {
-        const char *t = scalar_text(v, num, sizeof num);
+        const char *t = xmlout_scalar(v, num, sizeof num);
         put_esc(w, t, strlen(t), 0);
         return;
     }
@@ -280,7 +191,7 @@ static void put_feature(gwriter *w, const char *name, const crfp_value *v, const
         for (size_t i = 0; i < v->u.list.n; i++) {
             if (i)
                 puts_(w, ";");
-            const char *t = scalar_text(&v->u.list.items[i], num, sizeof num);
+            const char *t = xmlout_scalar(&v->u.list.items[i], num, sizeof num);
             put_esc(w, t, strlen(t), 0);
         }
     } else if (v->type == CRFP_V_LIST) {
@@ -352,12 +263,7 @@ static int cmp_size(const void *a, const void *b)
 
 static int wanted(const gwriter *w, const crfp_annset *set)
 {
-    if (!w->sets)
-        return 1;
-    for (size_t i = 0; i < w->nsets; i++)
-        if (strcmp(w->sets[i], crfp_annset_name(set)) == 0)
-            return 1;
-    return 0;
+    return !w->sets || names_has(w->sets, crfp_annset_name(set), 0);
 }
 
 /* Collect the distinct offsets of the written annotations and convert
@@ -502,7 +408,7 @@ static crfp_status gw_write(void *state, const crfp_doc *doc)
         st = map_offsets(w, doc, docid);
     if (st != CRFP_OK)
         return st;
-    w->len = 0;
+    xmlout_reset(&w->o);
     puts_(w, "<?xml version='1.0' encoding='UTF-8'?>\n<GateDocument version=\"3\">\n"
              "<GateDocumentFeatures>\n");
     size_t nm;
@@ -564,10 +470,10 @@ static crfp_status gw_write(void *state, const crfp_doc *doc)
         puts_(w, "</AnnotationSet>\n");
     }
     puts_(w, "</GateDocument>\n");
-    if (w->oom)
+    if (w->o.oom)
         return crfp_error(w->host, CRFP_ENOMEM, "%s: out of memory writing document '%s'",
                           w->out->name, docid);
-    if (fwrite(w->buf, 1, w->len, w->out->fp) != w->len)
+    if (fwrite(w->o.buf, 1, w->o.len, w->out->fp) != w->o.len)
         return crfp_error(w->host, CRFP_EIO, "%s: write error: %s", w->out->name,
                           strerror(errno));
     return CRFP_OK;
@@ -587,10 +493,8 @@ static void gw_close(void *state)
     gwriter *w = state;
     if (!w)
         return;
-    for (size_t i = 0; i < w->nsets; i++)
-        free(w->sets[i]);
-    free(w->sets);
-    free(w->buf);
+    names_free(w->sets);
+    xmlout_free(&w->o);
     free(w->offs);
     free(w->u16);
     free(w->bytes);

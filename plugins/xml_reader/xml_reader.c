@@ -2,6 +2,7 @@
  * document at a time; a thin wrapper around crfp_xml_reader. */
 #include "config.h"
 #include "crfpipe/crfpipe.h"
+#include "../common/xmlhead.h"
 
 #include <string.h>
 
@@ -32,31 +33,13 @@ static void xr_close(void *state)
  * XML); the reader vtable's probe (ABI 2.1). */
 static int xml_reader_probe(const char *buf, size_t len)
 {
-    size_t i = 0;
-    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-        i = 3;
-    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
-        i++;
-    if (i >= len || buf[i] != '<')
-        return 0;
-    /* the first element: skip the declaration, comments, processing
-     * instructions and the doctype */
-    while (i < len) {
-        const char *lt = memchr(buf + i, '<', len - i);
-        if (!lt)
-            break;
-        i = (size_t)(lt - buf) + 1;
-        if (i < len && (buf[i] == '?' || buf[i] == '!'))
-            continue;
-        size_t j = i;
-        while (j < len && buf[j] != '>' && buf[j] != ' ' && buf[j] != '\t' && buf[j] != '\n' &&
-               buf[j] != '\r' && buf[j] != '/')
-            j++;
-        const char *colon = memchr(buf + i, ':', j - i);
-        size_t k = colon ? (size_t)(colon - buf) + 1 : i;   /* prefix:corpus */
-        return j - k == 6 && memcmp(buf + k, "corpus", 6) == 0 ? 100 : 60;
-    }
-    return 60;
+    size_t at, n;
+    int r = xmlhead_root(buf, len, &at, &n);
+    if (r <= 0)
+        return r < 0 ? 60 : 0;
+    const char *colon = memchr(buf + at, ':', n);
+    size_t k = colon ? (size_t)(colon - buf) + 1 : at;   /* prefix:corpus */
+    return at + n - k == 6 && memcmp(buf + k, "corpus", 6) == 0 ? 100 : 60;
 }
 
 static const crfp_reader_vtable vtable = {

@@ -6,7 +6,7 @@ set -u
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
 fails=0
 for t in xml pipeline template conll conllu model text ngram tagdict gate lexicon aligner plot tag \
-    crfsuite spans crfsuite_model wapiti_model crfpp_model wapiti_data; do
+    crfsuite spans crfsuite_model wapiti_model crfpp_model wapiti_data markup; do
     dir="$top_srcdir/tests/fuzz/corpus/$t"
     set -- "$dir"/*
     if [ ! -e "$1" ]; then

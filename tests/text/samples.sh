@@ -55,6 +55,13 @@ all_tokens_have "$s/out/ner.xml" ner
 e=$(grep -c 'type="Entity"' "$s/out/ner.xml"); et=$(grep -A1 'type="Entity"' "$s/out/ner.xml" | grep -c '<f name="type">')
 [ "$e" -eq "$et" ] || fail "$e Entity annotations, $et with a type"
 grep -q 'crfpipe.processor' "$s/out/ner.gate.xml" || fail "no provenance in the GATE output"
+# the same entities inline (annotate-inline.xml): one element per Entity, the text kept
+printf '%s\n' "$text" | "$CRFPIPE" run "$s/ner/annotate-inline.xml" >"$s/out/ner-inline.xml" ||
+    fail "ner/annotate-inline.xml"
+"$CRFPIPE" convert --from markup --to xml "$s/out/ner-inline.xml" "$s/out/ner-inline.crf.xml" ||
+    fail "the inline output does not read back"
+ei=$(grep -c '<a id=' "$s/out/ner-inline.crf.xml" || true)
+[ "$ei" -eq $((e + 1)) ] || fail "$e entities, $ei - 1 inline elements"
 
 # --- chunking and Spanish, when the research-only data are at hand
 data=$CRFP_SHARED_DATA

@@ -905,8 +905,14 @@ crfp_status crfp_xml_reader_next(crfp_xml_reader *R, crfp_doc **doc)
             return st;
         if (t != XML_READER_TYPE_ELEMENT)
             return FAIL(R, CRFP_EPARSE, "no <corpus> element");
+        /* Other XML is common here (any file named .xml comes to this
+         * reader): say what the file is not, and where its readers are. */
         if (!is_elem(R, "corpus"))
-            return unexpected(R, "<corpus>");
+            return FAIL(R, CRFP_EPARSE,
+                        "not a crfpipe XML corpus: its root is <%s>, not <corpus> in namespace "
+                        "%s (other XML and HTML: --from FORMAT, the formats listed by "
+                        "'crfpipe plugins --formats')",
+                        elem_name(R), CRFP_XML_NS);
         if ((st = get_attrs(R, NULL, 0, NULL)) != CRFP_OK)
             return st;
         R->state = xmlTextReaderIsEmptyElement(R->r) ? ST_DONE : ST_CORPUS;
