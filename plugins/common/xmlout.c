@@ -155,3 +155,13 @@ int xmlout_is_name(const char *s)
             return 0;
     return 1;
 }
+
+int xmlout_is_qname(const char *s)
+{
+    if (!xmlout_is_name(s))
+        return 0;
+    const char *c = strchr(s, ':');
+    if (!c)
+        return 1;
+    return c != s && c[1] && !strchr(c + 1, ':') && !(c - s == 5 && strncmp(s, "xmlns", 5) == 0);
+}

@@ -46,5 +46,9 @@ size_t xmlout_bad(const char *s, size_t n);
 /* Whether the NUL-terminated UTF-8 string s is an XML 1.0 Name (fifth
  * edition: NameStartChar NameChar*; ':' allowed, so prefixed names pass). */
 int xmlout_is_name(const char *s);
+/* Whether s is also a qualified name of XML namespaces: a Name with at
+ * most one ':', neither first nor last, and not the reserved prefix xmlns
+ * (an element or attribute an XML parser reads back as written). */
+int xmlout_is_qname(const char *s);
 
 #endif

@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "crfpipe/crfpipe.h"
 #include "../common/names.h"
@@ -111,8 +112,8 @@ static crfp_status mw_open(crfp_host *host, const crfp_params *p, crfp_stream *o
         mw_close(w);
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     }
-    const char *bad = !xmlout_is_name(w->root) ? "root"
-                      : *w->corpus && !xmlout_is_name(w->corpus) ? "corpus" : NULL;
+    const char *bad = !xmlout_is_qname(w->root) ? "root"
+                      : *w->corpus && !xmlout_is_qname(w->corpus) ? "corpus" : NULL;
     if (bad) {
         crfp_status st = crfp_error(host, CRFP_EINVAL, "parameter '%s': '%s' is not an XML name",
                                     bad, strcmp(bad, "root") ? w->corpus : w->root);
@@ -203,7 +204,7 @@ static crfp_status collect(mwriter *w, const crfp_doc *doc, const char *docid)
                 if (v && *v)
                     name = v;
             }
-            if (!xmlout_is_name(name)) {
+            if (!xmlout_is_qname(name)) {
                 if (!w->warned_name++)
                     crfp_log(w->host, CRFP_LOG_WARN,
                              "%s: document '%s': '%s' (annotation %" PRIu64
@@ -307,11 +308,17 @@ static void put_open(mwriter *w, const item *it, int empty)
             continue;
         if (*w->name_feature && it->name != a->type && strcmp(fn, w->name_feature) == 0)
             continue;
-        if (!xmlout_is_name(fn)) {
+        /* a namespace declaration XML's namespaces refuse (an empty
+         * prefix URI, a reserved prefix) is left out as a bad name is */
+        const crfp_value *v = &a->feats[f].value;
+        int badns = ns && fn[5] == ':' &&
+                    (strncasecmp(fn + 6, "xml", 3) == 0 || v->type != CRFP_V_STRING || !*v->u.s);
+        if (badns || (!ns && !xmlout_is_qname(fn))) {
             if (!w->warned_attr++)
                 crfp_log(w->host, CRFP_LOG_WARN,
                          "%s: feature '%s' of %s annotation %" PRIu64
-                         " is not an XML attribute name: such features are left out",
+                         " is not an XML attribute name (or a namespace declaration XML "
+                         "refuses): such features are left out",
                          w->out->name, fn, a->type, a->id);
             continue;
         }
@@ -476,7 +483,7 @@ static crfp_status mw_write(void *state, const crfp_doc *doc)
             size_t nm;
             const crfp_feature *meta = crfp_doc_meta(doc, &nm);
             for (size_t i = 0; i < nm; i++) {
-                if (strcmp(meta[i].name, "id") == 0 || !xmlout_is_name(meta[i].name) ||
+                if (strcmp(meta[i].name, "id") == 0 || !xmlout_is_qname(meta[i].name) ||
                     value_bad(&meta[i].value))
                     continue;
                 xmlout_puts(&w->o, " ");

@@ -70,7 +70,7 @@ problem() {
 }
 
 total_runs=0
-for cmd in ${FAULT_CMDS:-train seen arow mira rprop tag tagpos tagextra crfsuite crfsuitetag csexport csimport csall csweight cswperc csminfreq wapimport waptag wapraw wapdata ppimport pptimport ppall spans spandiff \
+for cmd in ${FAULT_CMDS:-train seen arow mira rprop tag tagpos tagextra crfsuite crfsuitetag csexport csimport csall csweight cswperc csminfreq wapimport waptag wapraw wapdata ppimport pptimport ppall spans spandiff markup html \
     convert convertback run runmany cv cvchain minfreq modelinfo modeltop features}; do
     ref="$tmp/$cmd.ref"
     rm -f "$tmp/stats"

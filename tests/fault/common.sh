@@ -89,6 +89,12 @@ run_cmd() {
     # GATE spans made token labels, written as columns
     spans) $RUNNER "$CRFPIPE" run "$tmp/spans.xml" -i "$top_srcdir/tests/text/annie.gate.xml" \
                -o "$2" ;;
+    # any XML as a stream of documents, written back inline (markup_reader
+    # document mode, markup_writer corpus), and an HTML page
+    markup) $RUNNER "$CRFPIPE" convert --from markup --reader-param document=doc --to markup \
+                --writer-param corpus=docs --writer-param root=doc "$tmp/multi.xml" "$2" ;;
+    html) $RUNNER "$CRFPIPE" convert --to markup "$top_srcdir/tests/fuzz/corpus/markup/page.html" \
+              "$2" ;;
     # two annotation sets compared (eval --spans)
     spandiff) $RUNNER "$CRFPIPE" eval --spans Person,Location --diff-param key-set=NE \
                   --diff-param response-set=NE --diff-param response-types=Person -o "$2" \
@@ -142,6 +148,10 @@ X
          { open_ = NF > 0; print }' "$data/tiny.crfsuite" >"$tmp/weighted.crfsuite"
     LC_ALL=C awk -F'\t' -f "$top_srcdir/tests/data/wapiti-model/raw.awk" \
         "$top_srcdir/tests/data/wapiti-model/test.txt" | awk 'NF == 0 { n++ } n < 8' >"$tmp/raw.txt"
+    cat >"$tmp/multi.xml" <<X
+<docs><doc id="a" lang="en">Hello <b x="1">world</b>.<br/></doc>
+<doc>Caf&#233; <i/>&amp; <x:y xmlns:x="urn:x">co</x:y>.</doc></docs>
+X
     cat >"$tmp/spans.xml" <<X
 <pipeline xmlns="urn:crfpipe:pipeline:1">
   <stage plugin="gate_reader"/>
