@@ -146,6 +146,12 @@ int cli_lookup_fail(crfp_host *host, const char *cmd);
  * model does not record one.  Errors: those of crfp_crf_load (CRFP_EIO,
  * CRFP_EFORMAT naming the file), CRFP_ENOMEM. */
 crfp_status cli_model_label(crfp_host *host, const char *model, char **label);
+/* The tagger's input-columns for a model reading a tokenizer's output: the
+ * model's columns with the first one reading the token feature `string`
+ * ("word=string,pos"); *cols NULL when the model has no columns or its
+ * first is `string` already.  *cols is the caller's (free).  Errors: the
+ * model's loading, CRFP_ENOMEM. */
+crfp_status cli_tokenizer_columns(crfp_host *host, const char *model, char **cols);
 
 /* Format detection from content, for inputs whose name says nothing
  * (see sniff.c): *name is the name of the reader plugin whose probe is most

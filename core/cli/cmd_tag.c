@@ -38,6 +38,32 @@ crfp_status cli_model_label(crfp_host *host, const char *model, char **label)
     return st;
 }
 
+crfp_status cli_tokenizer_columns(crfp_host *host, const char *model, char **cols)
+{
+    crfp_crf *crf = NULL;
+    *cols = NULL;
+    crfp_status st = crfp_crf_load(host, model, &crf);
+    if (st != CRFP_OK)
+        return st;
+    const char *c = crfp_crf_meta(crf, "columns"), *label = crfp_crf_meta(crf, "label");
+    size_t first = c ? strcspn(c, ",") : 0, len = c ? strlen(c) : 0;
+    /* the gold column, last, is no input: left out (one in the middle
+     * stays, or the columns after it would shift) */
+    const char *last = c ? strrchr(c, ',') : NULL;
+    if (last && label && strcmp(last + 1, label) == 0)
+        len = (size_t)(last - c);
+    if (first && !(first == 6 && strncmp(c, "string", 6) == 0)) {
+        /* NAME=string,REST */
+        size_t cap = len + 8;
+        if ((*cols = malloc(cap)))
+            snprintf(*cols, cap, "%.*s=string%.*s", (int)first, c, (int)(len - first), c + first);
+        else
+            st = crfp_error(host, CRFP_ENOMEM, "out of memory");
+    }
+    crfp_crf_free(crf);
+    return st;
+}
+
 /* cmd_tag with `inputs` (room for argc entries) to collect the input files
  * in: a corpus of files is tagged in one run (cli_run_many). */
 /* Options of crf_test, wapiti label and crfsuite tag that crfpipe spells
@@ -65,9 +91,9 @@ static const cli_foreign other_tools[] = {
 static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
 {
     const char *format = NULL, *to = NULL, *columns = NULL, *output = NULL, *outdir = NULL;
-    const char *tagger = "viterbi", *v, *model = NULL;
-    const char *names[32], *values[32], *wn[32], *wv[32], *rn[32], *rv[32];
-    size_t n = 0, nw = 0, nr = 0, nin = 0;
+    const char *tagger = "viterbi", *v, *model = NULL, *tokenizer = NULL;
+    const char *names[32], *values[32], *wn[32], *wv[32], *rn[32], *rv[32], *kn[32], *kv[32];
+    size_t n = 0, nw = 0, nr = 0, nin = 0, nk = 0;
     for (int i = 1; i < argc; i++) {
         int r = 0;
         if (strcmp(argv[i], "-o") == 0) {
@@ -114,6 +140,12 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
             output = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "tagger", &v)) != 0)
             tagger = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "tokenizer", &v)) != 0)
+            tokenizer = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "tokenizer-param", &v)) != 0) {
+            if (r > 0)
+                r = cli_param_pair(argv[0], "tokenizer-param", (char *)v, kn, kv, &nk, 32);
+        }
         else if ((r = cli_opt(argv[0], argc, argv, &i, "writer-param", &v)) != 0) {
             if (r > 0)
                 r = cli_param_pair(argv[0], "writer-param", (char *)v, wn, wv, &nw, 32);
@@ -164,6 +196,16 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
     if (output && outdir)
         return cli_usage(argv[0], "-o and --output-dir exclude each other: one output for all "
                                   "inputs, or one per input");
+    if (nk && !tokenizer)
+        return cli_usage(argv[0], "--tokenizer-param needs --tokenizer");
+    const crfp_plugin *kpl = NULL;
+    if (tokenizer && crfp_host_load_kind(host, tokenizer, CRFP_KIND_TOKENIZER, &kpl) != CRFP_OK) {
+        crfp_status st = crfp_errcode(host);
+        fprintf(stderr, "crfpipe: error: --tokenizer %s: %s%s\n", tokenizer, crfp_errmsg(host),
+                st == CRFP_ENOTFOUND ? cli_suggest_plugin(host, CRFP_KIND_TOKENIZER, tokenizer)
+                                     : "");
+        return CLI_FAIL;
+    }
     const char *reader, *writer, *input = nin ? inputs[0] : NULL;
     if (cli_reader_for(host, format, input, &reader) != CRFP_OK)
         return cli_lookup_fail(host, argv[0]);
@@ -219,8 +261,27 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
             wv[nw++] = values[k];
         }
     }
+    /* A tokenizer's tokens carry their text as the feature `string`: the
+     * model's first column reads it, unless --input-columns says otherwise
+     * (the other columns keep their names, e.g. a POS feature). */
+    char *incols = NULL;
+    int has_incols = 0;
+    for (size_t k = 0; k < n; k++)
+        has_incols |= strcmp(names[k], "input-columns") == 0;
+    if (tokenizer && model && !has_incols && n < 32) {
+        crfp_status st = cli_tokenizer_columns(host, model, &incols);
+        if (st != CRFP_OK) {
+            free(label);
+            return cli_fail(host);
+        }
+        if (incols) {
+            names[n] = "input-columns";
+            values[n++] = incols;
+        }
+    }
     crfp_pipeline *p = crfp_pipeline_new(host);
     if (!p) {
+        free(incols);
         free(label);
         fprintf(stderr, "crfpipe: error: out of memory\n");
         return CLI_FAIL;
@@ -231,6 +292,8 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
     }
     int rc;
     if (crfp_pipeline_add(p, reader, "input", rn, rv, nr, NULL) == CRFP_OK &&
+        (!tokenizer ||
+         crfp_pipeline_add(p, tokenizer, "--tokenizer", kn, kv, nk, NULL) == CRFP_OK) &&
         crfp_pipeline_add(p, tagger, "--tagger", names, values, n, NULL) == CRFP_OK &&
         crfp_pipeline_add(p, writer, "output", wn, wv, nw, NULL) == CRFP_OK)
         rc = nin <= 1 && !outdir ? cli_run_pipeline(host, p, input, output)
@@ -240,6 +303,7 @@ static int tag(crfp_host *host, int argc, char **argv, const char **inputs)
         rc = cli_fail(host);
     crfp_pipeline_free(p);
     free(label);
+    free(incols);
     return rc;
 }
 

@@ -150,6 +150,12 @@ static const optdoc tag_opts[] = {
      "any other parameter of the input format's reader (crfpipe plugins READER), e.g. "
      "separator=tab for columns holding spaces"},
     {"--tagger", NULL, "NAME", "viterbi", "tagger plugin"},
+    {"--tokenizer", NULL, "NAME", NULL,
+     "tokenize the input first with this tokenizer plugin (e.g. icu_tokenizer), for raw text "
+     "(--format text), XML or HTML (--format markup); the model's first column then reads "
+     "each token's string unless --input-columns says otherwise"},
+    {"--tokenizer-param", NULL, "NAME=VALUE", NULL,
+     "a parameter of the tokenizer (crfpipe plugins TOKENIZER), e.g. locale=de"},
     {"--posteriors", NULL, NULL, NULL,
      "add the marginal of each predicted label (predicted-prob), the sequence "
      "probabilities, and each span's probability that its tokens carry their labels "

@@ -161,6 +161,7 @@ typedef struct tagger {
     /* the input's columns were compared with the model's; documents may be
      * tagged concurrently (process_concurrent), so it is claimed atomically */
     atomic_int cols_checked;
+    atomic_int untokenized;   /* a document with text and no tokens was reported */
     char **outnames;  /* OUTPUT, OUTPUT-2..k, OUTPUT-prob, OUTPUT-marginal-1..nmarg,
                        * then with token-scores OUTPUT-score, OUTPUT-2-score..k */
     const char **extras;  /* the outputs written besides OUTPUT (into outnames) */
@@ -430,6 +431,7 @@ static crfp_status tagger_open(crfp_host *host, const crfp_params *p, void **sta
         return crfp_error(host, CRFP_ENOMEM, "out of memory");
     tg->host = host;
     atomic_init(&tg->cols_checked, 0);
+    atomic_init(&tg->untokenized, 0);
     if (pthread_mutex_init(&tg->idle_lock, NULL) != 0) {
         free(tg);
         return crfp_error(host, CRFP_ENOMEM, "cannot create a lock");
@@ -1061,13 +1063,34 @@ static crfp_status forced_labels(tagger *tg, const crfp_doc *doc, job *j)
     return CRFP_OK;
 }
 
+/* A document with text and no Token to tag is most likely raw text that
+ * reached the tagger without a tokenizer: say so once, rather than write it
+ * back untagged without a word. */
+static void warn_untokenized(tagger *tg, const crfp_doc *doc)
+{
+    size_t len;
+    const char *text = crfp_doc_text(doc, &len);
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    if (i == len || atomic_exchange(&tg->untokenized, 1))
+        return;
+    crfp_log(tg->host, CRFP_LOG_WARN,
+             "document '%s' has text and no Token annotations in set '%s': nothing to tag "
+             "(raw text needs a tokenizer first: crfpipe tag --tokenizer icu_tokenizer, or a "
+             "tokenizer stage in the pipeline)",
+             crfp_doc_id(doc) ? crfp_doc_id(doc) : "", tg->set);
+}
+
 static crfp_status tagger_process(void *state, crfp_doc *doc)
 {
     tagger *tg = state;
     crfp_host *host = tg->host;
     crfp_annset *set = crfp_doc_annset(doc, tg->set, 0);
-    if (!set)
+    if (!set || !crfp_annset_size(set)) {
+        warn_untokenized(tg, doc);
         return CRFP_OK;
+    }
     job j;
     memset(&j, 0, sizeof j);
     j.tg = tg;
@@ -1082,6 +1105,8 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
         free(sents);
         return crfp_error(host, st, "cannot list tokens");
     }
+    if (!j.ntoktotal)
+        warn_untokenized(tg, doc);
     check_columns(tg, doc, j.ntoktotal ? j.toks[0] : NULL);
     size_t K = tg->nbest;
     j.nsent = nsent;

@@ -227,6 +227,28 @@ expect_fail "multi.xml:3: document 1 is over 5 bytes" "$C" convert --from markup
 expect_fail "input is over 100 bytes" "$C" convert --from markup --to xml --reader-param max-bytes=100 \
     stream.xml x.xml
 
+# --- crfpipe tag on raw text and on HTML: --tokenizer; without it, a
+# warning that nothing was tagged
+awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 60' "$top_srcdir/samples/ner/train.conll" >wnut.conll
+"$C" -q train --template "$top_srcdir/samples/ner/ner.tpl" --columns word,label --max-iter 5 \
+    --model wnut.model wnut.conll || fail "train the CoNLL model"
+echo "Apple and Google opened offices in London." >raw.txt
+"$C" tag -m wnut.model --format text --to xml raw.txt >untok.xml 2>untok.err || fail "tag without tokenizer"
+grep -q "no Token annotations.*--tokenizer icu_tokenizer" untok.err || fail "no warning: $(cat untok.err)"
+"$C" tag -m wnut.model --format text --tokenizer icu_tokenizer --tokenizer-param locale=en --to xml \
+    raw.txt >tok.xml 2>tok.err || fail "tag --tokenizer: $(cat tok.err)"
+[ -s tok.err ] && fail "tag --tokenizer warns: $(cat tok.err)"
+t=$(grep -c 'type="Token"' tok.xml); pr=$(grep -c '<f name="predicted">' tok.xml)
+[ "$t" -eq 8 ] && [ "$pr" -eq 8 ] || fail "$t tokens, $pr tagged"
+# the model's column word reads the token strings: the same labels as the
+# column file of those tokens
+printf 'Apple\nand\nGoogle\nopened\noffices\nin\nLondon\n.\n' >raw.conll
+"$C" -q tag -m wnut.model --columns word raw.conll | awk 'NF { print $NF }' >want.lab
+awk '/<f name="predicted">/ { sub(/.*<f name="predicted">/, ""); sub(/<.*/, ""); print }' tok.xml >got.lab
+cmp -s want.lab got.lab || fail "tokenized tagging differs from the column file's: $(tr '\n' ' ' <got.lab)"
+expect_fail "is a tagger, not a tokenizer" "$C" tag -m wnut.model --tokenizer viterbi raw.txt
+expect_fail "needs --tokenizer" "$C" tag -m wnut.model --tokenizer-param locale=en raw.txt
+
 # --- an inline-annotated corpus trains a tagger, whose output is the same
 # inline form (samples/ner/train-inline.xml, tag-inline.xml): synthetic
 # sentences, names and places in new combinations for the test
