@@ -124,8 +124,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
     int features_set = 0;
     const char *columns = NULL, *input = NULL, *v;
     const char *report = NULL, *path_report = NULL, *table = NULL, *spans = NULL;
-    const char *span_set = NULL;
-    kv tp = {{0}, {0}, 0}, rp = {{0}, {0}, 0}, fp = {{0}, {0}, 0};
+    const char *span_set = NULL, *tokenizer = NULL;
+    kv tp = {{0}, {0}, 0}, rp = {{0}, {0}, 0}, fp = {{0}, {0}, 0}, kp = {{0}, {0}, 0};
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -142,6 +142,13 @@ int cmd_train(crfp_host *host, int argc, char **argv)
             spans = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "span-set", &v)) != 0)
             span_set = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "tokenizer", &v)) != 0)
+            tokenizer = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "tokenizer-param", &v)) != 0) {
+            if (r > 0)
+                r = cli_param_pair(argv[0], "tokenizer-param", (char *)v, kp.names, kp.values,
+                                   &kp.n, MAXP);
+        }
         else if ((r = cli_opt(argv[0], argc, argv, &i, "columns", &v)) != 0)
             columns = v;
         else if (strcmp(argv[i], "--resume") == 0)
@@ -201,6 +208,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         return cli_usage(argv[0], "no training file given");
     if (span_set && !spans)
         return cli_usage(argv[0], "--span-set needs --spans");
+    if (kp.n && !tokenizer)
+        return cli_usage(argv[0], "--tokenizer-param needs --tokenizer");
     /* --init-model without --template or --features: more training on the
      * model's own features (wapiti train -m), its extractor rebuilt from the
      * configuration the model keeps */
@@ -262,6 +271,15 @@ int cmd_train(crfp_host *host, int argc, char **argv)
         kv_add(&rp, "columns", columns);
     if (tpl)
         kv_add(&fp, "template", tpl);
+    /* A tokenizer's tokens carry their text as the feature `string`: the
+     * template's first column (%x[0,0]) reads it, unless the features
+     * plugin is told its columns otherwise; crfpipe tag --tokenizer then
+     * finds the model's first column named so. */
+    int has_cols = 0;
+    for (size_t k = 0; k < fp.n; k++)
+        has_cols |= strcmp(fp.names[k], "columns") == 0;
+    if (tokenizer && !has_cols && crfp_pipeline_stage_accepts(host, features, "columns"))
+        kv_add(&fp, "columns", "string");
     int rc = CLI_FAIL;
     /* --spans: the gold is annotations over the text (GATE's Key), made
      * token labels by the span_labels stage, for training and dev alike */
@@ -281,6 +299,8 @@ int cmd_train(crfp_host *host, int argc, char **argv)
                    "--template or --features", init);
     if ((im && !crfp_crf_features_plugin(im)) ||
         crfp_pipeline_add(p, reader, "input", rp.names, rp.values, rp.n, NULL) != CRFP_OK ||
+        (tokenizer && crfp_pipeline_add(p, tokenizer, "--tokenizer", kp.names, kp.values, kp.n,
+                                        NULL) != CRFP_OK) ||
         (spans && crfp_pipeline_add(p, "span_labels", "--spans", sn, sv, 2, NULL) != CRFP_OK) ||
         (im ? crfp_pipeline_add_saved_features(p, crfp_crf_features_plugin(im), "--init-model",
                                                imcfg, imlen, init)

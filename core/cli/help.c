@@ -101,6 +101,12 @@ static const optdoc train_opts[] = {
      "annotation types (e.g. Person,Location of a GATE corpus) become B-/I-/O token labels "
      "(the span_labels stage), in the training and the dev data"},
     {"--span-set", NULL, "SET", "Key", "with --spans: the annotation set holding them"},
+    {"--tokenizer", NULL, "NAME", NULL,
+     "tokenize TRAIN and --dev first with this tokenizer plugin (e.g. icu_tokenizer): raw "
+     "text or XML whose gold is spans (--format markup --spans PER,LOC --span-set \"Original "
+     "markups\"); the template's first column then reads each token's string"},
+    {"--tokenizer-param", NULL, "NAME=VALUE", NULL,
+     "a parameter of the tokenizer (crfpipe plugins TOKENIZER), e.g. locale=de"},
     {"--columns", NULL, "NAMES", NULL,
      "comma-separated column names of a CoNLL input (default: word, col1..colN-2, label)"},
     {"--reader-param", NULL, "NAME=VALUE", NULL,

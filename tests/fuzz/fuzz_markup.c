@@ -4,8 +4,10 @@
  * the reader's mode (xml or html) for the input; the writer's output is
  * XML and is read back in xml mode.  Oracles: a failure carries a message;
  * what the reader accepts, the writer writes (or refuses with a message);
- * the output reads back to the same text, with the same annotations plus
- * at most the wrapper element; and writing that again gives the same bytes
+ * the output reads back to the same text, with at most the annotations
+ * read plus the wrapper element (crossing ones and names XML cannot hold
+ * are left out, with a warning); and writing that again gives the same
+ * bytes, so that nothing more is lost
  * (the inline form is a fixed point after one pass: nesting the writer
  * cannot tell, such as two empty elements at one offset, is settled by the
  * first pass). */
@@ -64,10 +66,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fprintf(stderr, "---- written:\n%.*s\n----\n", (int)l1, b1);
                 fz_fail("round trip", "the text changed");
             }
+            /* the first pass may leave out what inline XML cannot hold
+             * (crossing spans, names that are not XML names: warned), and
+             * may add the wrapper; the second must keep everything */
             size_t n1 = count_anns(d1), n2 = count_anns(d2);
-            if (n2 != n1 && n2 != n1 + 1) {
+            if (n2 > n1 + 1) {
                 fprintf(stderr, "---- written:\n%.*s\n----\n", (int)l1, b1);
-                fz_fail("round trip", "annotations lost or gained (beyond the wrapper)");
+                fz_fail("round trip", "annotations gained (beyond the wrapper)");
             }
             if (fz_write_with(wr, wp, &d2, 1, &b2, &l2) != CRFP_OK)
                 fz_fail("writing the re-read document", crfp_errmsg(fz_host()));

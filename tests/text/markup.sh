@@ -274,4 +274,13 @@ sed 's/<[A-Z]*>//g; s/<\/[A-Z]*>//g' inl/gold.xml >inl/plain.xml
 (cd inl && "$C" -q run tag-inline.xml -i plain.xml -o tagged.xml) || fail "tag-inline.xml"
 same=$(grep -v "^<texts>$\|^</texts>$\|^<?xml" inl/tagged.xml | grep -c -x -F -f inl/gold.xml || true)
 [ "$same" -ge 18 ] || { fail "only $same of 20 tagged lines equal the gold"; head -5 inl/tagged.xml >&2; }
+# the same from the command line: train and tag --tokenizer, no pipeline file
+(cd inl && "$C" -q train --format markup --tokenizer icu_tokenizer --tokenizer-param locale=en \
+    --spans PER,LOC --span-set "Original markups" --template ner.tpl --model cli.model train.xml) ||
+    fail "train --tokenizer"
+(cd inl && "$C" -q tag -m cli.model --format markup --tokenizer icu_tokenizer --spans Entity \
+    --span-feature type --to markup --writer-param "types=Original markups/*,Entity" \
+    --writer-param name-feature=type --writer-param features=false -o cli-tagged.xml plain.xml) ||
+    fail "tag --tokenizer on XML"
+cmp -s inl/tagged.xml inl/cli-tagged.xml || { fail "the command line tags otherwise than the pipelines"; diff inl/tagged.xml inl/cli-tagged.xml | head -5 >&2; }
 finish
