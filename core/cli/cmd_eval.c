@@ -22,13 +22,20 @@
  * by their label with the gold's types, and never written anywhere. */
 #define SPAN_TYPE "crfpipe.EvalSpan"
 
-/* eval --spans: reader -> (viterbi, its spans the response) -> annotation
- * diff.  rn/rv have room for one more (columns); dn/dv for three more.
- * tn/tv (NULL: no tagging) are the tagger's nt parameters. */
+/* A tokenizer before the tagger (eval --model --spans --tokenizer). */
+typedef struct tokstage {
+    const char *name;   /* NULL: none */
+    const char *n[32], *v[32];
+    size_t k;
+} tokstage;
+
+/* eval --spans: reader -> (tokenizer) -> (viterbi, its spans the response)
+ * -> annotation diff.  rn/rv have room for one more (columns); dn/dv for
+ * three more.  tn/tv (NULL: no tagging) are the tagger's nt parameters. */
 static int eval_spans(crfp_host *host, const char *cmd, const char *format, const char *columns,
                       const char *input, const char *output, const char *spans, const char **rn,
                       const char **rv, size_t nr, const char **dn, const char **dv, size_t nd,
-                      const char **tn, const char **tv, size_t nt)
+                      const char **tn, const char **tv, size_t nt, const tokstage *tk)
 {
     const char *reader;
     const crfp_plugin *diff = NULL;
@@ -54,6 +61,8 @@ static int eval_spans(crfp_host *host, const char *cmd, const char *format, cons
     }
     int rc;
     if (crfp_pipeline_add(p, reader, "input", rn, rv, nr, NULL) == CRFP_OK &&
+        (!tk->name ||
+         crfp_pipeline_add(p, tk->name, "--tokenizer", tk->n, tk->v, tk->k, NULL) == CRFP_OK) &&
         (!tn || crfp_pipeline_add(p, "viterbi", "--model", tn, tv, nt, NULL) == CRFP_OK) &&
         crfp_pipeline_add(p, diff->desc->name, "eval", dn, dv, nd, NULL) == CRFP_OK)
         rc = cli_run_pipeline(host, p, input, output);
@@ -69,6 +78,7 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
     const char *decode = NULL, *gold = NULL, *guess = NULL, *output = NULL, *plot = NULL, *v;
     const char *rn[32], *rv[32], *spans = NULL, *dn[16], *dv[16];
     size_t nr = 0, nd = 0;
+    tokstage tk = {0};
     if (cli_wants_help(argc, argv))
         return cli_help(host, argc, argv);
     for (int i = 1; i < argc; i++) {
@@ -106,6 +116,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
             spans = v;
         else if ((r = cli_opt(argv[0], argc, argv, &i, "diff-param", &v)) > 0)
             r = cli_param_pair(argv[0], "diff-param", (char *)v, dn, dv, &nd, 13);
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "tokenizer", &v)) > 0)
+            tk.name = v;
+        else if ((r = cli_opt(argv[0], argc, argv, &i, "tokenizer-param", &v)) > 0)
+            r = cli_param_pair(argv[0], "tokenizer-param", (char *)v, tk.n, tk.v, &tk.k, 32);
         else if (r < 0)
             return CLI_USAGE;
         else if (argv[i][0] == '-' && argv[i][1])
@@ -124,13 +138,24 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         return cli_usage(argv[0], "--decode needs --model (it chooses how the model tags)");
     if (nd && !spans)
         return cli_usage(argv[0], "--diff-param needs --spans");
+    if (tk.k && !tk.name)
+        return cli_usage(argv[0], "--tokenizer-param needs --tokenizer");
+    /* tokens made here carry no gold labels: only spans can be scored */
+    if (tk.name && !(spans && model))
+        return cli_usage(argv[0], "--tokenizer goes with --model and --spans (the gold is "
+                                  "spans over the text, the model tags the tokens made)");
     if (spans && (gold || guess || plot))
         return cli_usage(argv[0], "--spans compares annotation sets: it goes without --label, "
                                   "--guess and --report");
     if (spans) {
-        const char *tn[6] = {"model", "spans", "span-feature"}, *tv[6] = {model, SPAN_TYPE,
+        const char *tn[8] = {"model", "spans", "span-feature"}, *tv[8] = {model, SPAN_TYPE,
                                                                            "label"};
         size_t nt = 3;
+        char *incols = NULL;
+        if (tk.name && cli_tokenizer_columns(host, model, &incols) != CRFP_OK)
+            return cli_fail(host);
+        if (incols)
+            tn[nt] = "input-columns", tv[nt++] = incols;
         /* a confidence curve over the tagger's spans needs their prob */
         for (size_t k = 0; k < nd; k++)
             if (strcmp(dn[k], "confidence") == 0) {
@@ -143,8 +168,10 @@ int cmd_eval(crfp_host *host, int argc, char **argv)
         }
         if (decode)
             tn[nt] = "decode", tv[nt++] = decode;
-        return eval_spans(host, argv[0], format, columns, input, output, spans, rn, rv, nr, dn,
-                          dv, nd, model ? tn : NULL, tv, nt);
+        int rc = eval_spans(host, argv[0], format, columns, input, output, spans, rn, rv, nr, dn,
+                            dv, nd, model ? tn : NULL, tv, nt, &tk);
+        free(incols);
+        return rc;
     }
     /* The model's label is the gold when the tokens have that feature;
      * column files whose columns are named by position fall back to the

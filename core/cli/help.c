@@ -202,6 +202,12 @@ static const optdoc eval_opts[] = {
      "with --spans: a parameter of the annotation_diff writer (key-set, response-set, "
      "key-types, response-types, feature, key-feature, response-feature; confidence=prob: "
      "precision and recall at 20 confidence thresholds)"},
+    {"--tokenizer", NULL, "NAME", NULL,
+     "with --model and --spans: tokenize the input first with this tokenizer plugin (e.g. "
+     "icu_tokenizer), for gold spans over raw text or XML (--format markup --diff-param "
+     "key-set=\"Original markups\"); the model's first column reads each token's string"},
+    {"--tokenizer-param", NULL, "NAME=VALUE", NULL,
+     "a parameter of the tokenizer (crfpipe plugins TOKENIZER), e.g. locale=de"},
     {"-o", NULL, "FILE", NULL, "write the report to FILE (default: stdout)"},
     {"--report", NULL, "FILE", NULL,
      "plot the confusion matrix as a heat map and per-label precision, recall and F1: SVG, or "

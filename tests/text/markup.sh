@@ -282,5 +282,11 @@ same=$(grep -v "^<texts>$\|^</texts>$\|^<?xml" inl/tagged.xml | grep -c -x -F -f
     --span-feature type --to markup --writer-param "types=Original markups/*,Entity" \
     --writer-param name-feature=type --writer-param features=false -o cli-tagged.xml plain.xml) ||
     fail "tag --tokenizer on XML"
+# and scored against the inline gold by their offsets (eval --spans)
+(cd inl && "$C" eval -m cli.model --format markup --tokenizer icu_tokenizer --spans PER,LOC \
+    --diff-param "key-set=Original markups" gold.xml >eval.txt) || fail "eval --tokenizer"
+awk '$1 == "overall" && $2 + 0 >= 36 && $6 + 0 >= 90 { ok = 1 } END { exit !ok }' inl/eval.txt ||
+    fail "eval of the inline model: $(cat inl/eval.txt)"
+expect_fail "goes with --model and --spans" "$C" eval --tokenizer icu_tokenizer inl/gold.xml
 cmp -s inl/tagged.xml inl/cli-tagged.xml || { fail "the command line tags otherwise than the pipelines"; diff inl/tagged.xml inl/cli-tagged.xml | head -5 >&2; }
 finish
