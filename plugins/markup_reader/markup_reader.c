@@ -22,9 +22,9 @@
  * goes through libxml2's forgiving HTML parser, which knows HTML's named
  * entities and closes what the page leaves open; its text is the same
  * character data, except that script and style contents are left out
- * (skip) and a line break is put where a block element (p, div, li, h1,
- * br, ...) starts or ends, unless the text already ends with one (breaks),
- * so that sentences do not run across paragraphs.  HTML input must be
+ * (skip) and a blank line is put where a block element (p, div, li, h1,
+ * ...) starts or ends and a line break at a br, unless the text has them
+ * already (breaks), so that sentences do not run across paragraphs.  HTML input must be
  * UTF-8: a charset the page declares is ignored, and bytes that are not
  * UTF-8 are an error naming the line.
  *
@@ -68,8 +68,9 @@ static const crfp_param_spec params[] = {
      "<html>, else xml"},
     {"set", CRFP_PARAM_STRING, "Original markups", "annotation set of the elements"},
     {"breaks", CRFP_PARAM_STRING, NULL,
-     "comma-separated elements where a line break is put into the text when they start or "
-     "end (default: HTML's block elements in html mode, none in xml mode; \"\" for none)"},
+     "comma-separated elements where a blank line (a line break for br) is put into the text "
+     "when they start or end (default: HTML's block elements in html mode, none in xml mode; "
+     "\"\" for none)"},
     {"skip", CRFP_PARAM_STRING, NULL,
      "comma-separated elements whose content is not text and which make no annotation "
      "(default: script,style in html mode, none in xml mode)"},
@@ -137,7 +138,7 @@ typedef struct pstate {
     size_t nelems, celems;
     attr *attrs;
     size_t nattrs, cattrs;
-    size_t *stack;           /* open elements: index into elems, or SIZE_MAX for skipped ones */
+    size_t *stack;           /* open elements: index into elems, or SKIPPED, OUTSIDE, DOCELEM */
     size_t depth, cdepth;
     size_t skipping;         /* depth of open skipped elements */
     int in_doc;              /* inside a document (always, without document mode) */
@@ -299,10 +300,19 @@ static void add_text(pstate *ps, const char *s, size_t n)
 }
 
 /* A line break where a block element starts or ends (HTML by default). */
+/* A block element starts or ends: the text gets a blank line there (one
+ * line break for br), unless it has one already.  A tokenizer ends a
+ * sentence at a line break, and with icu_tokenizer's wrapped=true (for
+ * pages whose source wraps lines inside paragraphs) still at a blank
+ * line. */
 static void add_break(pstate *ps, const char *name)
 {
-    if (ps->tlen && ps->text[ps->tlen - 1] != '\n' && !ps->skipping &&
-        names_has(ps->r->breaks, name, ps->html))
+    if (!ps->tlen || ps->skipping || !names_has(ps->r->breaks, name, ps->html))
+        return;
+    size_t want = strcasecmp(name, "br") == 0 ? 1 : 2, have = 0;
+    while (have < want && have < ps->tlen && ps->text[ps->tlen - 1 - have] == '\n')
+        have++;
+    for (; have < want; have++)
         add_text(ps, "\n", 1);
 }
 
