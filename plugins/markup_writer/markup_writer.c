@@ -312,7 +312,8 @@ static void put_open(mwriter *w, const item *it, int empty)
          * prefix URI, a reserved prefix) is left out as a bad name is */
         const crfp_value *v = &a->feats[f].value;
         int badns = ns && fn[5] == ':' &&
-                    (strncasecmp(fn + 6, "xml", 3) == 0 || v->type != CRFP_V_STRING || !*v->u.s);
+                    (!xmlout_is_name(fn + 6) || strchr(fn + 6, ':') ||
+                     strncasecmp(fn + 6, "xml", 3) == 0 || v->type != CRFP_V_STRING || !*v->u.s);
         if (badns || (!ns && !xmlout_is_qname(fn))) {
             if (!w->warned_attr++)
                 crfp_log(w->host, CRFP_LOG_WARN,
