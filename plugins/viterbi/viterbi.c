@@ -1197,9 +1197,11 @@ static crfp_status tagger_process(void *state, crfp_doc *doc)
     }
     /* A mapped feature that no token of the document has is most likely
      * a misspelt input-columns: say so once (it is not an error, since a
-     * document may legitimately lack it). */
+     * document may legitimately lack it).  The model's gold column is
+     * expected to be absent from new text. */
+    const char *gold = crfp_crf_meta(tg->crf, "label");
     for (size_t k = 0; k < tg->cm.n && j.ntoktotal; k++) {
-        if (tg->cm_warned[k])
+        if (tg->cm_warned[k] || (gold && strcmp(tg->cm.names[k], gold) == 0))
             continue;
         size_t i = 0;
         while (i < j.ntoktotal && !crfp_ann_get(j.toks[i], tg->cm.feats[k]))
