@@ -8,7 +8,8 @@
  * the element's name (with its prefix, as written), whose span is the text
  * the element encloses (an empty element is an empty span) and whose
  * features are its attributes (strings; namespace declarations are kept as
- * xmlns and xmlns:PREFIX features).  Annotation ids follow the order of
+ * xmlns and xmlns:PREFIX features).  Comments and processing instructions
+ * become empty annotations #comment and #pi where they stand (comments).  Annotation ids follow the order of
  * the start tags.  markup_writer writes such a document back with its
  * elements inline, so inline-annotated corpora (ENAMEX, TEI, a user's own
  * <PER>...</PER>) can be trained on and written again.
@@ -74,6 +75,9 @@ static const crfp_param_spec params[] = {
     {"skip", CRFP_PARAM_STRING, NULL,
      "comma-separated elements whose content is not text and which make no annotation "
      "(default: script,style in html mode, none in xml mode)"},
+    {"comments", CRFP_PARAM_BOOL, "true",
+     "keep comments and processing instructions as empty annotations #comment (text) and #pi "
+     "(target, data), which markup_writer writes back"},
     {"offsets", CRFP_PARAM_STRING, "utf16", "offset unit of the documents: utf16, codepoint, byte"},
     {"document", CRFP_PARAM_STRING, "",
      "element each of which is one document, read one at a time (a corpus of any size in one "
@@ -114,6 +118,7 @@ typedef struct mreader {
     char **breaks, **skip;   /* NULL-terminated lists */
     char *docelem;           /* document mode: its element; NULL: one document */
     char *idattr;
+    int markers;             /* comments and processing instructions kept */
     long long max_bytes, max_elements;
     struct pstate *ps;       /* the parse, across calls of next */
     char *buf;               /* one read */
@@ -142,8 +147,10 @@ typedef struct pstate {
     size_t depth, cdepth;
     size_t skipping;         /* depth of open skipped elements */
     int in_doc;              /* inside a document (always, without document mode) */
+    int any_elem;            /* an element (not a comment) was read */
     size_t docattrs;         /* document mode: the document element's attributes,
                               * attrs[0 .. docattrs) */
+    size_t pending;          /* line breaks owed where a block element ended */
     size_t tail;             /* HTML: where the text after the last top-level
                               * element starts (SIZE_MAX inside one) */
     crfp_status st;          /* first failure of a callback */
@@ -183,6 +190,7 @@ static crfp_status mr_open(crfp_host *host, const crfp_params *p, crfp_stream *i
         return st;
     }
     r->unit = (crfp_offset_unit)unit;
+    r->markers = crfp_params_bool(p, "comments");
     r->max_bytes = crfp_params_int(p, "max-bytes");
     r->max_elements = crfp_params_int(p, "max-elements");
     if (r->max_bytes < 0 || r->max_elements < 0) {
@@ -299,21 +307,43 @@ static void add_text(pstate *ps, const char *s, size_t n)
     ps->tlen += n;
 }
 
-/* A line break where a block element starts or ends (HTML by default). */
-/* A block element starts or ends: the text gets a blank line there (one
- * line break for br), unless it has one already.  A tokenizer ends a
- * sentence at a line break, and with icu_tokenizer's wrapped=true (for
- * pages whose source wraps lines inside paragraphs) still at a blank
- * line. */
-static void add_break(pstate *ps, const char *name)
+/* Breaks: a block element starts or ends, and the text gets a blank line
+ * there (a line break for br) unless it has one already.  A tokenizer ends
+ * a sentence at a line break, and with icu_tokenizer's wrapped=true (for
+ * pages whose source wraps lines inside paragraphs) still at a blank line.
+ * At an end the break waits (ps->pending) for what follows: the white
+ * space of the source counts toward it and the missing line breaks come
+ * after that, so that a page read, written and read again gets no more. */
+static size_t trailing_newlines(const pstate *ps)
 {
-    if (!ps->tlen || ps->skipping || !names_has(ps->r->breaks, name, ps->html))
+    size_t nl = 0;
+    /* only the last white space matters; 256 bytes bound the look back */
+    for (size_t i = ps->tlen, k = 0; i > 0 && k < 256 && nl < 2; i--, k++) {
+        char c = ps->text[i - 1];
+        if (c == '\n')
+            nl++;
+        else if (c != ' ' && c != '\t' && c != '\r')
+            break;
+    }
+    return nl;
+}
+
+static void settle_break(pstate *ps, size_t want)
+{
+    if (want < ps->pending)
+        want = ps->pending;
+    ps->pending = 0;
+    if (!want || !ps->tlen)
         return;
-    size_t want = strcasecmp(name, "br") == 0 ? 1 : 2, have = 0;
-    while (have < want && have < ps->tlen && ps->text[ps->tlen - 1 - have] == '\n')
-        have++;
-    for (; have < want; have++)
+    for (size_t have = trailing_newlines(ps); have < want; have++)
         add_text(ps, "\n", 1);
+}
+
+static size_t break_of(const pstate *ps, const char *name)
+{
+    if (ps->skipping || !names_has(ps->r->breaks, name, ps->html))
+        return 0;
+    return strcasecmp(name, "br") == 0 ? 1 : 2;
 }
 
 /* --- SAX callbacks ------------------------------------------------------------------ */
@@ -333,9 +363,23 @@ static int all_space(const char *s, size_t n)
 static void on_chars(void *ud, const xmlChar *ch, int len)
 {
     pstate *ps = ud;
-    if (ps->html && !ps->nelems && !ps->depth && all_space((const char *)ch, (size_t)len))
+    const char *s = (const char *)ch;
+    size_t n = (size_t)len;
+    if (ps->skipping || !ps->in_doc ||
+        (ps->html && !ps->any_elem && !ps->depth && all_space(s, n)))
         return;
-    add_text(ps, (const char *)ch, (size_t)len);
+    if (ps->pending) {
+        /* the source's white space first, then what the break still owes */
+        size_t ws = 0;
+        while (ws < n && (s[ws] == ' ' || s[ws] == '\t' || s[ws] == '\n' || s[ws] == '\r'))
+            ws++;
+        add_text(ps, s, ws);
+        if (ws == n)
+            return;
+        settle_break(ps, 0);
+        s += ws, n -= ws;
+    }
+    add_text(ps, s, n);
 }
 
 /* An element starts; attributes are (name, value) pairs.  Returns the new
@@ -397,7 +441,7 @@ static size_t start_elem(pstate *ps, const char *prefix, const char *local)
         push(ps, SIZE_MAX);
         return SIZE_MAX;
     }
-    add_break(ps, ps->arena + at);
+    settle_break(ps, break_of(ps, ps->arena + at));
     if (ps->r->max_elements && ps->nelems >= (size_t)ps->r->max_elements) {
         fail(ps, CRFP_EPARSE,
              "more than %lld elements (raise the limit with the reader parameter "
@@ -410,6 +454,7 @@ static size_t start_elem(pstate *ps, const char *prefix, const char *local)
         return SIZE_MAX;
     }
     ps->tail = SIZE_MAX;
+    ps->any_elem = 1;
     ps->elems[ps->nelems] = (pelem){at, ps->tlen, ps->tlen, ps->nattrs, 0};
     push(ps, ps->nelems);
     return ps->st == CRFP_OK ? ps->nelems++ : SIZE_MAX;
@@ -448,6 +493,8 @@ static void end_elem(pstate *ps)
     }
     if (idx == OUTSIDE)
         return;
+    /* a break owed inside this element is paid before it ends */
+    settle_break(ps, 0);
     if (idx == DOCELEM) {
         doc_done(ps);
         return;
@@ -455,7 +502,52 @@ static void end_elem(pstate *ps)
     ps->elems[idx].end = ps->tlen;
     if (ps->depth == 0)
         ps->tail = ps->tlen;
-    add_break(ps, ps->arena + ps->elems[idx].name);
+    size_t want = break_of(ps, ps->arena + ps->elems[idx].name);
+    if (want > ps->pending && ps->tlen)
+        ps->pending = want;
+}
+
+/* A comment or a processing instruction inside a document: an empty
+ * annotation of type #comment (feature text) or #pi (target, data) where
+ * it stands, which markup_writer writes back as one.  Not text. */
+static void add_marker(pstate *ps, const char *type, const char *n1, const char *v1,
+                       const char *n2, const char *v2)
+{
+    if (ps->st != CRFP_OK || ps->skipping || !ps->in_doc || !ps->r->markers)
+        return;
+    if (ps->r->max_elements && ps->nelems >= (size_t)ps->r->max_elements) {
+        fail(ps, CRFP_EPARSE,
+             "more than %lld elements (raise the limit with the reader parameter "
+             "max-elements=N; 0 = unlimited)",
+             ps->r->max_elements);
+        return;
+    }
+    if (!grow((void **)&ps->elems, &ps->celems, ps->nelems + 1, sizeof *ps->elems)) {
+        fail(ps, CRFP_ENOMEM, "out of memory");
+        return;
+    }
+    size_t at = intern(ps, type, strlen(type));
+    if (ps->st != CRFP_OK)
+        return;
+    size_t el = ps->nelems++;
+    ps->elems[el] = (pelem){at, ps->tlen, ps->tlen, ps->nattrs, 0};
+    add_attr(ps, el, NULL, n1, v1, strlen(v1));
+    if (n2)
+        add_attr(ps, el, NULL, n2, v2, strlen(v2));
+}
+
+static void on_comment(void *ud, const xmlChar *value)
+{
+    add_marker(ud, "#comment", "text", value ? (const char *)value : "", NULL, NULL);
+}
+
+static void on_pi(void *ud, const xmlChar *target, const xmlChar *data)
+{
+    /* HTML's parser reports an XML declaration (of an XHTML page, or of
+     * markup_writer's output) as an instruction named xml: it is none */
+    if (target && strcasecmp((const char *)target, "xml") == 0)
+        return;
+    add_marker(ud, "#pi", "target", (const char *)target, "data", data ? (const char *)data : "");
 }
 
 /* XML (SAX2, names with their prefixes as the file writes them).
@@ -660,6 +752,8 @@ static crfp_status start(mreader *r)
     sax.characters = on_chars;
     sax.ignorableWhitespace = on_chars;
     sax.cdataBlock = on_chars;
+    sax.comment = on_comment;
+    sax.processingInstruction = on_pi;
     sax.serror = on_error;
     if (html) {
         sax.startElement = on_start;
@@ -810,7 +904,7 @@ static void doc_done(pstate *ps)
     r->queue[r->qn++] = doc;
     r->ndocs++;
     ps->in_doc = 0;
-    ps->tlen = ps->alen = ps->nelems = ps->nattrs = ps->docattrs = 0;
+    ps->tlen = ps->alen = ps->nelems = ps->nattrs = ps->docattrs = ps->pending = 0;
 }
 
 /* At the end of the input: what makes it no document at all. */
@@ -852,6 +946,9 @@ static crfp_status mr_next(void *state, crfp_doc **doc)
             if ((st = finish_checks(r)) != CRFP_OK || r->docelem)
                 break;
             pstate *ps = r->ps;
+            if (!ps->depth)
+                ps->pending = 0;   /* after the root: white space to be dropped */
+            settle_break(ps, 0);
             if (ps->html && ps->tail < ps->tlen &&
                 all_space(ps->text + ps->tail, ps->tlen - ps->tail))
                 ps->tlen = ps->tail;

@@ -71,13 +71,45 @@ static const crfp_param_spec params[] = {
      "element wrapping every document of the output (each in its root element); empty: one "
      "document per output"},
     {"declaration", CRFP_PARAM_BOOL, "true", "begin with <?xml version=\"1.0\" encoding=\"UTF-8\"?>"},
+    {"html", CRFP_PARAM_BOOL, "false",
+     "empty elements as an HTML page needs them: <br/> for HTML's void elements, <p></p> for the "
+     "others (XML reads both the same); otherwise <p/> (raw-text elements such as <title> are "
+     "always written <title></title>)"},
 };
 
 typedef struct item {
     const crfp_ann *ann;
     const char *name;     /* element name */
     size_t start, end;    /* byte offsets */
+    int marker;           /* MARK_COMMENT, MARK_PI: not an element */
 } item;
+
+enum { MARK_NONE, MARK_COMMENT, MARK_PI };
+
+/* Whether a comment's text or a processing instruction can be written as
+ * one (XML 1.0: no "--" in a comment nor '-' at its end, a PI target that
+ * is a name without ':' and not xml, no "?>" in its data), and which. */
+static int marker_of(const crfp_ann *a, int *ok)
+{
+    *ok = 0;
+    int kind = strcmp(a->type, "#comment") == 0 ? MARK_COMMENT
+             : strcmp(a->type, "#pi") == 0       ? MARK_PI
+                                                 : MARK_NONE;
+    if (kind == MARK_NONE || a->start != a->end)
+        return kind;
+    if (kind == MARK_COMMENT) {
+        const char *t = crfp_ann_str(a, "text");
+        size_t n = t ? strlen(t) : 0;
+        *ok = t && !strstr(t, "--") && !(n && t[n - 1] == '-') && xmlout_bad(t, n) == n &&
+              !strchr(t, '\r');
+    } else {
+        const char *t = crfp_ann_str(a, "target"), *d = crfp_ann_str(a, "data");
+        size_t n = d ? strlen(d) : 0;
+        *ok = t && xmlout_is_name(t) && !strchr(t, ':') && strcasecmp(t, "xml") != 0 &&
+              (!d || (!strstr(d, "?>") && xmlout_bad(d, n) == n && !strchr(d, '\r')));
+    }
+    return kind;
+}
 
 typedef struct mwriter {
     crfp_host *host;
@@ -85,8 +117,9 @@ typedef struct mwriter {
     char **sets, **types;  /* NULL-terminated; NULL: all */
     char *name_feature, *root, *corpus;
     int features, declaration;
+    int html_empty;        /* html=true: empty elements as HTML writes them */
     int ndocs;
-    int warned_name, warned_attr;
+    int warned_name, warned_attr, warned_marker;
     xmlout o, body;
     item *items;
     size_t nitems, citems;
@@ -104,6 +137,7 @@ static crfp_status mw_open(crfp_host *host, const crfp_params *p, crfp_stream *o
     w->out = out;
     w->features = crfp_params_bool(p, "features");
     w->declaration = crfp_params_bool(p, "declaration");
+    w->html_empty = crfp_params_bool(p, "html");
     const char *sets = crfp_params_str(p, "sets"), *types = crfp_params_str(p, "types");
     if ((sets && !(w->sets = names_split(sets, 1))) || (types && !(w->types = names_split(types, 0))) ||
         !(w->name_feature = strdup(crfp_params_str(p, "name-feature"))) ||
@@ -199,12 +233,22 @@ static crfp_status collect(mwriter *w, const crfp_doc *doc, const char *docid)
             if (!type_wanted(w, sname, a->type))
                 continue;
             const char *name = a->type;
-            if (*w->name_feature) {
+            int ok, marker = marker_of(a, &ok);
+            if (marker && !ok) {
+                if (!w->warned_marker++)
+                    crfp_log(w->host, CRFP_LOG_WARN,
+                             "%s: document '%s': %s annotation %" PRIu64 " cannot be written as "
+                             "one (a comment holding \"--\", a processing instruction named xml, "
+                             "...): such annotations are left out",
+                             w->out->name, docid, a->type, a->id);
+                continue;
+            }
+            if (!marker && *w->name_feature) {
                 const char *v = crfp_ann_str(a, w->name_feature);
                 if (v && *v)
                     name = v;
             }
-            if (!xmlout_is_qname(name)) {
+            if (!marker && !xmlout_is_qname(name)) {
                 if (!w->warned_name++)
                     crfp_log(w->host, CRFP_LOG_WARN,
                              "%s: document '%s': '%s' (annotation %" PRIu64
@@ -232,7 +276,7 @@ static crfp_status collect(mwriter *w, const crfp_doc *doc, const char *docid)
                 w->items = n;
                 w->citems = cap;
             }
-            w->items[w->nitems++] = (item){a, name, b0, b1};
+            w->items[w->nitems++] = (item){a, name, b0, b1, marker};
         }
     }
     return CRFP_OK;
@@ -292,9 +336,52 @@ static void merge_empty(item **o, size_t lo, size_t hi, item **tmp, uint64_t *su
     memcpy(o + lo, tmp, k * sizeof *tmp);
 }
 
+static void put_close(mwriter *w, const item *it);
+
+/* HTML's elements whose content is raw text (an HTML parser reads <title/>
+ * as a title that runs on over the rest of the page): an empty one is
+ * written <title></title>, which XML reads the same as <title/>. */
+static int raw_text(const char *name)
+{
+    static const char *const raw[] = {"title", "textarea", "script", "style", "xmp", "iframe",
+                                      "noembed", "noframes", "noscript", "plaintext"};
+    for (size_t i = 0; i < sizeof raw / sizeof *raw; i++)
+        if (strcasecmp(name, raw[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* HTML's void elements: <br>, never </br>. */
+static int html_void(const char *name)
+{
+    static const char *const v[] = {"area", "base", "br", "col", "embed", "hr", "img", "input",
+                                    "link", "meta", "param", "source", "track", "wbr"};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        if (strcasecmp(name, v[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static void put_open(mwriter *w, const item *it, int empty)
 {
     xmlout *o = &w->body;
+    if (it->marker == MARK_COMMENT) {
+        xmlout_puts(o, "<!--");
+        xmlout_puts(o, crfp_ann_str(it->ann, "text"));
+        xmlout_puts(o, "-->");
+        return;
+    }
+    if (it->marker == MARK_PI) {
+        const char *d = crfp_ann_str(it->ann, "data");
+        xmlout_puts(o, "<?");
+        xmlout_puts(o, crfp_ann_str(it->ann, "target"));
+        if (d && *d) {
+            xmlout_puts(o, " ");
+            xmlout_puts(o, d);
+        }
+        xmlout_puts(o, "?>");
+        return;
+    }
     xmlout_puts(o, "<");
     xmlout_puts(o, it->name);
     const crfp_ann *a = it->ann;
@@ -329,7 +416,14 @@ static void put_open(mwriter *w, const item *it, int empty)
         put_value(o, &a->feats[f].value);
         xmlout_puts(o, "\"");
     }
-    xmlout_puts(o, empty ? "/>" : ">");
+    /* an empty element: <x/>, or <x></x> where HTML needs it */
+    if (empty && (w->html_empty ? html_void(it->name) : !raw_text(it->name))) {
+        xmlout_puts(o, "/>");
+        return;
+    }
+    xmlout_puts(o, ">");
+    if (empty)
+        put_close(w, it);
 }
 
 static void put_close(mwriter *w, const item *it)
@@ -373,15 +467,22 @@ static crfp_status put_body(mwriter *w, const crfp_doc *doc, size_t *top, int *l
         merge_empty(order, lo, hi, tmp, sufmin);
         lo = hi;
     }
+    size_t holder = 0;
+    while (holder < n && order[holder]->marker)
+        holder++;
     if (len == 0 && n > 1) {
         /* An empty text: every annotation is empty, at offset 0.  The
-         * first (by id) holds the others, so that the document needs no
-         * wrapper, which would be one more empty element the next time. */
-        *top = 1;
-        put_open(w, order[0], 0);
-        for (size_t i = 1; i < n; i++)
-            put_open(w, order[i], 1);
-        put_close(w, order[0]);
+         * first element (by id) holds the others, so that the document
+         * needs no wrapper, which would be one more empty element the next
+         * time; comments alone stand at the top. */
+        *top = holder < n;
+        if (holder < n)
+            put_open(w, order[holder], 0);
+        for (size_t i = 0; i < n; i++)
+            if (i != holder)
+                put_open(w, order[i], 1);
+        if (holder < n)
+            put_close(w, order[holder]);
         free(order);
         free(tmp);
         free(sufmin);
@@ -411,7 +512,7 @@ static crfp_status put_body(mwriter *w, const crfp_doc *doc, size_t *top, int *l
             continue;
         }
         TEXT_TO(it->start);
-        if (!depth)
+        if (!depth && !it->marker)   /* comments may stand beside the root */
             ++*top;
         if (it->start == it->end) {
             put_open(w, it, 1);

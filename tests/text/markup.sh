@@ -39,6 +39,7 @@ EOF
 grep -q 'set="Original markups"' a.crf.xml || fail "no Original markups set"
 annots a.crf.xml >a.ann
 cat >a.want <<'EOF'
+Original markups|#comment|0|0|<f name="text"> a comment is not text </f>;
 Original markups|LOC|24|29|
 Original markups|PER|3|15|<f name="type">person</f>;
 Original markups|br|37|37|
@@ -48,9 +49,10 @@ Original markups|p|40|63|
 Original markups|x:y|32|36|<f name="a">&lt;1&gt;</f>;
 EOF
 LC_ALL=C sort a.want | diff - a.ann >/dev/null || { fail "annotations of a.xml"; diff a.want a.ann >&2; }
-# ids follow the start tags: doc 0, p 1, PER 2, LOC 3, x:y 4, br 5, p 6
+# ids follow the start tags (the comment before the root first)
 awk '/<a id=/' a.crf.xml | sed 's/.*id="\([0-9]*\)" type="\([^"]*\)".*/\1\2/' | tr '\n' ' ' >a.ids
-[ "$(cat a.ids)" = "0doc 1p 2PER 3LOC 4x:y 5br 6p " ] || fail "ids not in start-tag order: $(cat a.ids)"
+[ "$(cat a.ids)" = "0#comment 1doc 2p 3PER 4LOC 5x:y 6br 7p " ] ||
+    fail "ids not in start-tag order: $(cat a.ids)"
 # the text: UTF-16 offsets (the emoji counts 2), so PER's span is its words
 "$C" convert --from markup --to markup --writer-param types=PER a.xml >per.xml || fail "types=PER"
 grep -q '<PER type="person">Barack Obama</PER>' per.xml || fail "PER not around its words: $(cat per.xml)"
@@ -166,6 +168,26 @@ cmp -s p.crf.xml page.crf.xml 2>/dev/null || [ "$(annots page.crf.xml)" = "$(ann
 grep -q 'var x' p2.crf.xml || fail "skip= keeps script text"
 printf '<p>caf\351</p>\n' >latin1.html
 expect_fail 'latin1.html:1:.*not UTF-8' "$C" convert --to xml latin1.html x.xml
+
+# --- comments and processing instructions come back where they stood
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<!-- head --><?style href="a.css"?><doc>a <!-- in --> b<?pi x?><e/></doc>\n' >cm.xml
+"$C" convert --from markup --to markup cm.xml cm.out || fail "comments"
+cmp -s cm.xml cm.out || { fail "comments or instructions changed"; cat cm.out >&2; }
+"$C" convert --from markup --to markup --reader-param comments=false cm.xml cm2.out
+grep -q '<!--\|<?style' cm2.out && fail "comments=false kept them"
+printf '<html><body><p>x<!-- a -- b --></p></body></html>\n' >badc.html
+"$C" convert --to markup badc.html badc.out 2>badc.err || fail "a comment holding --"
+grep -q "#comment annotation .* cannot be written as one" badc.err || fail "no warning: $(cat badc.err)"
+# --- an HTML page written out reads back (as HTML) to the same text and
+# bytes: the breaks the first reading put in are found again, empty
+# raw-text elements are written <title></title>, html=true writes <p></p>
+"$C" -q convert --to markup p.html p1.out && "$C" -q convert --from html --to markup p1.out p2.out ||
+    fail "HTML written and read again"
+cmp -s p1.out p2.out || { fail "an HTML page read again changed"; diff p1.out p2.out >&2; }
+printf '<html><head><title></title></head><body><p></p>x<br/>y</body></html>' >e.html
+"$C" -q convert --to markup e.html e1.out && "$C" -q convert --to markup --writer-param html=true e.html e2.out
+grep -q '<title></title>' e1.out && grep -q '<p/>' e1.out || fail "empty elements: $(cat e1.out)"
+grep -q '<p></p>x' e2.out && grep -q '<br/>' e2.out || fail "html=true: $(cat e2.out)"
 
 # --- any other XML named .xml: crfpipe's reader says where to look
 expect_fail "not a crfpipe XML corpus: its root is <doc>" "$C" convert --to xml a.xml x.xml
