@@ -191,7 +191,16 @@ static crfp_status perr(pstate *ps, crfp_status st, const char *fmt, ...)
  * CRFP_EPARSE naming the line. */
 static crfp_status step(pstate *ps, int *type)
 {
+    crfp_xml_quiet q = {0};
+    crfp_xml_quiet_begin(&q);
     int rc = xmlTextReaderRead(ps->xr);
+    crfp_xml_quiet_end(&q);
+    if (*crfp_xml_quiet_msg(&q)) {
+        *type = 0;
+        return crfp_error(ps->r->host, CRFP_EPARSE,
+                          "%s:%d: the bytes are not in the encoding the file declares: %s",
+                          name_of(ps), line_of(ps), crfp_xml_quiet_msg(&q));
+    }
     if (rc == 1) {
         *type = xmlTextReaderNodeType(ps->xr);
         return CRFP_OK;

@@ -806,16 +806,22 @@ static crfp_status feed(mreader *r)
         return crfp_error(r->host, CRFP_EPARSE,
                           "%s: the input is empty (an XML document has one root element)",
                           name_of(ps));
+    /* an encoding failure reaches only libxml2's generic handler */
+    crfp_xml_quiet q = {0};
+    crfp_xml_quiet_begin(&q);
     if (ps->html)
         htmlParseChunk(ps->ctxt, r->buf, (int)r->got, last);
     else
         xmlParseChunk(ps->ctxt, r->buf, (int)r->got, last);
+    crfp_xml_quiet_end(&q);
     if (ps->st != CRFP_OK)
         return ps->st;
-    if (!ps->html && (ps->errmsg[0] || !ps->ctxt->wellFormed))
-        return crfp_error(r->host, CRFP_EPARSE, "%s:%d: %s", name_of(ps),
+    const char *gen = crfp_xml_quiet_msg(&q);
+    if (!ps->html && (ps->errmsg[0] || !ps->ctxt->wellFormed || *gen))
+        return crfp_error(r->host, CRFP_EPARSE, "%s:%d: %s%s", name_of(ps),
                           ps->errline > 0 ? ps->errline : (int)cur_line(ps),
-                          ps->errmsg[0] ? ps->errmsg : "not well-formed XML");
+                          *gen ? "the bytes are not in the encoding the file declares: " : "",
+                          *gen ? gen : ps->errmsg[0] ? ps->errmsg : "not well-formed XML");
     if (last)
         r->finished = 1;
     else

@@ -372,7 +372,11 @@ static void put_open(mwriter *w, const item *it, int empty)
         return;
     }
     if (it->marker == MARK_PI) {
+        /* XML reads the white space after the target as the separator,
+         * never as data (HTML's parser may keep it) */
         const char *d = crfp_ann_str(it->ann, "data");
+        while (d && (*d == ' ' || *d == '\t' || *d == '\n' || *d == '\r'))
+            d++;
         xmlout_puts(o, "<?");
         xmlout_puts(o, crfp_ann_str(it->ann, "target"));
         if (d && *d) {

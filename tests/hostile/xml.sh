@@ -59,4 +59,16 @@ for f in range reversed midchar dupid doctype; do
     run 10 1 "$f.xml:2: " convert --from xml --to xml $f.xml -o out.xml
 done
 run 10 0 '' validate "$top_srcdir/tests/doc/valid.xml"
+
+# Bytes that are not in the encoding a file declares: each XML reader says
+# so, naming the line, and libxml2 prints nothing of its own on stderr.
+for f in 'xml:<corpus xmlns="urn:crfpipe:corpus:1">:</corpus>' 'gate:<GateDocument>:</GateDocument>' \
+    'markup:<d>:</d>'; do
+    fmt=${f%%:*} rest=${f#*:}
+    printf '<?xml version="1.0" encoding="ISO-2022-JP"?>\n%s\033$B\377\376%s\n' "${rest%%:*}" \
+        "${rest#*:}" > enc-$fmt.xml
+    run 10 1 "enc-$fmt.xml:2: the bytes are not in the encoding the file declares" \
+        convert --from $fmt --to xml enc-$fmt.xml -o out.xml
+    grep -q 'encoding error\|encoder error' "$work/err" && fail "$fmt: libxml2's own lines: $(cat "$work/err")"
+done
 exit 0

@@ -203,6 +203,12 @@ printf '<d>\n<e>a</f>\n</d>\n' >nwf.xml
 expect_fail "nwf.xml:2:" "$C" convert --from markup --to xml nwf.xml x.xml
 : >empty.xml
 expect_fail "empty.xml: the input is empty" "$C" convert --from markup --to xml empty.xml x.xml
+printf '<?xml version="1.0" encoding="UTF-16"?>\n<d>x</d>\n' >u16.xml
+expect_fail "u16.xml:1:.*UTF-16" "$C" convert --from markup --to xml u16.xml x.xml
+printf '<?xml version="1.0" encoding="ISO-2022-JP"?>\n<d>\033$B\377\376</d>\n' >jis.xml
+expect_fail "jis.xml:2: the bytes are not in the encoding the file declares" "$C" convert \
+    --from markup --to xml jis.xml x.xml
+grep -q "encoding error" "$tmp/err" && fail "libxml2's own message on stderr: $(cat "$tmp/err")"
 printf '<d>a\n\377</d>\n' >bad8.xml
 expect_fail "bad8.xml:2:" "$C" convert --from markup --to xml bad8.xml x.xml
 awk 'BEGIN { printf "<d>"; for (i = 0; i < 3000; i++) printf "<e/>"; print "</d>" }' >many.xml

@@ -88,6 +88,27 @@ void crfp_xml_writer_close(crfp_xml_writer *w);
  * CRFP_EINVAL, CRFP_EUTF8, ...). */
 crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char *schema);
 
+/* Since 2.9.  libxml2 reports a failed conversion of the input's declared
+ * encoding through its generic error handler, a per-thread setting that
+ * prints on stderr by default, and not to the parser's error callbacks,
+ * which then see only "Extra content at the end of the document".  Between
+ * crfp_xml_quiet_begin and crfp_xml_quiet_end (on the thread that parses,
+ * around each call that may read input) the first such message is kept in
+ * `q` instead, and the thread's handler is put back at the end.
+ * crfp_xml_quiet_msg gives the message on one line, "" when none.  `q` is
+ * the caller's; zero it (or begin with it fresh) before the first begin.
+ * Nothing can fail. */
+typedef struct crfp_xml_quiet {
+    char msg[256];
+    size_t n;
+    /* the thread's handler and its context, while begun */
+    void (*old_handler)(void *ctx, const char *fmt, ...);
+    void *old_context;
+} crfp_xml_quiet;
+void crfp_xml_quiet_begin(crfp_xml_quiet *q);
+void crfp_xml_quiet_end(crfp_xml_quiet *q);
+const char *crfp_xml_quiet_msg(crfp_xml_quiet *q);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,7 +41,9 @@
  * score position by position); 2.7 adds sequence weights (the training
  * set's `seq_weight`, the engine's crfp_dataset_set_weight); 2.8 adds
  * reading columns named by position under a model's names
- * (crfp_columns_positional, crfp_columns_as_model, crfp_sentbuf_read_as).
+ * (crfp_columns_positional, crfp_columns_as_model, crfp_sentbuf_read_as);
+ * 2.9 adds crfp_xml_quiet_* (libxml2's encoding failures kept for the
+ * message instead of printed on stderr).
  */
 #ifndef CRFPIPE_PLUGIN_H
 #define CRFPIPE_PLUGIN_H
@@ -58,7 +60,7 @@ extern "C" {
 #endif
 
 #define CRFP_ABI_MAJOR 2u
-#define CRFP_ABI_MINOR 8u
+#define CRFP_ABI_MINOR 9u
 #ifndef CRFP_ABI_TARGET_MINOR
 #define CRFP_ABI_TARGET_MINOR CRFP_ABI_MINOR
 #endif

@@ -125,8 +125,14 @@ static crfp_status oom_fail(crfp_xml_reader *R)
 /* Advance one node.  *eof is set at the end of the input. */
 static crfp_status rd(crfp_xml_reader *R, int *eof)
 {
+    crfp_xml_quiet q = {0};
+    crfp_xml_quiet_begin(&q);
     int ret = xmlTextReaderRead(R->r);
+    crfp_xml_quiet_end(&q);
     *eof = ret == 0;
+    if (*crfp_xml_quiet_msg(&q))
+        return FAIL(R, CRFP_EPARSE, "the bytes are not in the encoding the file declares: %s",
+                    crfp_xml_quiet_msg(&q));
     if (R->prolog.verdict > CRFP_PROLOG_OK) {
         R->state = ST_FAILED;
         return crfp_prolog_error(R->host, &R->prolog, R->in->name);
