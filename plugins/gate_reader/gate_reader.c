@@ -195,7 +195,8 @@ static crfp_status step(pstate *ps, int *type)
     crfp_xml_quiet_begin(&q);
     int rc = xmlTextReaderRead(ps->xr);
     crfp_xml_quiet_end(&q);
-    if (*crfp_xml_quiet_msg(&q)) {
+    const xmlError *err = rc < 0 ? xmlGetLastError() : NULL;
+    if (*crfp_xml_quiet_msg(&q) && !ps->oom && !(err && err->code == XML_ERR_NO_MEMORY)) {
         *type = 0;
         return crfp_error(ps->r->host, CRFP_EPARSE,
                           "%s:%d: the bytes are not in the encoding the file declares: %s",

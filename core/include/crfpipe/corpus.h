@@ -95,7 +95,9 @@ crfp_status crfp_xml_validate_file(crfp_host *host, const char *path, const char
  * crfp_xml_quiet_begin and crfp_xml_quiet_end (on the thread that parses,
  * around each call that may read input) the first such message is kept in
  * `q` instead, and the thread's handler is put back at the end.
- * crfp_xml_quiet_msg gives the message on one line, "" when none.  `q` is
+ * crfp_xml_quiet_msg gives the message on one line, "" when none or when
+ * the message kept is not about the encoding (libxml2 reports a failed
+ * allocation this way too: the caller tells it by its own means).  `q` is
  * the caller's; zero it (or begin with it fresh) before the first begin.
  * Nothing can fail. */
 typedef struct crfp_xml_quiet {

@@ -45,8 +45,11 @@ const char *crfp_xml_quiet_msg(crfp_xml_quiet *q)
     char *nl = memchr(q->msg, '\n', q->n);
     if (nl)
         *nl = '\0';
-    /* "encoding error : input conversion failed ...": the part after the
-     * category is the message */
-    const char *colon = strstr(q->msg, " : ");
-    return colon ? colon + 3 : q->msg;
+    /* only an encoding failure ("input conversion failed due to input
+     * error, bytes 0x..", "encoder error": a handler of ours gets the text
+     * without libxml2's "encoding error : " prefix); a failed allocation,
+     * say, comes this way too and is the caller's to report as such */
+    if (strstr(q->msg, "conversion failed") || strstr(q->msg, "encoder error"))
+        return q->msg;
+    return "";
 }

@@ -130,6 +130,8 @@ static crfp_status rd(crfp_xml_reader *R, int *eof)
     int ret = xmlTextReaderRead(R->r);
     crfp_xml_quiet_end(&q);
     *eof = ret == 0;
+    if (ret < 0 && xml_oom(R))
+        return oom_fail(R);
     if (*crfp_xml_quiet_msg(&q))
         return FAIL(R, CRFP_EPARSE, "the bytes are not in the encoding the file declares: %s",
                     crfp_xml_quiet_msg(&q));
