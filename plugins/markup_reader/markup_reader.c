@@ -151,6 +151,8 @@ typedef struct pstate {
     size_t docattrs;         /* document mode: the document element's attributes,
                               * attrs[0 .. docattrs) */
     size_t pending;          /* line breaks owed where a block element ended */
+    size_t doctype[3];       /* arena offsets of the DOCTYPE's name, public and
+                              * system ids (SIZE_MAX: none) */
     size_t tail;             /* HTML: where the text after the last top-level
                               * element starts (SIZE_MAX inside one) */
     crfp_status st;          /* first failure of a callback */
@@ -536,6 +538,21 @@ static void add_marker(pstate *ps, const char *type, const char *n1, const char 
         add_attr(ps, el, NULL, n2, v2, strlen(v2));
 }
 
+/* The DOCTYPE's name and identifiers (not its internal subset), kept as
+ * the metadata doctype, doctype-public and doctype-system of a file read
+ * as one document, for markup_writer to write back. */
+static void on_doctype(void *ud, const xmlChar *name, const xmlChar *pub, const xmlChar *sys)
+{
+    pstate *ps = ud;
+    if (ps->st != CRFP_OK || ps->r->docelem || ps->doctype[0] != SIZE_MAX || !name)
+        return;
+    ps->doctype[0] = intern(ps, (const char *)name, strlen((const char *)name));
+    if (pub)
+        ps->doctype[1] = intern(ps, (const char *)pub, strlen((const char *)pub));
+    if (sys)
+        ps->doctype[2] = intern(ps, (const char *)sys, strlen((const char *)sys));
+}
+
 static void on_comment(void *ud, const xmlChar *value)
 {
     add_marker(ud, "#comment", "text", value ? (const char *)value : "", NULL, NULL);
@@ -745,6 +762,7 @@ static crfp_status start(mreader *r)
     ps->line = 1;
     ps->tail = SIZE_MAX;
     ps->in_doc = !r->docelem;
+    ps->doctype[0] = ps->doctype[1] = ps->doctype[2] = SIZE_MAX;
 
     xmlSAXHandler sax;
     memset(&sax, 0, sizeof sax);
@@ -753,6 +771,7 @@ static crfp_status start(mreader *r)
     sax.ignorableWhitespace = on_chars;
     sax.cdataBlock = on_chars;
     sax.comment = on_comment;
+    sax.internalSubset = on_doctype;
     sax.processingInstruction = on_pi;
     sax.serror = on_error;
     if (html) {
@@ -849,6 +868,10 @@ static crfp_status build(mreader *r, pstate *ps, const char *id, crfp_doc **out)
         if (strcmp(ps->arena + at->name, r->idattr) != 0)
             st = crfp_doc_meta_set_str(doc, ps->arena + at->name, ps->arena + at->value);
     }
+    static const char *const dt[3] = {"doctype", "doctype-public", "doctype-system"};
+    for (size_t k = 0; st == CRFP_OK && k < 3; k++)
+        if (ps->doctype[k] != SIZE_MAX)
+            st = crfp_doc_meta_set_str(doc, dt[k], ps->arena + ps->doctype[k]);
     crfp_annset *set = ps->nelems ? crfp_doc_annset(doc, r->set, 1) : NULL;
     if (ps->nelems && !set)
         st = CRFP_ENOMEM;

@@ -538,6 +538,50 @@ static crfp_status put_body(mwriter *w, const crfp_doc *doc, size_t *top, int *l
     return CRFP_OK;
 }
 
+/* Whether s may stand in a DOCTYPE as a literal in double quotes (a
+ * public id also only of XML's PubidChar). */
+static int literal_ok(const char *s, int pubid)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || (*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r'))
+            return 0;
+        if (pubid && !((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                       (*c >= '0' && *c <= '9') || strchr(" \r\n-'()+,./:=?;!*#@$_%", *c)))
+            return 0;
+    }
+    return xmlout_bad(s, strlen(s)) == strlen(s);
+}
+
+/* The DOCTYPE markup_reader kept (metadata doctype, doctype-public,
+ * doctype-system), its internal subset never: <!DOCTYPE html>.  XML wants
+ * a system id after a public one: a public id alone is left out. */
+static void put_doctype(mwriter *w, const crfp_doc *doc)
+{
+    const char *name = crfp_doc_meta_str(doc, "doctype");
+    const char *pub = crfp_doc_meta_str(doc, "doctype-public");
+    const char *sys = crfp_doc_meta_str(doc, "doctype-system");
+    if (!name || !xmlout_is_qname(name))
+        return;
+    if (sys && !literal_ok(sys, 0))
+        sys = NULL;
+    if (pub && (!sys || !literal_ok(pub, 1)))
+        pub = NULL;
+    xmlout_puts(&w->o, "<!DOCTYPE ");
+    xmlout_puts(&w->o, name);
+    if (pub) {
+        xmlout_puts(&w->o, " PUBLIC \"");
+        xmlout_puts(&w->o, pub);
+        xmlout_puts(&w->o, "\" \"");
+    } else if (sys) {
+        xmlout_puts(&w->o, " SYSTEM \"");
+    }
+    if (sys) {
+        xmlout_puts(&w->o, sys);
+        xmlout_puts(&w->o, "\"");
+    }
+    xmlout_puts(&w->o, ">\n");
+}
+
 static crfp_status mw_write(void *state, const crfp_doc *doc)
 {
     mwriter *w = state;
@@ -570,6 +614,8 @@ static crfp_status mw_write(void *state, const crfp_doc *doc)
     if (w->ndocs == 0) {
         if (w->declaration)
             xmlout_puts(&w->o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        if (!*w->corpus)
+            put_doctype(w, doc);
         if (*w->corpus) {
             xmlout_puts(&w->o, "<");
             xmlout_puts(&w->o, w->corpus);

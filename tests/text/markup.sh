@@ -175,6 +175,15 @@ printf '<?xml version="1.0" encoding="UTF-8"?>\n<!-- head --><?style href="a.css
 cmp -s cm.xml cm.out || { fail "comments or instructions changed"; cat cm.out >&2; }
 "$C" convert --from markup --to markup --reader-param comments=false cm.xml cm2.out
 grep -q '<!--\|<?style' cm2.out && fail "comments=false kept them"
+# the DOCTYPE's name and ids come back (its internal subset does not)
+printf '<?xml version="1.0"?>\n<!DOCTYPE d PUBLIC "-//X//DTD d//EN" "http://192.0.2.1/d.dtd" [<!ELEMENT d (#PCDATA)>]>\n<d>x</d>\n' >dt.xml
+"$C" convert --from markup --to markup dt.xml dt1.out && "$C" convert --from markup --to markup dt1.out dt2.out ||
+    fail "a DOCTYPE"
+grep -q '^<!DOCTYPE d PUBLIC "-//X//DTD d//EN" "http://192.0.2.1/d.dtd">$' dt1.out && cmp -s dt1.out dt2.out ||
+    fail "the DOCTYPE: $(cat dt1.out)"
+printf '<!DOCTYPE html>\n<html><body><p>x</p></body></html>\n' >dt.html
+"$C" convert --to markup --writer-param html=true dt.html dth.out
+grep -q '^<!DOCTYPE html>$' dth.out || fail "<!DOCTYPE html>: $(cat dth.out)"
 printf '<html><body><p>x<!-- a -- b --></p></body></html>\n' >badc.html
 "$C" convert --to markup badc.html badc.out 2>badc.err || fail "a comment holding --"
 grep -q "#comment annotation .* cannot be written as one" badc.err || fail "no warning: $(cat badc.err)"
