@@ -538,15 +538,20 @@ static crfp_status put_body(mwriter *w, const crfp_doc *doc, size_t *top, int *l
     return CRFP_OK;
 }
 
-/* Whether s may stand in a DOCTYPE as a literal in double quotes (a
- * public id also only of XML's PubidChar). */
+/* Whether s may stand in a DOCTYPE as a literal in double quotes and read
+ * back the same: a system id as a URI is written (no white space, quote or
+ * angle bracket), a public id of XML's PubidChar with single spaces inside
+ * (XML parsers collapse its white space). */
 static int literal_ok(const char *s, int pubid)
 {
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || (*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r'))
+    const unsigned char *u = (const unsigned char *)s;
+    if (!*u || (pubid && (u[0] == ' ' || u[strlen(s) - 1] == ' ' || strstr(s, "  "))))
+        return 0;
+    for (const unsigned char *c = u; *c; c++) {
+        if (*c < 0x20 || *c == '"' || *c == '<' || *c == '>' || (!pubid && *c == ' '))
             return 0;
         if (pubid && !((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                       (*c >= '0' && *c <= '9') || strchr(" \r\n-'()+,./:=?;!*#@$_%", *c)))
+                       (*c >= '0' && *c <= '9') || strchr(" -'()+,./:=?;!*#@$_%", *c)))
             return 0;
     }
     return xmlout_bad(s, strlen(s)) == strlen(s);
