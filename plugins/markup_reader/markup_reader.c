@@ -867,11 +867,17 @@ static crfp_status build(mreader *r, pstate *ps, const char *id, crfp_doc **out)
         const attr *at = &ps->attrs[k];
         if (strcmp(ps->arena + at->name, r->idattr) != 0)
             st = crfp_doc_meta_set_str(doc, ps->arena + at->name, ps->arena + at->value);
+        if (st != CRFP_OK && st != CRFP_ENOMEM)
+            st = crfp_error(r->host, st, "%s: document '%s': attribute '%s' of its element: %s",
+                            name_of(ps), id, ps->arena + at->name, crfp_status_str(st));
     }
+    /* a DOCTYPE that HTML's parser salvaged into bytes that are not UTF-8
+     * is dropped, not worth refusing the page for */
     static const char *const dt[3] = {"doctype", "doctype-public", "doctype-system"};
     for (size_t k = 0; st == CRFP_OK && k < 3; k++)
-        if (ps->doctype[k] != SIZE_MAX)
-            st = crfp_doc_meta_set_str(doc, dt[k], ps->arena + ps->doctype[k]);
+        if (ps->doctype[k] != SIZE_MAX &&
+            (st = crfp_doc_meta_set_str(doc, dt[k], ps->arena + ps->doctype[k])) == CRFP_EUTF8)
+            st = CRFP_OK;
     crfp_annset *set = ps->nelems ? crfp_doc_annset(doc, r->set, 1) : NULL;
     if (ps->nelems && !set)
         st = CRFP_ENOMEM;
